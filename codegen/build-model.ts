@@ -1,0 +1,219 @@
+/**
+ * Turns the dictionary into the tables the runtime reads: field tables, navigations, storage schema, lookups.
+ * Policy decisions that follow from the dictionary (what gets a column, which index) are made here, once.
+ */
+import type {
+  ColumnSpec, ColumnType, EdmPrimitive, FieldSpec, LookupSpec, NavigationSpec, TableSpec,
+} from '../src/model/service-model';
+import { RECORD_COLUMN } from '../src/model/service-model';
+import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
+
+export interface BuiltEntitySet {
+  name: string;
+  entityType: string;
+  typeDef: EntityTypeDef;
+  setDef: EntitySetDef;
+  pathAliases: string[];
+  key: string;
+  defaultOrder: string[];
+  table: string;
+  fields: FieldSpec[];
+  navigations: NavigationSpec[];
+}
+
+export interface BuiltModel {
+  dictionary: Dictionary;
+  namespace: string;
+  containerName: string;
+  entitySets: BuiltEntitySet[];
+  tables: TableSpec[];
+  lookups: LookupSpec[];
+}
+
+const PRIMITIVES: ReadonlySet<string> = new Set<EdmPrimitive>([
+  'Edm.String', 'Edm.Boolean', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double',
+  'Edm.Date', 'Edm.DateTimeOffset', 'Edm.TimeOfDay', 'Edm.Guid',
+]);
+
+/** Identifiers become SQL identifiers; only this shape is allowed anywhere near SQL. */
+const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+/** Longest string an index may cover on MariaDB (utf8mb4, 3072-byte key limit, two columns with the key). */
+const MAX_INDEXED_STRING = 512;
+/** MariaDB allows 64 indexes per table. */
+const MAX_INDEXES = 60;
+const DEFAULT_STRING_LENGTH = 255;
+
+export function buildModel(dict: Dictionary): BuiltModel {
+  const typesByName = new Map(dict.entityTypes.map((t) => [`${dict.namespace}.${t.name}`, t]));
+  const setsByType = new Map(dict.entitySets.map((s) => [s.entityType, s]));
+
+  const entitySets: BuiltEntitySet[] = dict.entitySets.map((setDef) => {
+    const typeDef = typesByName.get(setDef.entityType);
+    if (!typeDef) throw new DictionaryError(`entity set ${setDef.name}: unknown entity type ${setDef.entityType}`);
+    checkIdentifier(setDef.name, `entity set ${setDef.name}`);
+    if (setDef.name.length > 56) throw new DictionaryError(`entity set ${setDef.name}: names over 56 characters leave no room for index names`);
+    const fieldNames = new Set(typeDef.properties.map((p) => p.name));
+    for (const list of [setDef.nonFilterable, setDef.nonSortable]) {
+      for (const name of list ?? []) {
+        if (!fieldNames.has(name)) throw new DictionaryError(`entity set ${setDef.name}: restriction names unknown field ${name}`);
+      }
+    }
+    // A set the dictionary says nothing about is indexed on its key and ModificationTimestamp only:
+    // indexing every field of a full RESO resource would exceed the database's limits and cost every write.
+    const unstated = (name: string) => name === typeDef.key || name === 'ModificationTimestamp';
+    const filterable = (name: string) => (setDef.nonFilterable ? !setDef.nonFilterable.includes(name) : unstated(name));
+    const sortable = (name: string) => (setDef.nonSortable ? !setDef.nonSortable.includes(name) : unstated(name));
+
+    const fields: FieldSpec[] = typeDef.properties.map((p) => {
+      checkIdentifier(p.name, `${typeDef.name}.${p.name}`);
+      const collection = p.type.startsWith('Collection(');
+      const element = collection ? p.type.slice('Collection('.length, -1) : p.type;
+      if (!PRIMITIVES.has(element)) throw new DictionaryError(`${typeDef.name}.${p.name}: unsupported type ${p.type}`);
+      const isFilterable = filterable(p.name) && !p.restricted;
+      const isSortable = sortable(p.name) && !p.restricted;
+      const indexed = isFilterable || isSortable || p.name === typeDef.key || p.name === 'ModificationTimestamp';
+      if (indexed && collection) {
+        throw new DictionaryError(`${typeDef.name}.${p.name}: collection fields cannot be filterable or sortable in this server`);
+      }
+      if (indexed && element === 'Edm.String' && (p.maxLength ?? DEFAULT_STRING_LENGTH) > MAX_INDEXED_STRING) {
+        throw new DictionaryError(`${typeDef.name}.${p.name}: MaxLength ${p.maxLength} is too long for an indexed field (max ${MAX_INDEXED_STRING})`);
+      }
+      return compact({
+        name: p.name,
+        type: element as EdmPrimitive,
+        collection,
+        nullable: p.name === typeDef.key ? false : p.nullable,
+        maxLength: p.maxLength,
+        precision: p.precision,
+        scale: p.scale,
+        lookupName: p.lookupName,
+        column: indexed ? p.name : undefined,
+        filterable: isFilterable,
+        sortable: isSortable,
+        restricted: p.restricted,
+      });
+    });
+    const keyField = fields.find((f) => f.name === typeDef.key);
+    if (!keyField || keyField.collection || !['Edm.String', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(keyField.type)) {
+      throw new DictionaryError(`entity type ${typeDef.name}: key ${typeDef.key} must be a string or integer property`);
+    }
+    const timestamp = fields.find((f) => f.name === 'ModificationTimestamp');
+    if (timestamp && (timestamp.type !== 'Edm.DateTimeOffset' || timestamp.collection)) {
+      throw new DictionaryError(`entity type ${typeDef.name}: ModificationTimestamp must be Edm.DateTimeOffset`);
+    }
+
+    const navigations: NavigationSpec[] = typeDef.navigations.flatMap((n) => {
+      const binding = setDef.bindings.find((b) => b.path === n.name);
+      const collection = n.type.startsWith('Collection(');
+      const targetType = collection ? n.type.slice('Collection('.length, -1) : n.type;
+      const target = binding?.target ?? setsByType.get(targetType)?.name;
+      if (!target) return []; // a navigation to a type the service does not serve
+      const partner = n.partner ? typesByName.get(targetType)?.navigations.find((m) => m.name === n.partner) : undefined;
+      const join = partner?.constraint
+        ? { foreignKey: partner.constraint.property, referencedKey: partner.constraint.referencedProperty }
+        : n.constraint
+          ? { foreignKey: n.constraint.referencedProperty, referencedKey: n.constraint.property }
+          : undefined;
+      return [compact({ name: n.name, target, collection, join })];
+    });
+
+    return {
+      name: setDef.name,
+      entityType: setDef.entityType,
+      typeDef,
+      setDef,
+      pathAliases: setDef.pathAliases,
+      key: typeDef.key,
+      defaultOrder: timestamp ? ['ModificationTimestamp', typeDef.key] : [typeDef.key],
+      table: setDef.name,
+      fields,
+      navigations,
+    };
+  });
+
+  checkPathsAreUnique(entitySets);
+  // Columns that navigations join on must be indexed in the target, or expansion would scan.
+  const joinColumns = new Map<string, Set<string>>();
+  for (const set of entitySets) {
+    for (const n of set.navigations) {
+      if (n.join) (joinColumns.get(n.target) ?? joinColumns.set(n.target, new Set()).get(n.target)!).add(n.join.foreignKey);
+    }
+  }
+  for (const set of entitySets) {
+    for (const name of joinColumns.get(set.name) ?? []) {
+      const i = set.fields.findIndex((f) => f.name === name);
+      if (i < 0) throw new DictionaryError(`${set.name}: navigation joins on unknown field ${name}`);
+      if (!set.fields[i].column) set.fields[i] = { ...set.fields[i], column: name };
+    }
+  }
+  const tables = entitySets.map(tableOf);
+  return {
+    dictionary: dict,
+    namespace: dict.namespace,
+    containerName: dict.containerName,
+    entitySets,
+    tables,
+    lookups: lookupsOf(dict, entitySets),
+  };
+}
+
+function tableOf(set: BuiltEntitySet): TableSpec {
+  const columns: ColumnSpec[] = set.fields
+    .filter((f) => f.column)
+    .map((f) => compact({
+      name: f.column!,
+      type: columnType(f),
+      nullable: f.name !== set.key && f.name !== 'ModificationTimestamp',
+      length: f.type === 'Edm.String' ? f.maxLength ?? DEFAULT_STRING_LENGTH : undefined,
+      precision: f.type === 'Edm.Decimal' ? f.precision ?? 18 : undefined,
+      scale: f.type === 'Edm.Decimal' ? f.scale ?? 0 : undefined,
+    }));
+  columns.push({ name: RECORD_COLUMN, type: 'text', nullable: false });
+  const indexes = columns
+    .filter((c) => c.name !== set.key && c.name !== RECORD_COLUMN)
+    .map((c, i) => ({ name: `ix_${set.table}_${i + 1}`, columns: [c.name, set.key] }));
+  if (indexes.length > MAX_INDEXES) throw new DictionaryError(`${set.name}: ${indexes.length} indexed fields exceed the limit of ${MAX_INDEXES}`);
+  return { name: set.table, columns, primaryKey: set.key, indexes };
+}
+
+function columnType(f: FieldSpec): ColumnType {
+  switch (f.type) {
+    case 'Edm.String': case 'Edm.Guid': return 'string';
+    case 'Edm.Boolean': return 'boolean';
+    case 'Edm.Int16': case 'Edm.Int32': case 'Edm.Int64': return 'integer';
+    case 'Edm.Decimal': return 'decimal';
+    case 'Edm.Double': return 'double';
+    case 'Edm.Date': return 'date';
+    case 'Edm.DateTimeOffset': return 'timestamp';
+    case 'Edm.TimeOfDay': return 'string';
+  }
+}
+
+function lookupsOf(dict: Dictionary, sets: BuiltEntitySet[]): LookupSpec[] {
+  const used = new Set(sets.flatMap((s) => s.fields.map((f) => f.lookupName).filter((n): n is string => !!n)));
+  return dict.enums
+    .filter((e) => used.has(e.name))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((e) => ({ name: e.name, values: e.members.map((m) => ({ value: m.standardName, legacyODataValue: m.name })) }));
+}
+
+function checkPathsAreUnique(sets: BuiltEntitySet[]): void {
+  const seen = new Map<string, string>();
+  for (const s of sets) {
+    for (const p of [s.name, ...s.pathAliases]) {
+      checkIdentifier(p, `path of ${s.name}`);
+      const other = seen.get(p);
+      if (other) throw new DictionaryError(`path ${p} is claimed by both ${other} and ${s.name}`);
+      seen.set(p, s.name);
+    }
+  }
+}
+
+function checkIdentifier(name: string, where: string): void {
+  if (!IDENTIFIER.test(name)) throw new DictionaryError(`${where}: "${name}" is not a simple identifier this server can store`);
+}
+
+/** Drops undefined members so generated literals stay small and stable. */
+function compact<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

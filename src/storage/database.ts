@@ -1,0 +1,257 @@
+/**
+ * The database connection: SQLite (better-sqlite3, the embedded default) or MariaDB/MySQL (mysql2).
+ * SQL text is built by knex once per query shape; every statement then runs as a prepared statement
+ * through the driver, because knex re-preparing per call costs several times the query itself.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import knexFactory, { Knex } from 'knex';
+import * as mysql from 'mysql2/promise';
+import { DatabaseUnavailable } from './errors';
+
+export type Dialect = 'sqlite' | 'mysql';
+export type Row = Record<string, unknown>;
+
+/** Runs statements; inside a transaction it is bound to that transaction. */
+export interface Executor {
+  all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  run(sql: string, params?: readonly unknown[]): Promise<void>;
+}
+
+export interface Database extends Executor {
+  readonly dialect: Dialect;
+  /** Where the data lives, without credentials; for logs. */
+  readonly description: string;
+  /** Builds SQL text for this dialect; never connected, never executes. */
+  readonly sql: Knex;
+  /** Runs `fn` in one write transaction. Writers are serialised, so at most one runs at a time. */
+  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  /** A connected knex for schema changes; closed when `fn` settles. */
+  withSchemaBuilder<T>(fn: (k: Knex) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SQLITE_PATH = 'data/reso.sqlite';
+
+/** `sqlite:<path>` (or unset: the default file), or `mysql://user:pass@host:port/db`. */
+export function openDatabase(url: string | undefined): Database {
+  if (!url || url.startsWith('sqlite:')) {
+    const path = url ? url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : DEFAULT_SQLITE_PATH;
+    return new SqliteDatabase(path === ':memory:' ? path : resolve(path));
+  }
+  if (url.startsWith('mysql://') || url.startsWith('mariadb://')) return new MysqlDatabase(url.replace(/^mariadb:/, 'mysql:'));
+  throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got ${url.split(':')[0]}:)`);
+}
+
+/** Serialises async critical sections (one writer at a time). */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+class SqliteDatabase implements Database {
+  readonly dialect = 'sqlite' as const;
+  readonly sql = knexFactory({ client: 'better-sqlite3', useNullAsDefault: true });
+  readonly description: string;
+  // Two connections: reads never see a writer's uncommitted transaction (WAL keeps them apart).
+  private readonly reader: BetterSqlite3.Database;
+  private readonly writer: BetterSqlite3.Database;
+  private readonly readCache = new Map<string, BetterSqlite3.Statement>();
+  private readonly writeCache = new Map<string, BetterSqlite3.Statement>();
+  private readonly writers = new Mutex();
+
+  constructor(private readonly path: string) {
+    this.description = `sqlite:${path}`;
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    try {
+      this.writer = new BetterSqlite3(path);
+      this.writer.pragma('journal_mode = WAL');
+      this.writer.pragma('synchronous = NORMAL');
+      this.writer.pragma('busy_timeout = 5000');
+      this.reader = path === ':memory:' ? this.writer : new BetterSqlite3(path);
+      this.reader.pragma('busy_timeout = 5000');
+    } catch (e) {
+      throw classify(e);
+    }
+  }
+
+  private statement(db: BetterSqlite3.Database, cache: Map<string, BetterSqlite3.Statement>, sql: string) {
+    let s = cache.get(sql);
+    if (!s) {
+      s = db.prepare(sql);
+      cache.set(sql, s);
+    }
+    return s;
+  }
+
+  async all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    try {
+      return this.statement(this.reader, this.readCache, sql).all(...params) as Row[];
+    } catch (e) {
+      throw classify(e);
+    }
+  }
+
+  async run(sql: string, params: readonly unknown[] = []): Promise<void> {
+    await this.transaction((tx) => tx.run(sql, params));
+  }
+
+  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.writers.run(async () => {
+      const tx: Executor = {
+        all: async (sql, params = []) => this.statement(this.writer, this.writeCache, sql).all(...params) as Row[],
+        run: async (sql, params = []) => { this.statement(this.writer, this.writeCache, sql).run(...params); },
+      };
+      try {
+        this.writer.exec('BEGIN IMMEDIATE');
+      } catch (e) {
+        throw classify(e);
+      }
+      try {
+        const result = await fn(tx);
+        this.writer.exec('COMMIT');
+        return result;
+      } catch (e) {
+        if (this.writer.inTransaction) this.writer.exec('ROLLBACK');
+        throw classify(e);
+      }
+    });
+  }
+
+  async withSchemaBuilder<T>(fn: (k: Knex) => Promise<T>): Promise<T> {
+    return this.writers.run(async () => {
+      const k = knexFactory({
+        client: 'better-sqlite3',
+        useNullAsDefault: true,
+        connection: { filename: this.path },
+        pool: { min: 1, max: 1 },
+      });
+      try {
+        return await fn(k);
+      } catch (e) {
+        throw classify(e);
+      } finally {
+        await k.destroy();
+        // Cached statements may describe tables as they were before the change.
+        this.readCache.clear();
+        this.writeCache.clear();
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.reader !== this.writer) this.reader.close();
+    this.writer.close();
+    await this.sql.destroy();
+  }
+}
+
+class MysqlDatabase implements Database {
+  readonly dialect = 'mysql' as const;
+  readonly sql = knexFactory({ client: 'mysql2' });
+  readonly description: string;
+  private readonly pool: mysql.Pool;
+  private readonly writers = new Mutex();
+
+  constructor(private readonly url: string) {
+    const u = new URL(url);
+    this.description = `mysql://${u.host}${u.pathname}`;
+    this.pool = mysql.createPool({
+      uri: url,
+      charset: 'utf8mb4_bin',
+      connectionLimit: 8,
+      connectTimeout: 3000,
+      decimalNumbers: true,
+      supportBigNumbers: true,
+      dateStrings: true,
+      enableKeepAlive: true,
+    });
+    // An idle connection that dies must not take the process with it; the next query reconnects.
+    (this.pool as unknown as { on(e: string, f: (c: { on(e: string, f: () => void): void }) => void): void })
+      .on('connection', (c) => c.on('error', () => undefined));
+  }
+
+  async all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    try {
+      const [rows] = await this.pool.execute(sql, params as unknown[]);
+      return rows as Row[];
+    } catch (e) {
+      throw classify(e);
+    }
+  }
+
+  async run(sql: string, params: readonly unknown[] = []): Promise<void> {
+    await this.all(sql, params);
+  }
+
+  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.writers.run(async () => {
+      let conn: mysql.PoolConnection;
+      try {
+        conn = await this.pool.getConnection();
+      } catch (e) {
+        throw classify(e);
+      }
+      const tx: Executor = {
+        all: async (sql, params = []) => (await conn.execute(sql, params as unknown[]))[0] as Row[],
+        run: async (sql, params = []) => { await conn.execute(sql, params as unknown[]); },
+      };
+      try {
+        await conn.beginTransaction();
+        const result = await fn(tx);
+        await conn.commit();
+        return result;
+      } catch (e) {
+        await conn.rollback().catch(() => undefined);
+        throw classify(e);
+      } finally {
+        conn.release();
+      }
+    });
+  }
+
+  async withSchemaBuilder<T>(fn: (k: Knex) => Promise<T>): Promise<T> {
+    const k = knexFactory({
+      client: 'mysql2',
+      connection: { uri: this.url, charset: 'utf8mb4', connectTimeout: 3000 } as unknown as Knex.MySql2ConnectionConfig,
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 5000,
+    });
+    try {
+      return await fn(k);
+    } catch (e) {
+      throw classify(e);
+    } finally {
+      await k.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+    await this.sql.destroy();
+  }
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  'ER_LOCK_WAIT_TIMEOUT', 'ER_LOCK_DEADLOCK', 'ER_TOO_MANY_USER_CONNECTIONS',
+  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_PROTOCOL',
+]);
+
+/** Errors that mean "the database cannot answer now" become DatabaseUnavailable (503); others pass through. */
+export function classify(e: unknown): unknown {
+  if (e instanceof DatabaseUnavailable) return e;
+  const err = e as { code?: string; fatal?: boolean; message?: string; name?: string };
+  const code = err?.code ?? '';
+  if (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY') || err?.fatal
+    || err?.name === 'KnexTimeoutError') {
+    return new DatabaseUnavailable(code || err?.name || 'unknown', e);
+  }
+  return e;
+}
