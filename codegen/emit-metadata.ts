@@ -109,14 +109,15 @@ export function metadataJson(model: BuiltModel, header: string): string {
   }
   container['@Capabilities.SkipSupported'] = model.dictionary.skipSupported;
   schema[model.containerName] = container;
+  // JSON has no comments: the header is the schema's description, placed first so it opens the file.
   const doc = {
     $Version: '4.01',
+    [ns]: { '@Core.Description': header, ...schema },
     $EntityContainer: `${ns}.${model.containerName}`,
     $Reference: {
       [`${CORE_URI}.json`]: { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },
       [`${CAPABILITIES_URI}.json`]: { $Include: [{ $Namespace: 'Org.OData.Capabilities.V1', $Alias: 'Capabilities' }] },
     },
-    [ns]: { '@Core.Description': header, ...schema },
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

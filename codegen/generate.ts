@@ -16,6 +16,8 @@ export interface GenerateOptions {
   dictionary: string;
   /** Folder to write; files it holds that an earlier run generated and this one does not are removed. */
   outDir: string;
+  /** Import specifier of the runtime model types; by default the path from outDir to src/model/service-model. */
+  modelImport?: string;
 }
 
 export interface GenerateResult {
@@ -33,7 +35,7 @@ export function generate(options: GenerateOptions): GenerateResult {
   const source = relative(REPO_ROOT, dictionaryPath).split(sep).join('/');
   const header = `${GENERATED_MARK} from ${source.startsWith('..') ? dictionaryPath.split(sep).pop() : source}. Do not edit: change the dictionary and run \`npm run generate\`.`;
 
-  let modelImport = relative(outDir, join(REPO_ROOT, 'src/model/service-model')).split(sep).join('/');
+  let modelImport = options.modelImport ?? relative(outDir, join(REPO_ROOT, 'src/model/service-model')).split(sep).join('/');
   if (!modelImport.startsWith('.')) modelImport = `./${modelImport}`;
   const files = [
     ...emitTypeScript(model, { header, modelImport }),

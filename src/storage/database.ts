@@ -178,7 +178,7 @@ class MysqlDatabase implements Database {
 
   async all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
     try {
-      const [rows] = await this.pool.execute(sql, params as unknown[]);
+      const [rows] = await this.pool.execute(sql, params as mysql.ExecuteValues[]);
       return rows as Row[];
     } catch (e) {
       throw classify(e);
@@ -198,8 +198,8 @@ class MysqlDatabase implements Database {
         throw classify(e);
       }
       const tx: Executor = {
-        all: async (sql, params = []) => (await conn.execute(sql, params as unknown[]))[0] as Row[],
-        run: async (sql, params = []) => { await conn.execute(sql, params as unknown[]); },
+        all: async (sql, params = []) => (await conn.execute(sql, params as mysql.ExecuteValues[]))[0] as Row[],
+        run: async (sql, params = []) => { await conn.execute(sql, params as mysql.ExecuteValues[]); },
       };
       try {
         await conn.beginTransaction();

@@ -1,0 +1,87 @@
+/** `reso-server serve | seed | generate`: the operator's command line. */
+import { runGenerate, GENERATE_USAGE } from '../codegen/main';
+import { serviceModel } from '../generated';
+import { configFromEnv } from './config';
+import { seedDemoData } from './seed/demo-data';
+import { startServer } from './server';
+import { ListingService } from './service';
+import { openDatabase } from './storage/database';
+
+const USAGE = `Usage: reso-server <command> [options]
+
+Commands:
+  serve                      Start the OData service at http://localhost:$PORT/odata
+                             (on an empty database, first seeds $SEED_LISTINGS demo listings)
+  seed --listings N [--seed S]
+                             Write N deterministic demo listings with their offices, members,
+                             media, open houses, history, rooms and units
+  generate [--dictionary F] [--out D]
+                             Regenerate generated/ from the CSDL data dictionary
+
+Environment:
+  PORT            HTTP port (default 8080)
+  DATABASE_URL    sqlite:<path> (default: sqlite:data/reso.sqlite) or mysql://user:pass@host:3306/db
+  PAGE_SIZE       records per collection page (default 100)
+  BASE_URL        absolute service root for links, behind a proxy (default: from the Host header)
+  SEED_LISTINGS   demo listings for serve on an empty database (default 2000; 0 = none)`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  const log = (line: string) => console.log(line);
+  switch (command) {
+    case 'serve': {
+      if (args.includes('--help')) { console.log(USAGE); return 0; }
+      if (args.length) throw new Error(`serve takes no arguments (got ${args.join(' ')}); configure it by environment`);
+      const running = await startServer(serviceModel, configFromEnv(), log);
+      const stop = () => { running.close().then(() => process.exit(0), () => process.exit(1)); };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return new Promise<number>(() => undefined);
+    }
+    case 'seed': {
+      let listings: number | undefined;
+      let seed = 1;
+      for (let i = 0; i < args.length; i++) {
+        if (args[i] === '--listings') listings = positiveInt(args[++i], '--listings');
+        else if (args[i] === '--seed') seed = positiveInt(args[++i], '--seed');
+        else if (args[i] === '--help') { console.log(USAGE); return 0; }
+        else throw new Error(`unknown argument ${args[i]}`);
+      }
+      if (listings === undefined) throw new Error('seed needs --listings N');
+      const service = new ListingService(serviceModel, openDatabase(configFromEnv().databaseUrl));
+      try {
+        const summary = await seedDemoData(service, { listings, seed }, log);
+        log(`seeded ${JSON.stringify(summary)} into ${service.db.description}`);
+      } finally {
+        await service.close();
+      }
+      return 0;
+    }
+    case 'generate':
+      if (args.includes('--help')) { console.log(GENERATE_USAGE); return 0; }
+      runGenerate(args);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      console.log(USAGE);
+      return command === undefined ? 1 : 0;
+    default:
+      console.error(`unknown command ${command}\n\n${USAGE}`);
+      return 1;
+  }
+}
+
+function positiveInt(v: string | undefined, name: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} needs a positive integer`);
+  return n;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => { if (code !== undefined) process.exitCode = code; },
+    (e: Error) => { console.error(`reso-server: ${e.message}`); process.exit(1); },
+  );
+}

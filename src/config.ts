@@ -1,0 +1,30 @@
+/** Configuration from the environment; every setting is documented in the README. */
+export interface Config {
+  port: number;
+  /** `sqlite:<path>` or `mysql://…`; unset means the embedded SQLite file data/reso.sqlite. */
+  databaseUrl?: string;
+  /** Records per page of a collection response. */
+  pageSize: number;
+  /** Absolute service root used in links, when the server sits behind a proxy; else taken from Host. */
+  baseUrl?: string;
+  /** Listings the demo data has when `serve` starts on an empty database; 0 starts empty. */
+  seedListings: number;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: intSetting(env, 'PORT', 8080, 0, 65535),
+    databaseUrl: env.DATABASE_URL || undefined,
+    pageSize: intSetting(env, 'PAGE_SIZE', 100, 1, 10_000),
+    baseUrl: env.BASE_URL ? env.BASE_URL.replace(/\/+$/, '') : undefined,
+    seedListings: intSetting(env, 'SEED_LISTINGS', 2000, 0, 10_000_000),
+  };
+}
+
+function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  return n;
+}

@@ -1,0 +1,87 @@
+/**
+ * The Express application: the OData service root under /odata, the generated routes of every entity set,
+ * and the one place where error values become HTTP responses.
+ */
+import express, { NextFunction, Request, Response } from 'express';
+import type { ListingService } from '../service';
+import { DatabaseUnavailable } from '../storage/errors';
+import { ODataError, notFound, serviceUnavailable } from './odata-error';
+import { parseQueryString } from './query-string';
+import { resourceHandlers } from './resource-handlers';
+import { SERVICE_ROOT } from './response';
+import { metadataDocument, serviceDocument } from './service-root';
+
+export const RETRY_AFTER_SECONDS = 5;
+
+export interface AppOptions {
+  /** Records per page of a collection response. */
+  pageSize: number;
+  /** Absolute service root for links; by default taken from the request's Host. */
+  baseUrl?: string;
+}
+
+export function createApp(service: ListingService, options: AppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag'); // hashing every body costs more than it saves for a replicating client
+  app.set('case sensitive routing', true);
+  // Parsed here rather than by Express's query parser, whose errors would surface before responses can be written.
+  app.set('query parser', false);
+
+  app.use((req, res, next) => {
+    res.setHeader('OData-Version', odataVersion(req));
+    const q = req.url.indexOf('?');
+    (req as { query: unknown }).query = parseQueryString(q < 0 ? '' : req.url.slice(q + 1));
+    next();
+  });
+
+  const odata = express.Router({ caseSensitive: true });
+  odata.use((req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      next(new ODataError(405, 'MethodNotAllowed', `this service is read-only; ${req.method} is not supported`));
+      return;
+    }
+    next();
+  });
+  odata.get('/', serviceDocument(service, options));
+  odata.get(/^\/\$metadata$/, metadataDocument(service));
+  service.model.mountRoutes(odata, resourceHandlers(service, options));
+  app.use(SERVICE_ROOT, odata);
+
+  app.use((req, _res, next) => next(notFound(`no resource at ${req.path}; the service root is ${SERVICE_ROOT}/`, req.path)));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(service, err, req, res));
+  return app;
+}
+
+/** OData-MaxVersion 4.0 clients get 4.0 responses; our payloads use nothing that 4.0 lacks. */
+function odataVersion(req: Request): string {
+  const max = req.headers['odata-maxversion'];
+  return typeof max === 'string' && max.trim() === '4.0' ? '4.0' : '4.01';
+}
+
+function sendError(service: ListingService, err: unknown, req: Request, res: Response): void {
+  let e: ODataError;
+  if (err instanceof ODataError) e = err;
+  else if (err instanceof DatabaseUnavailable) {
+    service.markUnavailable(err);
+    e = serviceUnavailable('the database is not reachable right now; retry after the time in Retry-After', RETRY_AFTER_SECONDS);
+  } else {
+    // Express raises these for malformed URLs (bad percent-encoding) and the like.
+    const status = (err as { status?: number })?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      e = new ODataError(status, 'BadRequest', (err as Error).message || 'bad request');
+    } else {
+      console.error(`internal error on ${req.method} ${req.originalUrl}:`, err);
+      e = new ODataError(500, 'InternalError', 'the service failed to answer this request; it has been logged');
+    }
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
+  res.statusCode = e.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(e.body()));
+}

@@ -1,0 +1,28 @@
+/**
+ * The request's query options. Parsed from the raw query once, with form decoding ('+' is a space, as
+ * HTTP client libraries send it), and a repeated option is an error rather than silently an array.
+ */
+import type { Request } from 'express';
+import { badRequest } from './odata-error';
+
+export type QueryOptions = Readonly<Record<string, string>>;
+
+export function parseQueryString(raw: string): QueryOptions {
+  const out: Record<string, string> = {};
+  if (!raw) return out;
+  let params: URLSearchParams;
+  try {
+    params = new URLSearchParams(raw);
+  } catch {
+    throw badRequest('the query string is not valid URL encoding');
+  }
+  for (const [name, value] of params) {
+    if (Object.prototype.hasOwnProperty.call(out, name)) throw badRequest(`query option ${name} is given more than once`, name);
+    out[name] = value;
+  }
+  return out;
+}
+
+export function queryOptions(req: Request): QueryOptions {
+  return req.query as unknown as QueryOptions;
+}

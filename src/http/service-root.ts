@@ -1,0 +1,52 @@
+/** The service document and the metadata document (XML or CSDL JSON). */
+import type { Request, RequestHandler } from 'express';
+import type { ListingService } from '../service';
+import type { AppOptions } from './app';
+import { badRequest, notAcceptable } from './odata-error';
+import { serviceRoot, sendJson } from './response';
+import { queryOptions } from './query-string';
+
+export function serviceDocument(service: ListingService, options: AppOptions): RequestHandler {
+  const value = service.model.entitySets.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name }));
+  const body = (root: string) => JSON.stringify({ '@odata.context': `${root}/$metadata`, value });
+  return (req, res) => {
+    jsonFormat(req);
+    sendJson(res, body(serviceRoot(req, options)));
+  };
+}
+
+export function metadataDocument(service: ListingService): RequestHandler {
+  return (req, res) => {
+    if (metadataFormat(req) === 'json') {
+      sendJson(res, service.model.metadataJson);
+    } else {
+      res.setHeader('Content-Type', 'application/xml; charset=utf-8');
+      res.end(service.model.metadataXml);
+    }
+  };
+}
+
+const JSON_FORMAT = /^(json|application\/json)(;.*)?$/i;
+const XML_FORMAT = /^(xml|application\/xml)(;.*)?$/i;
+
+/** $format first, then Accept; XML unless JSON is asked for (the OData default for $metadata). */
+function metadataFormat(req: Request): 'xml' | 'json' {
+  const format = queryOptions(req).$format;
+  if (format !== undefined) {
+    if (JSON_FORMAT.test(format)) return 'json';
+    if (XML_FORMAT.test(format)) return 'xml';
+    throw badRequest(`$format=${format} is not available for $metadata; use xml or json`, '$format');
+  }
+  const accept = req.headers.accept ?? '';
+  if (!accept || /application\/xml|\*\/\*|application\/\*/i.test(accept)) return 'xml';
+  if (/application\/json/i.test(accept)) return 'json';
+  throw notAcceptable(`$metadata is available as application/xml or application/json, not ${accept}`);
+}
+
+/** Data responses are JSON only. */
+export function jsonFormat(req: Request): void {
+  const format = queryOptions(req).$format;
+  if (format !== undefined && !JSON_FORMAT.test(format)) {
+    throw badRequest(`$format=${format} is not available; this service answers in JSON ($format=json)`, '$format');
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The brokerages and agents of the demo MLS: who they are is planned up front (listings refer to them),
+ * their full records are built on demand, each from a random stream of its own.
+ */
+import { BASE_TIME, DAY, HISTORY_START } from './calendar';
+import type { FieldContext, RecordBuilder } from './field-values';
+import { mixSeed, SeededRandom } from './random';
+import {
+  FRANCHISES, PLACES, Place, STREET_NAMES, STREET_SUFFIXES, brokerageName, personName, phoneNumber, slug,
+} from './vocabulary';
+
+const SALT_ROSTER = 11;
+const SALT_OFFICE = 12;
+const SALT_MEMBER = 13;
+
+export interface OfficeInfo {
+  readonly index: number;
+  readonly key: string;
+  readonly mlsId: string;
+  readonly name: string;
+  readonly place: Place;
+  readonly phone: string;
+  readonly domain: string;
+  readonly address1: string;
+  readonly postalCode: string;
+  readonly active: boolean;
+  readonly main?: OfficeInfo;
+  readonly franchise?: string;
+  readonly members: MemberInfo[];
+}
+
+export interface MemberInfo {
+  readonly index: number;
+  readonly key: string;
+  readonly mlsId: string;
+  readonly first: string;
+  readonly last: string;
+  readonly fullName: string;
+  readonly email: string;
+  readonly phone: string;
+  readonly type: string;
+  readonly active: boolean;
+  readonly office: OfficeInfo;
+}
+
+export interface Roster {
+  readonly offices: readonly OfficeInfo[];
+  readonly members: readonly MemberInfo[];
+  /** Active members who take listings (not assistants or staff). */
+  readonly listingAgents: readonly MemberInfo[];
+}
+
+const LISTING_TYPES = new Set(['Designated REALTOR Participant', 'Office Manager', 'REALTOR Salesperson', 'REALTOR Broker Associate']);
+
+export function planRoster(listings: number, seed: number): Roster {
+  const rng = new SeededRandom(mixSeed(seed, 0, SALT_ROSTER));
+  const officeCount = Math.max(3, Math.round(listings / 20));
+  const memberCount = Math.max(10, Math.round(listings / 4));
+  const width = (n: number) => Math.max(5, String(n).length);
+
+  const offices: OfficeInfo[] = [];
+  for (let i = 0; i < officeCount; i++) {
+    const mains = offices.filter((o) => !o.main);
+    const main = i >= 3 && rng.chance(0.2) ? rng.pick(mains) : undefined;
+    const place = rng.pick(PLACES);
+    const name = main ? `${main.name} - ${place.city}` : brokerageName(i);
+    offices.push({
+      index: i,
+      key: `OF${String(i + 1).padStart(width(officeCount), '0')}`,
+      mlsId: `O${1000 + i}`,
+      name,
+      place,
+      phone: phoneNumber(rng, place.areaCode),
+      domain: `${slug(main ? main.name : name)}.example.com`,
+      address1: `${rng.int(100, 9999)} ${rng.pick(STREET_NAMES)} ${rng.pick(STREET_SUFFIXES)}`,
+      postalCode: String(place.zip + rng.int(0, place.zips - 1)).padStart(5, '0'),
+      active: i === 0 || rng.chance(0.95),
+      main,
+      franchise: main ? main.franchise : rng.chance(0.4) ? rng.pick(FRANCHISES) : undefined,
+      members: [],
+    });
+  }
+
+  // Every office gets at least one member; the rest join offices at random.
+  const officeOf = Array.from({ length: memberCount }, (_, i) => (i < officeCount ? offices[i] : rng.pick(offices)));
+  const members: MemberInfo[] = officeOf.map((office, i) => {
+    const { first, last } = personName(rng);
+    const position = office.members.length;
+    const type = position === 0 ? 'Designated REALTOR Participant'
+      : position === 1 && rng.chance(0.5) ? 'Office Manager'
+        : rng.weighted([['REALTOR Salesperson', 70], ['REALTOR Broker Associate', 20], ['Licensed Assistant', 5], ['Unlicensed Assistant', 3], ['Photographer', 2]]);
+    const member: MemberInfo = {
+      index: i,
+      key: `M${String(i + 1).padStart(width(memberCount), '0')}`,
+      mlsId: `A${100000 + i}`,
+      first,
+      last,
+      fullName: `${first} ${last}`,
+      email: `${slug(first)}.${slug(last)}${i + 1}@${office.domain}`,
+      phone: phoneNumber(rng, office.place.areaCode),
+      type,
+      active: office.active && (position === 0 || rng.chance(0.92)),
+      office,
+    };
+    office.members.push(member);
+    return member;
+  });
+  let listingAgents = members.filter((m) => m.active && LISTING_TYPES.has(m.type));
+  if (listingAgents.length === 0) listingAgents = members.filter((m) => m.active);
+  return { offices, members, listingAgents };
+}
+
+function timestamps(rng: SeededRandom): { entry: number; modified: number } {
+  const entry = Math.floor(rng.between(HISTORY_START, BASE_TIME - 60 * DAY));
+  return { entry, modified: Math.floor(rng.between(entry, BASE_TIME)) };
+}
+
+export function officeRecord(office: OfficeInfo, builder: RecordBuilder, seed: number): Record<string, unknown> {
+  const rng = new SeededRandom(mixSeed(seed, office.index, SALT_OFFICE));
+  const { entry, modified } = timestamps(rng);
+  const ctx: FieldContext = { rng, place: office.place, from: entry, to: modified };
+  const broker = office.members[0];
+  const manager = office.members.find((m) => m.type === 'Office Manager') ?? broker;
+  return builder.build({
+    OfficeKey: office.key,
+    ModificationTimestamp: modified,
+    OriginalEntryTimestamp: entry,
+    OfficeMlsId: office.mlsId,
+    OfficeName: office.name,
+    OfficeStatus: office.active ? 'Active' : 'Inactive',
+    OfficeType: office.main ? 'Realtor Branch Office' : 'Realtor Office',
+    MainOfficeKey: office.main?.key ?? office.key,
+    FranchiseAffiliation: office.franchise ?? null,
+    IDXOfficeParticipationYN: rng.chance(0.9),
+    OfficeAddress1: office.address1,
+    OfficeAddress2: rng.chance(0.4) ? `Suite ${rng.int(1, 9) * 100}` : null,
+    OfficeCity: office.place.city,
+    OfficeStateOrProvince: office.place.state,
+    OfficePostalCode: office.postalCode,
+    OfficeCountry: 'US',
+    OfficeAOR: `${office.place.metro} REALTORS`,
+    OfficePhone: office.phone,
+    OfficeFax: rng.chance(0.3) ? phoneNumber(rng, office.place.areaCode) : null,
+    OfficeEmail: `info@${office.domain}`,
+    OfficeBrokerKey: broker?.key ?? null,
+    OfficeBrokerMlsId: broker?.mlsId ?? null,
+    OfficeManagerKey: manager?.key ?? null,
+    OfficeNationalAssociationId: rng.digits(9),
+    OriginatingSystemOfficeKey: office.key,
+    OriginatingSystemName: 'Demo MLS',
+    SourceSystemName: 'Demo MLS',
+  }, ctx);
+}
+
+export function memberRecord(member: MemberInfo, builder: RecordBuilder, seed: number): Record<string, unknown> {
+  const rng = new SeededRandom(mixSeed(seed, member.index, SALT_MEMBER));
+  const { entry, modified } = timestamps(rng);
+  const office = member.office;
+  const ctx: FieldContext = { rng, place: office.place, from: entry, to: modified };
+  const designations = rng.chance(0.35) ? builder.lookupSample('MemberDesignation', rng, 1, 2) : [];
+  const languages = ['English', ...(rng.chance(0.2) ? [rng.pick(['Spanish', 'Mandarin', 'Vietnamese', 'Hindi', 'French', 'German', 'Korean'])] : [])];
+  return builder.build({
+    MemberKey: member.key,
+    ModificationTimestamp: modified,
+    OriginalEntryTimestamp: entry,
+    MemberMlsId: member.mlsId,
+    MemberFirstName: member.first,
+    MemberLastName: member.last,
+    MemberMiddleName: rng.chance(0.2) ? rng.pick(['A.', 'J.', 'M.', 'R.', 'L.']) : null,
+    MemberNickname: null,
+    MemberFullName: member.fullName,
+    MemberEmail: member.email,
+    MemberDirectPhone: member.phone,
+    MemberMobilePhone: rng.chance(0.7) ? member.phone : phoneNumber(rng, office.place.areaCode),
+    MemberOfficePhone: office.phone,
+    MemberAddress1: office.address1,
+    MemberAddress2: null,
+    MemberCity: office.place.city,
+    MemberStateOrProvince: office.place.state,
+    MemberPostalCode: office.postalCode,
+    MemberCountry: 'US',
+    MemberStatus: member.active ? 'Active' : 'Inactive',
+    MemberType: member.type,
+    MemberDesignation: designations,
+    MemberLanguages: languages,
+    MemberNationalAssociationId: rng.digits(9),
+    MemberStateLicense: /Unlicensed|Photographer/.test(member.type) ? null : `${office.place.state}${rng.digits(8)}`,
+    MemberStateLicenseState: office.place.state,
+    MemberStateLicenseExpirationDate: BASE_TIME + rng.int(member.active ? 30 : -400, 900) * DAY,
+    OfficeKey: office.key,
+    OfficeMlsId: office.mlsId,
+    OfficeName: office.name,
+    OriginatingSystemMemberKey: member.key,
+    OriginatingSystemName: 'Demo MLS',
+    SourceSystemName: 'Demo MLS',
+  }, ctx);
+}

@@ -1,0 +1,53 @@
+/** Starting and stopping the HTTP server over a database. */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Config } from './config';
+import { createApp } from './http/app';
+import type { ServiceModel } from './model/service-model';
+import { seedDemoData } from './seed/demo-data';
+import { ListingService } from './service';
+import { openDatabase } from './storage/database';
+import { DatabaseUnavailable } from './storage/errors';
+
+export interface RunningServer {
+  readonly url: string;
+  readonly service: ListingService;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+export async function startServer(model: ServiceModel, config: Config, log: (line: string) => void = () => undefined): Promise<RunningServer> {
+  const db = openDatabase(config.databaseUrl);
+  const service = new ListingService(model, db);
+  try {
+    await service.ready();
+    if (config.seedListings > 0 && (await service.store('Property').count()) === 0) {
+      log(`empty database: seeding ${config.seedListings} demo listings`);
+      await seedDemoData(service, { listings: config.seedListings }, log);
+    }
+  } catch (e) {
+    if (!(e instanceof DatabaseUnavailable)) throw e;
+    log(`${db.description} is not reachable (${e.reason}); answering 503 until it is`);
+  }
+  const app = createApp(service, { pageSize: config.pageSize, baseUrl: config.baseUrl });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, () => resolve(s));
+    s.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://localhost:${port}/odata`;
+  log(`serving ${url} from ${db.description}`);
+  return {
+    url,
+    service,
+    server,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await service.close();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The data service behind the HTTP layer: the database, one record store per entity set, and readiness.
+ * The schema is created on first need and again after the database comes back, so the server can start,
+ * answer 503 while the database is away, and recover by itself.
+ */
+import type { EntitySetSpec, ServiceModel } from './model/service-model';
+import type { Database } from './storage/database';
+import { DatabaseUnavailable } from './storage/errors';
+import { syncReferenceData } from './storage/reference-data';
+import { RecordStore } from './storage/record-store';
+import { ensureSchema } from './storage/schema';
+
+export class ListingService {
+  readonly stores: ReadonlyMap<string, RecordStore>;
+  private readyState: 'no' | 'yes' = 'no';
+  private pending?: Promise<void>;
+
+  constructor(readonly model: ServiceModel, readonly db: Database) {
+    const tables = new Map(model.tables.map((t) => [t.name, t]));
+    this.stores = new Map(model.entitySets.map((s) => [s.name, new RecordStore(db, s, tables.get(s.table)!, model.lookups)]));
+  }
+
+  store(set: EntitySetSpec | string): RecordStore {
+    const name = typeof set === 'string' ? set : set.name;
+    const s = this.stores.get(name);
+    if (!s) throw new Error(`no entity set ${name}`);
+    return s;
+  }
+
+  /** Resolves once the schema exists; rejects with DatabaseUnavailable while the database cannot be reached. */
+  ready(): Promise<void> {
+    if (this.readyState === 'yes') return Promise.resolve();
+    if (!this.pending) {
+      this.pending = (async () => {
+        await ensureSchema(this.db, this.model.tables);
+        await syncReferenceData(this);
+        this.readyState = 'yes';
+      })().finally(() => { this.pending = undefined; });
+    }
+    return this.pending;
+  }
+
+  /** After the database was lost, check the schema again before trusting it (it may be a new, empty server). */
+  markUnavailable(e: unknown): void {
+    if (e instanceof DatabaseUnavailable) this.readyState = 'no';
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Creates the storage schema from the generated table specs. Idempotent: tables and indexes that
+ * exist are left alone, so every start may call it.
+ */
+import type { Knex } from 'knex';
+import type { ColumnSpec, TableSpec } from '../model/service-model';
+import type { Database } from './database';
+
+/** Width of stored timestamps: `YYYY-MM-DDTHH:mm:ss.sssZ`, so text order is time order on both databases. */
+export const TIMESTAMP_WIDTH = 24;
+export const DATE_WIDTH = 10;
+
+export async function ensureSchema(db: Database, tables: readonly TableSpec[]): Promise<void> {
+  await db.withSchemaBuilder(async (k) => {
+    for (const table of tables) {
+      if (await k.schema.hasTable(table.name)) {
+        await checkColumns(k, table);
+        continue;
+      }
+      await k.schema.createTable(table.name, (t) => {
+        if (db.dialect === 'mysql') {
+          t.charset('utf8mb4');
+          t.collate('utf8mb4_bin');
+        }
+        for (const c of table.columns) addColumn(t, c, db.dialect);
+        t.primary([table.primaryKey]);
+        for (const ix of table.indexes) t.index([...ix.columns], ix.name);
+      });
+    }
+  });
+}
+
+function addColumn(t: Knex.CreateTableBuilder, c: ColumnSpec, dialect: Database['dialect']): void {
+  let col: Knex.ColumnBuilder;
+  switch (c.type) {
+    case 'string': col = t.string(c.name, c.length ?? 255); break;
+    case 'integer': col = t.bigInteger(c.name); break;
+    case 'decimal': col = t.decimal(c.name, c.precision ?? 18, c.scale ?? 0); break;
+    case 'double': col = t.double(c.name); break;
+    case 'boolean': col = t.boolean(c.name); break;
+    case 'date': col = t.string(c.name, DATE_WIDTH); break;
+    case 'timestamp': col = t.string(c.name, TIMESTAMP_WIDTH); break;
+    case 'text': col = dialect === 'mysql' ? t.text(c.name, 'mediumtext') : t.text(c.name); break;
+  }
+  if (!c.nullable) col.notNullable();
+}
+
+/** A dictionary change that indexes a new field needs its column filled from the stored records first. */
+async function checkColumns(k: Knex, table: TableSpec): Promise<void> {
+  const missing: string[] = [];
+  for (const c of table.columns) if (!(await k.schema.hasColumn(table.name, c.name))) missing.push(c.name);
+  if (missing.length > 0) {
+    throw new Error(`table ${table.name} exists but lacks column(s) ${missing.join(', ')} that the dictionary now indexes; `
+      + 'rebuild the database (seed or ingest again) after changing which fields are filterable');
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The generator on the full RESO Data Dictionary 2.0 reference (41 resources, 652 Property fields):
+ * generate into a temporary folder, load what it wrote, create storage, load a record and serve it.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import * as ts from 'typescript';
+import { generate } from '../codegen/generate';
+import type { ServiceModel } from '../src/model/service-model';
+import { describeEachDatabase } from './support/databases';
+import { get, startTestServer } from './support/http';
+import { hasShared, requireShared, sharedPath } from './support/shared';
+
+/** Compiles a generated folder in place, the way the build would, and loads its index. */
+function loadGenerated(dir: string): ServiceModel {
+  const walk = (d: string): string[] => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
+  for (const file of walk(dir).filter((f) => f.endsWith('.ts'))) {
+    const out = ts.transpileModule(readFileSync(file, 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+    });
+    writeFileSync(file.replace(/\.ts$/, '.js'), out.outputText);
+  }
+  return require(join(dir, 'index.js')).serviceModel as ServiceModel;
+}
+
+describe('Full RESO DD 2.0 reference: generation', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let model: ServiceModel;
+  before(function () {
+    requireShared(this);
+    dir = mkdtempSync(join(tmpdir(), 'reso-dd-'));
+    generate({ dictionary: sharedPath('reso/dd-2.0-lookup-resource.xml'), outDir: dir });
+    model = loadGenerated(dir);
+  });
+  after(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+
+  it('generates every resource and all 632 Property data fields', () => {
+    expect(model.entitySets).to.have.length(41);
+    expect(model.entitySets.find((s) => s.name === 'Property')!.fields).to.have.length(632);
+  });
+
+  it('indexes only key and ModificationTimestamp where the dictionary states no policy', () => {
+    const property = model.entitySets.find((s) => s.name === 'Property')!;
+    expect(property.fields.filter((f) => f.filterable).map((f) => f.name)).to.have.members(['ListingKey', 'ModificationTimestamp']);
+    const table = model.tables.find((t) => t.name === 'Property')!;
+    expect(table.columns.length).to.be.lessThan(10);
+  });
+});
+
+describeEachDatabase('Full RESO DD 2.0 reference: storage and serving', (target) => {
+  let dir: string;
+  let model: ServiceModel;
+  let db: Awaited<ReturnType<typeof target.create>>;
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+
+  before(async function () {
+    this.timeout(180_000);
+    if (!hasShared) return requireShared(this);
+    dir = mkdtempSync(join(tmpdir(), 'reso-dd-'));
+    generate({ dictionary: sharedPath('reso/dd-2.0-lookup-resource.xml'), outDir: dir });
+    model = loadGenerated(dir);
+    db = await target.create();
+    server = await startTestServer(model, db.url);
+    const store = server.service.store('Property');
+    const property = model.entitySets.find((s) => s.name === 'Property')!;
+    // A record that touches every kind of field the full dictionary has.
+    const record: Record<string, unknown> = {
+      ListingKey: 'DD-1',
+      ModificationTimestamp: '2026-03-04T05:06:07.089+02:00',
+      ListPrice: 450000.5,
+      BedroomsTotal: 3,
+      ListingContractDate: '2019-12-30',
+      NewConstructionYN: true,
+      PublicRemarks: 'Full dictionary record',
+      AccessibilityFeatures: ['Accessible Approach with Ramp'],
+    };
+    for (const name of Object.keys(record)) expect(property.fieldsByName[name], name).to.exist;
+    await server.service.db.transaction((tx) => store.upsert(tx, [store.encode(record)]));
+  });
+  after(async () => {
+    await server?.close();
+    await db?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the record by key with its values in RESO form', async () => {
+    const r = await get(`${server.url}/Property('DD-1')`);
+    expect(r.status).to.equal(200);
+    expect(r.json).to.include({
+      ListingKey: 'DD-1',
+      ModificationTimestamp: '2026-03-04T03:06:07.089Z',
+      ListPrice: 450000.5,
+      BedroomsTotal: 3,
+      ListingContractDate: '2019-12-30',
+      NewConstructionYN: true,
+    });
+    expect(r.json.AccessibilityFeatures).to.deep.equal(['Accessible Approach with Ramp']);
+    expect(r.json.Appliances).to.deep.equal([]);
+    expect(r.json['@odata.context']).to.match(/\/\$metadata#Property\/\$entity$/);
+  });
+
+  it('serves it in the collection, and the service document lists all 41 sets', async () => {
+    const r = await get(`${server.url}/Property`);
+    expect(r.status).to.equal(200);
+    expect(r.json.value.map((x: any) => x.ListingKey)).to.deep.equal(['DD-1']);
+    const root = await get(`${server.url}/`);
+    expect(root.json.value).to.have.length(41);
+  });
+
+  it('serves the full metadata document', async () => {
+    const r = await get(`${server.url}/$metadata`);
+    expect(r.status).to.equal(200);
+    expect(r.text).to.include('<EntityType Name="TransactionManagement">');
+  });
+});

@@ -1,0 +1,41 @@
+/** A real server on a free port over a real database, and a small client for it. */
+import type { ServiceModel } from '../../src/model/service-model';
+import { RunningServer, startServer } from '../../src/server';
+
+export async function startTestServer(model: ServiceModel, databaseUrl: string, overrides: { pageSize?: number } = {}): Promise<RunningServer> {
+  return startServer(model, {
+    port: 0,
+    databaseUrl,
+    pageSize: overrides.pageSize ?? 100,
+    seedListings: 0,
+  });
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON body, when the body is JSON. */
+  json: any;
+}
+
+export async function get(url: string, headers: Record<string, string> = {}): Promise<HttpResult> {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** Asserts an OData error body: {"error":{"code","message","details"}} and returns the error object. */
+export function odataError(r: HttpResult): { code: string; message: string; target?: string; details: unknown[] } {
+  const e = r.json?.error;
+  if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || !Array.isArray(e.details)) {
+    throw new Error(`expected an OData error body, got ${r.status} ${r.text.slice(0, 300)}`);
+  }
+  return e;
+}

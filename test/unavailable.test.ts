@@ -1,0 +1,72 @@
+/**
+ * While the database is unreachable, requests get 503 with Retry-After and an OData error body;
+ * the server recovers by itself when the database comes back. Run against MariaDB through a proxy
+ * that really drops the connections (the embedded SQLite file cannot go away in the same sense).
+ */
+import { expect } from 'chai';
+import { serviceModel } from '../generated';
+import { startServer, RunningServer } from '../src/server';
+import { MYSQL_URL, mariadbTarget, TestDatabase } from './support/databases';
+import { get, odataError } from './support/http';
+import { TcpProxy } from './support/tcp-proxy';
+
+(MYSQL_URL ? describe : describe.skip)('§7 Database unavailable: 503 and recovery (MariaDB)', function () {
+  this.timeout(120_000);
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let server: RunningServer;
+  let viaProxy: string;
+
+  before(async () => {
+    db = await mariadbTarget.create();
+    const u = new URL(db.url);
+    proxy = new TcpProxy(u.hostname, Number(u.port || 3306));
+    await proxy.start();
+    u.host = `127.0.0.1:${proxy.port}`;
+    viaProxy = u.toString();
+  });
+  after(async () => {
+    await server?.close();
+    await proxy?.stop();
+    await db?.drop();
+  });
+
+  const expect503 = async (url: string) => {
+    const r = await get(url);
+    expect(r.status, `${url}: ${r.text}`).to.equal(503);
+    expect(r.headers.get('retry-after')).to.match(/^\d+$/);
+    expect(r.headers.get('odata-version')).to.equal('4.01');
+    expect(odataError(r).code).to.equal('ServiceUnavailable');
+  };
+
+  it('starts while the database is down and answers 503 instead of failing', async () => {
+    await proxy.stop();
+    server = await startServer(serviceModel, { port: 0, databaseUrl: viaProxy, pageSize: 10, seedListings: 0 });
+    await expect503(`${server.url}/Property`);
+    await expect503(`${server.url}/Property('x')`);
+  });
+
+  it('recovers by itself when the database comes back (and creates the schema then)', async () => {
+    await proxy.start();
+    const r = await get(`${server.url}/Property`);
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json.value).to.deep.equal([]);
+  });
+
+  it('answers 503 when the database goes away mid-service, and recovers again', async () => {
+    expect((await get(`${server.url}/Member`)).status).to.equal(200);
+    await proxy.stop();
+    await expect503(`${server.url}/Member`);
+    await expect503(`${server.url}/Property('x')`);
+    await proxy.start();
+    const r = await get(`${server.url}/Member`);
+    expect(r.status, r.text).to.equal(200);
+  });
+
+  it('metadata and the service document stay available without the database', async () => {
+    await proxy.stop();
+    expect((await get(`${server.url}/$metadata`)).status).to.equal(200);
+    expect((await get(`${server.url}/`)).status).to.equal(200);
+    await proxy.start();
+  });
+});
