@@ -110,6 +110,7 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
     router.addImportDeclaration({ moduleSpecifier: '../field-tables', namedImports: [set.name] });
     const paths = [set.name, ...set.pathAliases];
     const keyPattern = `/^\\/(?:${paths.join('|')})\\((.*)\\)$/`;
+    const countPattern = `/^\\/(?:${paths.join('|')})\\/\\$count$/`;
     router.addFunction({
       name: routerName(set),
       isExported: true,
@@ -118,6 +119,7 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
       returnType: 'void',
       statements: [
         `router.get(${literal(paths.map((p) => `/${p}`))}, handlers.collection(${set.name}));`,
+        `router.get(${countPattern}, handlers.count(${set.name}));`,
         `router.get(${keyPattern}, handlers.byKey(${set.name}));`,
       ],
     });

@@ -7,6 +7,8 @@ export interface Config {
   pageSize: number;
   /** Absolute service root used in links, when the server sits behind a proxy; else taken from Host. */
   baseUrl?: string;
+  /** Longest $filter accepted, in characters; longer ones get 413. */
+  maxFilterLength: number;
   /** Listings the demo data has when `serve` starts on an empty database; 0 starts empty. */
   seedListings: number;
 }
@@ -16,6 +18,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     port: intSetting(env, 'PORT', 8080, 0, 65535),
     databaseUrl: env.DATABASE_URL || undefined,
     pageSize: intSetting(env, 'PAGE_SIZE', 100, 1, 10_000),
+    maxFilterLength: intSetting(env, 'FILTER_MAX_LENGTH', 32 * 1024, 256, 512 * 1024),
     baseUrl: env.BASE_URL ? env.BASE_URL.replace(/\/+$/, '') : undefined,
     seedListings: intSetting(env, 'SEED_LISTINGS', 2000, 0, 10_000_000),
   };

@@ -1,6 +1,9 @@
 /** Starting and stopping the HTTP server over a database. */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, Server } from 'node:http';
+
+/** Largest request head accepted: room for a $filter well past its own limit. */
+const MAX_URL_BYTES = 1024 * 1024;
 import type { Config } from './config';
 import { createApp } from './http/app';
 import type { ServiceModel } from './model/service-model';
@@ -29,10 +32,12 @@ export async function startServer(model: ServiceModel, config: Config, log: (lin
     if (!(e instanceof DatabaseUnavailable)) throw e;
     log(`${db.description} is not reachable (${e.reason}); answering 503 until it is`);
   }
-  const app = createApp(service, { pageSize: config.pageSize, baseUrl: config.baseUrl });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, () => resolve(s));
-    s.once('error', reject);
+  const app = createApp(service, { pageSize: config.pageSize, baseUrl: config.baseUrl, maxFilterLength: config.maxFilterLength });
+  // Long query strings must reach the service, which answers 413 with an OData body, instead of Node's bare 431.
+  const server = createServer({ maxHeaderSize: MAX_URL_BYTES }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => resolve());
   });
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;

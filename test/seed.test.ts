@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import { RECORD_COLUMN } from '../src/model/service-model';
+import { EntitySetSpec, FieldSpec, RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
 import { seedDemoData, SeedSummary } from '../src/seed/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
@@ -234,6 +234,53 @@ describe('Demo data', function () {
     }
     for (const field of ['InternetEntireListingDisplayYN', 'InternetAddressDisplayYN', 'InternetAutomatedValuationDisplayYN']) {
       expect(listings.filter((l) => l[field] === true).length, field).to.be.greaterThan(listings.length * 0.85);
+    }
+  });
+
+  it('keeps working when the dictionary adds or drops fields: unknown fields get valid generic values', async () => {
+    const field = (name: string, type: FieldSpec['type'], more: Partial<FieldSpec> = {}): FieldSpec =>
+      ({ name, type, collection: false, nullable: false, filterable: false, sortable: false, restricted: false, ...more });
+    const added = [
+      field('DemoGuid', 'Edm.Guid'),
+      field('DemoShowingTime', 'Edm.TimeOfDay'),
+      field('DemoRatio', 'Edm.Double'),
+      field('DemoSmallDecimal', 'Edm.Decimal', { precision: 3, scale: 2 }),
+      field('DemoCode', 'Edm.String', { maxLength: 3 }),
+      field('DemoCount', 'Edm.Int16'),
+      field('DemoDate', 'Edm.Date'),
+      field('DemoStamp', 'Edm.DateTimeOffset'),
+      field('DemoStatus', 'Edm.String', { maxLength: 25, lookupName: 'StandardStatus' }),
+      field('DemoFeatures', 'Edm.String', { collection: true, nullable: true, maxLength: 1024, lookupName: 'Appliances' }),
+      field('DemoUnknownLookup', 'Edm.String', { collection: true, nullable: true, lookupName: 'NoSuchLookup' }),
+    ];
+    const dropped = new Set(['BedroomsTotal', 'OwnerName']);
+    const reshape = (s: EntitySetSpec): EntitySetSpec => {
+      if (s.name !== 'Property') return s;
+      const fields = [...s.fields.filter((f) => !dropped.has(f.name)), ...added];
+      return { ...s, fields, fieldsByName: Object.fromEntries(fields.map((f) => [f.name, f])) };
+    };
+    const model: ServiceModel = { ...serviceModel, entitySets: serviceModel.entitySets.map(reshape) };
+    const dir = mkdtempSync(join(tmpdir(), 'reso-seed-'));
+    dirs.push(dir);
+    const service = new ListingService(model, openDatabase(`sqlite:${join(dir, 'demo.sqlite')}`));
+    services.push(service);
+    await seedDemoData(service, { listings: 20 });
+    const stored = (await storedJson(service, 'Property')).map((j) => JSON.parse(j));
+    expect(stored).to.have.length(20);
+    const statuses = new Set(serviceModel.lookups.find((l) => l.name === 'StandardStatus')!.values.map((v) => v.value));
+    for (const l of stored) {
+      for (const name of dropped) expect(l).to.not.have.property(name);
+      expect(l.DemoGuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(l.DemoShowingTime).to.match(/^\d{2}:\d{2}:\d{2}$/);
+      expect(l.DemoRatio).to.be.a('number');
+      expect(Math.abs(l.DemoSmallDecimal)).to.be.lessThan(10);
+      expect(l.DemoCode.length).to.be.at.most(3);
+      expect(l.DemoCount).to.be.a('number');
+      expect(l.DemoDate).to.match(/^\d{4}-\d{2}-\d{2}$/);
+      expect(l.DemoStamp).to.match(/Z$/);
+      expect(statuses.has(l.DemoStatus)).to.equal(true);
+      expect(l.DemoFeatures).to.be.an('array').with.length.at.most(4);
+      expect(l.DemoUnknownLookup).to.deep.equal([]);
     }
   });
 

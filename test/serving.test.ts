@@ -242,7 +242,7 @@ describeEachDatabase('Startup', (target) => {
     this.timeout(120_000);
     db = await target.create();
     const { startServer } = await import('../src/server');
-    const config = { port: 0, databaseUrl: db.url, pageSize: 100, seedListings: 12 };
+    const config = { port: 0, databaseUrl: db.url, pageSize: 100, maxFilterLength: 32768, seedListings: 12 };
     const first = await startServer(serviceModel, config);
     const before = (await get(`${first.url}/Property`)).json.value;
     await first.close();

@@ -41,7 +41,7 @@ import { TcpProxy } from './support/tcp-proxy';
 
   it('starts while the database is down and answers 503 instead of failing', async () => {
     await proxy.stop();
-    server = await startServer(serviceModel, { port: 0, databaseUrl: viaProxy, pageSize: 10, seedListings: 0 });
+    server = await startServer(serviceModel, { port: 0, databaseUrl: viaProxy, pageSize: 10, maxFilterLength: 32768, seedListings: 0 });
     await expect503(`${server.url}/Property`);
     await expect503(`${server.url}/Property('x')`);
   });

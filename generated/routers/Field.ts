@@ -7,5 +7,6 @@ import { Field } from '../field-tables';
 /** Routes of Field. */
 export function mountFieldRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/Field'], handlers.collection(Field));
+  router.get(/^\/(?:Field)\/\$count$/, handlers.count(Field));
   router.get(/^\/(?:Field)\((.*)\)$/, handlers.byKey(Field));
 }

@@ -7,5 +7,6 @@ import { HistoryTransactional } from '../field-tables';
 /** Routes of HistoryTransactional. */
 export function mountHistoryTransactionalRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/HistoryTransactional'], handlers.collection(HistoryTransactional));
+  router.get(/^\/(?:HistoryTransactional)\/\$count$/, handlers.count(HistoryTransactional));
   router.get(/^\/(?:HistoryTransactional)\((.*)\)$/, handlers.byKey(HistoryTransactional));
 }

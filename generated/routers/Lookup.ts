@@ -7,5 +7,6 @@ import { Lookup } from '../field-tables';
 /** Routes of Lookup. */
 export function mountLookupRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/Lookup'], handlers.collection(Lookup));
+  router.get(/^\/(?:Lookup)\/\$count$/, handlers.count(Lookup));
   router.get(/^\/(?:Lookup)\((.*)\)$/, handlers.byKey(Lookup));
 }

@@ -7,5 +7,6 @@ import { Media } from '../field-tables';
 /** Routes of Media. */
 export function mountMediaRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/Media'], handlers.collection(Media));
+  router.get(/^\/(?:Media)\/\$count$/, handlers.count(Media));
   router.get(/^\/(?:Media)\((.*)\)$/, handlers.byKey(Media));
 }

@@ -7,5 +7,6 @@ import { Member } from '../field-tables';
 /** Routes of Member (also answering as Members). */
 export function mountMemberRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/Member', '/Members'], handlers.collection(Member));
+  router.get(/^\/(?:Member|Members)\/\$count$/, handlers.count(Member));
   router.get(/^\/(?:Member|Members)\((.*)\)$/, handlers.byKey(Member));
 }

@@ -7,5 +7,6 @@ import { Office } from '../field-tables';
 /** Routes of Office (also answering as Offices). */
 export function mountOfficeRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/Office', '/Offices'], handlers.collection(Office));
+  router.get(/^\/(?:Office|Offices)\/\$count$/, handlers.count(Office));
   router.get(/^\/(?:Office|Offices)\((.*)\)$/, handlers.byKey(Office));
 }

@@ -7,5 +7,6 @@ import { OpenHouse } from '../field-tables';
 /** Routes of OpenHouse (also answering as OpenHouses). */
 export function mountOpenHouseRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/OpenHouse', '/OpenHouses'], handlers.collection(OpenHouse));
+  router.get(/^\/(?:OpenHouse|OpenHouses)\/\$count$/, handlers.count(OpenHouse));
   router.get(/^\/(?:OpenHouse|OpenHouses)\((.*)\)$/, handlers.byKey(OpenHouse));
 }

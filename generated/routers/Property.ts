@@ -7,5 +7,6 @@ import { Property } from '../field-tables';
 /** Routes of Property. */
 export function mountPropertyRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/Property'], handlers.collection(Property));
+  router.get(/^\/(?:Property)\/\$count$/, handlers.count(Property));
   router.get(/^\/(?:Property)\((.*)\)$/, handlers.byKey(Property));
 }

@@ -7,5 +7,6 @@ import { PropertyRooms } from '../field-tables';
 /** Routes of PropertyRooms. */
 export function mountPropertyRoomsRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/PropertyRooms'], handlers.collection(PropertyRooms));
+  router.get(/^\/(?:PropertyRooms)\/\$count$/, handlers.count(PropertyRooms));
   router.get(/^\/(?:PropertyRooms)\((.*)\)$/, handlers.byKey(PropertyRooms));
 }

@@ -7,5 +7,6 @@ import { PropertyUnitTypes } from '../field-tables';
 /** Routes of PropertyUnitTypes. */
 export function mountPropertyUnitTypesRoutes(router: IRouter, handlers: ResourceHandlers): void {
   router.get(['/PropertyUnitTypes'], handlers.collection(PropertyUnitTypes));
+  router.get(/^\/(?:PropertyUnitTypes)\/\$count$/, handlers.count(PropertyUnitTypes));
   router.get(/^\/(?:PropertyUnitTypes)\((.*)\)$/, handlers.byKey(PropertyUnitTypes));
 }

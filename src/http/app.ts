@@ -18,6 +18,8 @@ export interface AppOptions {
   pageSize: number;
   /** Absolute service root for links; by default taken from the request's Host. */
   baseUrl?: string;
+  /** Longest $filter accepted (413 beyond). */
+  maxFilterLength: number;
 }
 
 export function createApp(service: ListingService, options: AppOptions): express.Express {

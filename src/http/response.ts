@@ -22,7 +22,8 @@ export function entityBody(context: string, recordJson: string): string {
 }
 
 /** A collection page: stored records joined into `value`. */
-export function collectionBody(context: string, recordJsons: readonly string[], nextLink?: string): string {
-  const next = nextLink ? `,"@odata.nextLink":${JSON.stringify(nextLink)}` : '';
-  return `{"@odata.context":${JSON.stringify(context)},"value":[${recordJsons.join(',')}]${next}}`;
+export function collectionBody(context: string, recordJsons: readonly string[], extra: { count?: number; nextLink?: string } = {}): string {
+  const count = extra.count !== undefined ? `,"@odata.count":${extra.count}` : '';
+  const next = extra.nextLink ? `,"@odata.nextLink":${JSON.stringify(extra.nextLink)}` : '';
+  return `{"@odata.context":${JSON.stringify(context)}${count},"value":[${recordJsons.join(',')}]${next}}`;
 }

@@ -116,5 +116,7 @@ export interface ServiceModel {
 /** What a generated router asks of the runtime: one request handler per kind of path. */
 export interface ResourceHandlers {
   collection(set: EntitySetSpec): import('express').RequestHandler;
+  /** `<Set>/$count`: the number of matching records as text/plain. */
+  count(set: EntitySetSpec): import('express').RequestHandler;
   byKey(set: EntitySetSpec): import('express').RequestHandler;
 }

@@ -95,10 +95,6 @@ export class RecordBuilder {
     });
   }
 
-  has(field: string): boolean {
-    return this.set.fieldsByName[field] !== undefined;
-  }
-
   /** Distinct values of the field's lookup: between min and max of them (nothing when the field or lookup is unknown). */
   lookupSample(field: string, rng: SeededRandom, min: number, max: number): string[] {
     const values = this.lookups.of(this.set.fieldsByName[field]?.lookupName);
@@ -219,6 +215,11 @@ function scalarFitter(f: FieldSpec, lookups: LookupValues): (v: unknown, inColle
 
 /** The generic value of a field: by its lookup, then by name, then by type. */
 function generatorFor(f: FieldSpec, lookup: readonly string[] | undefined): Generate {
+  if (f.lookupName && !lookup) {
+    // A lookup whose values the model does not carry: nothing to draw from, so none (or, where required, text).
+    if (f.collection) return () => [];
+    if (f.nullable) return () => null;
+  }
   if (lookup) {
     if (!f.collection) return ({ rng }) => rng.pick(lookup);
     // Several values: real ones, not "None" next to "Gas".
@@ -293,6 +294,10 @@ const SENTENCES: readonly string[] = [
 function stringByName(name: string, maxLength: number | undefined): Generate {
   const rules: [RegExp, Generate][] = [
     [/Plus4$/, ({ rng }) => rng.digits(4)],
+    [/Ext(ension)?$/, ({ rng }) => rng.digits(3)],
+    [/NamePrefix$/, ({ rng }) => rng.pick(['Mr.', 'Ms.', 'Mrs.', 'Dr.'])],
+    [/NameSuffix$/, ({ rng }) => rng.pick(['Jr.', 'Sr.', 'III'])],
+    [/Remarks|Description|Instructions|Directions|Comments|Notes|Text/, ({ rng }) => rng.sample(SENTENCES, rng.int(1, 3)).join(' ')],
     [/Key$|KeyNumeric$/, ({ rng }) => rng.hex(16)],
     [/(MlsId|MlsID|SystemID|AssociationId|Id|ID)$/, ({ rng }) => `D${rng.digits(7)}`],
     [/Phone|Fax/, ({ rng, place }) => phoneNumber(rng, place.areaCode)],
@@ -308,12 +313,15 @@ function stringByName(name: string, maxLength: number | undefined): Generate {
     [/Address2/, ({ rng }) => `Suite ${rng.int(1, 9) * 100}`],
     [/Address|StreetLine/, ({ rng }) => `${rng.int(100, 9999)} ${rng.pick(STREET_NAMES)} ${rng.pick(STREET_SUFFIXES)}`],
     [/StreetName/, ({ rng }) => rng.pick(STREET_NAMES)],
+    [/CrossStreet/, ({ rng }) => `${rng.pick(STREET_NAMES)} ${rng.pick(STREET_SUFFIXES)}`],
+    [/AOR$/, ({ place }) => `${place.metro} REALTORS`],
+    [/License$/, ({ rng, place }) => `${place.state}${rng.digits(8)}`],
+    [/Length$|Width$|Depth$|Distance$|Frontage$/, ({ rng }) => `${rng.int(10, 400)} ft`],
     [/StreetNumber/, ({ rng }) => String(rng.int(100, 19999))],
     [/StreetSuffix/, ({ rng }) => rng.pick(STREET_SUFFIXES)],
     [/UnitNumber/, ({ rng }) => `${rng.int(1, 30)}${rng.pick(['', 'A', 'B'])}`],
     [/School/, ({ rng }) => `${rng.pick(STREET_NAMES)} ${/High/.test(name) ? 'High' : /Middle|Junior/.test(name) ? 'Middle' : 'Elementary'}`],
     [/Subdivision|Complex|Development|Association.*Name|Builder.*Name/, ({ rng }) => subdivisionName(rng)],
-    [/Remarks|Description|Instructions|Directions|Comments|Notes|Text/, ({ rng }) => rng.sample(SENTENCES, rng.int(1, 3)).join(' ')],
     [/Dimensions/, ({ rng }) => `${rng.int(8, 120)} x ${rng.int(8, 150)}`],
     [/Zoning/, ({ rng }) => rng.pick(['R-1', 'R-2', 'RM-1', 'C-1', 'MU-2', 'A-1'])],
     [/Parcel|Number$/, ({ rng }) => `${rng.digits(3)}-${rng.digits(2)}-${rng.digits(3)}`],

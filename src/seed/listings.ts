@@ -6,7 +6,7 @@
 import { BASE_TIME, DAY } from './calendar';
 import type { FieldContext, LookupValues, RecordBuilder } from './field-values';
 import { buildHistory, buildMedia, buildOpenHouses, buildRooms, buildUnits, ChildBuilders, DOCUMENT, ListingCore, PHOTO } from './listing-children';
-import { chooseFacts, PropertyFacts, STRUCTURE_OF } from './listing-facts';
+import { chooseFacts, STRUCTURE_OF } from './listing-facts';
 import type { ListingPlan } from './listing-plan';
 import { buildTimeline } from './listing-timeline';
 import { mixSeed, SeededRandom } from './random';
@@ -44,9 +44,13 @@ export function listingKey(index: number, count: number): string {
   return `L${String(index + 1).padStart(Math.max(6, String(count).length), '0')}`;
 }
 
+/** A member of `pool` other than `not` (pools hold each member once). */
 function otherAgent(rng: SeededRandom, pool: readonly MemberInfo[], not: MemberInfo): MemberInfo | undefined {
-  const choices = pool.filter((m) => m !== not);
-  return choices.length ? rng.pick(choices) : undefined;
+  if (pool.length === 0 || (pool.length === 1 && pool[0] === not)) return undefined;
+  for (;;) {
+    const m = rng.pick(pool);
+    if (m !== not) return m;
+  }
 }
 
 export function buildListing(index: number, seed: number, plan: ListingPlan, roster: Roster, builders: ListingBuilders, lookups: LookupValues): ListingBundle {
@@ -98,6 +102,8 @@ export function buildListing(index: number, seed: number, plan: ListingPlan, ros
     streetNumber, dirPrefix, streetName, streetSuffix, unit, postalCode,
     modified,
     photosCount: photos.length,
+    documentsCount: media.filter((m) => m.MediaCategory === DOCUMENT).length,
+    videosCount: media.filter((m) => m.MediaCategory === 'Video').length,
     photosChanged: latest(photos),
     documentsChanged: latest(media, DOCUMENT),
     tourUnbranded: tour('Unbranded Virtual Tour'),
@@ -117,6 +123,8 @@ interface PropertyExtras {
   readonly postalCode: string;
   readonly modified: number;
   readonly photosCount: number;
+  readonly documentsCount: number;
+  readonly videosCount: number;
   readonly photosChanged?: number;
   readonly documentsChanged?: number;
   readonly tourUnbranded: unknown;
@@ -167,6 +175,8 @@ function buildPropertyRecord(rng: SeededRandom, core: ListingCore, builder: Reco
     MajorChangeTimestamp: lastEvent.at,
     MajorChangeType: lastEvent.changeType,
     PhotosCount: x.photosCount,
+    DocumentsCount: x.documentsCount,
+    VideosCount: x.videosCount,
     PhotosChangeTimestamp: x.photosChanged ?? null,
     DocumentsChangeTimestamp: x.documentsChanged ?? null,
     ListingContractDate: t.contractDate,

@@ -59,8 +59,8 @@ export function planRoster(listings: number, seed: number): Roster {
   const width = (n: number) => Math.max(5, String(n).length);
 
   const offices: OfficeInfo[] = [];
+  const mains: OfficeInfo[] = [];
   for (let i = 0; i < officeCount; i++) {
-    const mains = offices.filter((o) => !o.main);
     const main = i >= 3 && rng.chance(0.2) ? rng.pick(mains) : undefined;
     const place = rng.pick(PLACES);
     const name = main ? `${main.name} - ${place.city}` : brokerageName(i);
@@ -79,6 +79,7 @@ export function planRoster(listings: number, seed: number): Roster {
       franchise: main ? main.franchise : rng.chance(0.4) ? rng.pick(FRANCHISES) : undefined,
       members: [],
     });
+    if (!main) mains.push(offices[i]);
   }
 
   // Every office gets at least one member; the rest join offices at random.

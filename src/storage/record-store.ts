@@ -3,9 +3,23 @@
  * for the connected dialect, and then runs as a prepared statement through the driver.
  */
 import type { EntitySetSpec, LookupSpec, TableSpec } from '../model/service-model';
+import type { BoundOrder } from '../query/bound';
+import { Projection, WHOLE_RECORD } from '../query/projection';
+import type { SqlFragment } from '../query/translate';
 import { RECORD_COLUMN } from '../model/service-model';
+import type { Knex } from 'knex';
 import type { Database, Executor } from './database';
 import { EncodedRecord, recordEncoder, RecordEncoder } from './record-codec';
+
+/** How many distinct query shapes keep their SQL text; a shape is the filter's SQL, the order and the columns. */
+const SHAPE_CACHE_SIZE = 500;
+
+export interface RecordQuery {
+  readonly where?: SqlFragment;
+  readonly orderBy: readonly BoundOrder[];
+  readonly limit: number;
+  readonly projection: Projection;
+}
 
 /** Rows per multi-row INSERT: large enough to amortise round trips, small enough for any placeholder limit. */
 const WRITE_BATCH = 50;
@@ -16,6 +30,7 @@ export class RecordStore {
   private readonly firstPageSql: string;
   private readonly countSql: string;
   private readonly upsertSql = new Map<number, string>();
+  private readonly shapes = new Map<string, string>();
   private readonly columns: string[];
   /** knex writes INSERT columns in sorted order; this maps that order back to positions in an encoded row. */
   private readonly insertOrder: number[];
@@ -32,10 +47,12 @@ export class RecordStore {
     this.countSql = q().count({ n: '*' }).toSQL().toNative().sql;
   }
 
-  /** The stored JSON text of one record, or undefined. */
-  async jsonByKey(key: string | number): Promise<string | undefined> {
-    const rows = await this.db.all(this.byKeySql, [key]);
-    return rows.length ? (rows[0][RECORD_COLUMN] as string) : undefined;
+  /** One record's JSON text (projected when asked), or undefined. */
+  async jsonByKey(key: string | number, projection: Projection = WHOLE_RECORD): Promise<string | undefined> {
+    const sql = projection === WHOLE_RECORD ? this.byKeySql
+      : this.shape(`key|${projection.columns.join(',')}`, () => this.db.sql(this.table.name).select([...projection.columns]).where(this.set.key, 0));
+    const rows = await this.db.all(sql, [key]);
+    return rows.length ? projection.json(rows[0]) : undefined;
   }
 
   /** The first `limit` records in the set's default order, as JSON texts. */
@@ -44,9 +61,33 @@ export class RecordStore {
     return rows.map((r) => r[RECORD_COLUMN] as string);
   }
 
-  async count(): Promise<number> {
-    const rows = await this.db.all(this.countSql);
-    return Number(rows[0].n);
+  async count(where?: SqlFragment): Promise<number> {
+    if (!where) return Number((await this.db.all(this.countSql))[0].n);
+    const sql = this.shape(`count|${where.sql}`, () => this.db.sql(this.table.name).count({ n: '*' }).whereRaw(where.sql, [...where.params] as Knex.RawBinding[]));
+    return Number((await this.db.all(sql, where.params))[0].n);
+  }
+
+  /** Records matching a translated filter, in a bound order, as JSON texts. */
+  async query(q: RecordQuery): Promise<string[]> {
+    const order = q.orderBy.map((o) => `${o.column} ${o.direction}`).join(',');
+    const sql = this.shape(`rows|${q.where?.sql ?? ''}|${order}|${q.projection.columns.join(',')}`, () => {
+      let b = this.db.sql(this.table.name).select([...q.projection.columns]);
+      if (q.where) b = b.whereRaw(q.where.sql, [...q.where.params] as Knex.RawBinding[]);
+      return b.orderBy(q.orderBy.map((o) => ({ column: o.column, order: o.direction }))).limit(q.limit);
+    });
+    const rows = await this.db.all(sql, [...(q.where?.params ?? []), q.limit]);
+    return rows.map(q.projection.json);
+  }
+
+  /** SQL text per query shape, built by knex once; values stay parameters. */
+  private shape(key: string, build: () => { toSQL(): { toNative(): { sql: string } } }): string {
+    let sql = this.shapes.get(key);
+    if (sql === undefined) {
+      sql = build().toSQL().toNative().sql;
+      if (this.shapes.size >= SHAPE_CACHE_SIZE) this.shapes.delete(this.shapes.keys().next().value as string);
+      this.shapes.set(key, sql);
+    }
+    return sql;
   }
 
   /** Inserts or replaces records by key, in the caller's transaction. */

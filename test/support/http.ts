@@ -7,6 +7,7 @@ export async function startTestServer(model: ServiceModel, databaseUrl: string, 
     port: 0,
     databaseUrl,
     pageSize: overrides.pageSize ?? 100,
+    maxFilterLength: 32 * 1024,
     seedListings: 0,
   });
 }

@@ -1,0 +1,292 @@
+/**
+ * Binds $filter expressions to an entity set: names to fields (unknown → 400; restricted → 403;
+ * not filterable → 501), literals to the stored form of the type they meet (400 when they cannot be),
+ * functions to their signatures. Spec §4 "Query restrictions" and §7 are enforced here and only here.
+ */
+import { badRequest, notImplemented, ODataError } from '../http/odata-error';
+import type { EntitySetSpec, FieldSpec } from '../model/service-model';
+import { normaliseTimestamp } from '../storage/record-codec';
+import type { ExprNode, LiteralNode } from './ast';
+import type {
+  BoundCall, BoundField, BoundPredicate, BoundScalar, BoundValue, DatePartFunction, ValueType,
+} from './bound';
+
+const OPTION = '$filter';
+
+export const forbidden = (message: string, target: string) => new ODataError(403, 'Forbidden', message, target);
+
+export function fieldType(f: FieldSpec): ValueType {
+  switch (f.type) {
+    case 'Edm.String': return 'string';
+    case 'Edm.Boolean': return 'boolean';
+    case 'Edm.Int16': case 'Edm.Int32': case 'Edm.Int64': return 'integer';
+    case 'Edm.Decimal': return 'decimal';
+    case 'Edm.Double': return 'double';
+    case 'Edm.Date': return 'date';
+    case 'Edm.DateTimeOffset': return 'dateTimeOffset';
+    case 'Edm.TimeOfDay': return 'timeOfDay';
+    case 'Edm.Guid': return 'guid';
+  }
+}
+
+const NUMERIC: ReadonlySet<ValueType> = new Set(['integer', 'decimal', 'double']);
+const DATE_PARTS: ReadonlySet<string> = new Set(['year', 'month', 'day', 'hour', 'minute', 'second']);
+const KNOWN_UNSUPPORTED_FUNCTIONS: ReadonlySet<string> = new Set([
+  'indexof', 'substring', 'concat', 'matchespattern', 'fractionalseconds', 'totaloffsetminutes', 'totalseconds',
+  'maxdatetime', 'mindatetime', 'round', 'floor', 'ceiling', 'cast', 'isof', 'geo.distance', 'geo.intersects',
+  'geo.length', 'case', 'hassubset', 'hassubsequence',
+]);
+
+export class FilterBinder {
+  /** Names of the fields the filter uses. */
+  readonly fieldsUsed = new Set<string>();
+
+  constructor(private readonly set: EntitySetSpec, private readonly now: () => string = () => new Date().toISOString()) {}
+
+  predicate(node: ExprNode): BoundPredicate {
+    switch (node.kind) {
+      case 'logical':
+        return { kind: 'logical', op: node.op, operands: node.operands.map((o) => this.predicate(o)) };
+      case 'not':
+        return { kind: 'not', operand: this.predicate(node.operand) };
+      case 'compare':
+        return this.compare(node.op, node.left, node.right);
+      case 'in':
+        return this.inList(node.left, node.list);
+      case 'lambda':
+        this.field(node.collection.path, node.collection.pos);
+        throw notImplemented(`${node.fn}() on ${node.collection.path.join('/')} is not supported`, node.collection.path.join('/'));
+      case 'literal':
+        if (node.type === 'boolean') return { kind: 'constant', value: node.value as boolean };
+        throw badRequest(`${literalText(node)} is not a condition; $filter needs a true/false expression`, OPTION);
+      default: {
+        const scalar = this.scalar(node);
+        if (scalar.type !== 'boolean') throw badRequest(`this ${describe(node)} is not a condition; compare it with eq, gt, …`, OPTION);
+        return { kind: 'truth', operand: scalar };
+      }
+    }
+  }
+
+  private compare(written: string, leftNode: ExprNode, rightNode: ExprNode): BoundPredicate {
+    if (written === 'has') {
+      throw badRequest('has tests enumeration flags; this service has string lookups: compare with eq, or use in (…)', OPTION);
+    }
+    const cmp = written as 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
+    const leftIsNull = leftNode.kind === 'literal' && leftNode.type === 'null';
+    const rightIsNull = rightNode.kind === 'literal' && rightNode.type === 'null';
+    if (leftIsNull && rightIsNull) return { kind: 'constant', value: cmp === 'eq' || cmp === 'ge' || cmp === 'le' };
+    if (leftIsNull || rightIsNull) {
+      const operand = this.scalar(leftIsNull ? rightNode : leftNode);
+      // Ordering comparisons with null are null in OData, which filters the record out.
+      if (cmp !== 'eq' && cmp !== 'ne') return { kind: 'constant', value: false };
+      return { kind: 'isNull', operand, negated: cmp === 'ne' };
+    }
+    // A literal takes its type from the other side, so '2026-01-01T00:00:00Z' meets a timestamp as one (the spec's form).
+    // The literal is put on the right, flipping the operator, so the field side reads left to right.
+    const swap = leftNode.kind === 'literal' && rightNode.kind !== 'literal';
+    const op = swap ? flip(cmp) : cmp;
+    const left = this.scalar(swap ? rightNode : leftNode);
+    const literal = swap ? leftNode : rightNode;
+    if (literal.kind !== 'literal') {
+      const right = this.scalar(literal);
+      this.checkComparable(left.type, right.type, literal);
+      return { kind: 'compare', op, left, right };
+    }
+    const right = this.literalAs(literal, left.type);
+    if (left.type === 'dateTimeOffset' && hasSubMillisecond(literal)) {
+      // Stored timestamps have millisecond precision; a literal with finer digits was truncated to the
+      // millisecond, so `ge`/`gt` become `gt` it, `lt`/`le` become `le` it, and nothing equals it.
+      if (op === 'eq') return { kind: 'constant', value: false };
+      if (op === 'ne') return { kind: 'isNull', operand: left, negated: true };
+      return { kind: 'compare', op: op === 'ge' || op === 'gt' ? 'gt' : 'le', left, right };
+    }
+    return { kind: 'compare', op, left, right };
+  }
+
+  private inList(leftNode: ExprNode, list: readonly ExprNode[]): BoundPredicate {
+    const left = this.scalar(leftNode);
+    const values = list.map((item) => {
+      if (item.kind !== 'literal') throw badRequest('the list after in must hold literal values', OPTION);
+      if (item.type === 'null') throw badRequest('null cannot be in a list; use eq null', OPTION);
+      return this.literalAs(item, left.type);
+    });
+    return { kind: 'in', left, values };
+  }
+
+  scalar(node: ExprNode): BoundScalar {
+    switch (node.kind) {
+      case 'member':
+        return this.field(node.path, node.pos);
+      case 'literal':
+        if (node.type === 'null') throw badRequest('null can only be compared with eq or ne', OPTION);
+        return this.literalAs(node, natural(node));
+      case 'call':
+        return this.call(node.name, node.args);
+      case 'arithmetic':
+      case 'negate':
+        throw notImplemented('arithmetic (add, sub, mul, div, mod, negation) is not supported in $filter', OPTION);
+      default:
+        throw badRequest(`a ${describe(node)} cannot stand where a value is expected`, OPTION);
+    }
+  }
+
+  field(path: readonly string[], _pos: number): BoundField {
+    const name = path.join('/');
+    const f = this.set.fieldsByName[path[0]];
+    if (!f) {
+      const nav = this.set.navigations.find((n) => n.name === path[0]);
+      if (nav) throw notImplemented(`filtering on the related records ${name} is not supported; query ${nav.target} by its own fields instead`, name);
+      throw badRequest(`${this.set.name} has no field ${path[0]}`, path[0]);
+    }
+    if (path.length > 1) throw badRequest(`${path[0]} has no members to navigate to (${name})`, name);
+    if (f.restricted) throw forbidden(`${f.name} is a restricted field and cannot be used in $filter`, f.name);
+    if (!f.filterable || !f.column) {
+      throw notImplemented(`${f.name} cannot be filtered on (it is not indexed). ${this.set.name} can be filtered on: ${filterableNames(this.set)}`, f.name);
+    }
+    this.fieldsUsed.add(f.name);
+    return { kind: 'field', field: f, column: f.column, type: fieldType(f) };
+  }
+
+  private call(name: string, argNodes: readonly ExprNode[]): BoundCall | BoundValue {
+    const arity = (n: number) => {
+      if (argNodes.length !== n) throw badRequest(`${name}() takes ${n} argument${n === 1 ? '' : 's'}, not ${argNodes.length}`, OPTION);
+    };
+    switch (name) {
+      case 'contains': case 'startswith': case 'endswith': {
+        arity(2);
+        const [a, b] = argNodes.map((n) => this.scalar(n));
+        this.requireType(name, a, ['string']);
+        this.requireType(name, b, ['string']);
+        return { kind: 'call', name, args: [a, b], type: 'boolean' };
+      }
+      case 'tolower': case 'toupper': case 'trim': {
+        arity(1);
+        const a = this.scalar(argNodes[0]);
+        this.requireType(name, a, ['string']);
+        return { kind: 'call', name, args: [a], type: 'string' };
+      }
+      case 'length': {
+        arity(1);
+        const a = this.scalar(argNodes[0]);
+        this.requireType(name, a, ['string']);
+        return { kind: 'call', name, args: [a], type: 'integer' };
+      }
+      case 'year': case 'month': case 'day': case 'hour': case 'minute': case 'second': {
+        arity(1);
+        const a = this.scalar(argNodes[0]);
+        this.requireType(name, a, DATE_PARTS.has(name) && ['hour', 'minute', 'second'].includes(name)
+          ? ['dateTimeOffset', 'timeOfDay'] : ['dateTimeOffset', 'date']);
+        return { kind: 'call', name: name as DatePartFunction, args: [a], type: 'integer' };
+      }
+      case 'date': case 'time': {
+        arity(1);
+        const a = this.scalar(argNodes[0]);
+        this.requireType(name, a, ['dateTimeOffset']);
+        return { kind: 'call', name, args: [a], type: name === 'date' ? 'date' : 'timeOfDay' };
+      }
+      case 'now':
+        arity(0);
+        return { kind: 'value', type: 'dateTimeOffset', value: this.now() };
+      default:
+        if (KNOWN_UNSUPPORTED_FUNCTIONS.has(name)) throw notImplemented(`the function ${name}() is not supported`, OPTION);
+        throw badRequest(`${name}() is not an OData function`, OPTION);
+    }
+  }
+
+  private requireType(fn: string, arg: BoundScalar, types: readonly ValueType[]): void {
+    if (!types.includes(arg.type)) throw badRequest(`${fn}() takes ${types.join(' or ')}, not ${arg.type}`, OPTION);
+  }
+
+  private checkComparable(a: ValueType, b: ValueType, node: ExprNode): void {
+    if (a === b || (NUMERIC.has(a) && NUMERIC.has(b))) return;
+    throw badRequest(`cannot compare ${a} with ${b} (${describe(node)})`, OPTION);
+  }
+
+  /** A literal converted to the stored form of `type`; 400 when it is not a value of that type. */
+  literalAs(node: LiteralNode, type: ValueType): BoundValue {
+    const bad = () => badRequest(`${literalText(node)} is not a valid ${typeLabel(type)}`, OPTION);
+    const v = node.value;
+    switch (type) {
+      case 'string': case 'guid':
+        if (node.type === 'string' || (type === 'guid' && node.type === 'guid')) return { kind: 'value', type, value: v as string };
+        throw bad();
+      case 'boolean':
+        if (node.type === 'boolean') return { kind: 'value', type, value: v as boolean };
+        throw bad();
+      case 'integer': case 'decimal': case 'double':
+        if ((node.type === 'integer' || node.type === 'decimal' || node.type === 'double') && Number.isFinite(v as number)) {
+          return { kind: 'value', type: natural(node), value: v as number };
+        }
+        throw bad();
+      case 'dateTimeOffset': {
+        let text: string | undefined;
+        if (node.type === 'dateTimeOffset' || node.type === 'string') text = normaliseTimestamp(v as string);
+        else if (node.type === 'date') text = normaliseTimestamp(`${v}T00:00:00Z`);
+        if (text === undefined) throw bad();
+        return { kind: 'value', type, value: text };
+      }
+      case 'date':
+        if ((node.type === 'date' || node.type === 'string') && normaliseTimestamp(`${v}T00:00:00Z`) && /^\d{4}-\d{2}-\d{2}$/.test(v as string)) {
+          return { kind: 'value', type, value: v as string };
+        }
+        throw bad();
+      case 'timeOfDay': {
+        // Stored and derived times are `HH:mm:ss.sss`; the literal takes the same width so text order is time order.
+        const m = (node.type === 'timeOfDay' || node.type === 'string') ? /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?$/.exec(v as string) : null;
+        if (!m || +m[1] > 23 || +m[2] > 59 || +(m[3] ?? 0) > 59) throw bad();
+        return { kind: 'value', type, value: `${m[1]}:${m[2]}:${m[3] ?? '00'}.${(m[4] ?? '').padEnd(3, '0').slice(0, 3)}` };
+      }
+      case 'null':
+        throw bad();
+    }
+  }
+}
+
+function natural(node: LiteralNode): ValueType {
+  switch (node.type) {
+    case 'string': return 'string';
+    case 'boolean': return 'boolean';
+    case 'integer': return 'integer';
+    case 'decimal': return 'decimal';
+    case 'double': return 'double';
+    case 'date': return 'date';
+    case 'dateTimeOffset': return 'dateTimeOffset';
+    case 'timeOfDay': return 'timeOfDay';
+    case 'guid': return 'guid';
+    case 'null': return 'null';
+    default:
+      throw notImplemented(`${node.typeName ?? node.type} literals are not supported`, OPTION);
+  }
+}
+
+function hasSubMillisecond(node: LiteralNode): boolean {
+  if (typeof node.value !== 'string') return false;
+  const m = /T\d{2}:\d{2}:\d{2}\.(\d+)/i.exec(node.value);
+  return !!m && m[1].length > 3 && /[1-9]/.test(m[1].slice(3));
+}
+
+function flip<T extends string>(op: T): T {
+  const m: Record<string, string> = { gt: 'lt', lt: 'gt', ge: 'le', le: 'ge', eq: 'eq', ne: 'ne' };
+  return m[op] as T;
+}
+
+export function filterableNames(set: EntitySetSpec): string {
+  return set.fields.filter((f) => f.filterable).map((f) => f.name).join(', ');
+}
+
+function typeLabel(t: ValueType): string {
+  return t === 'dateTimeOffset' ? 'date-time (ISO 8601 with Z or an offset)' : t === 'date' ? 'date (YYYY-MM-DD)' : t;
+}
+
+function literalText(node: LiteralNode): string {
+  return node.type === 'string' ? `'${node.value}'` : String(node.value);
+}
+
+function describe(node: ExprNode): string {
+  switch (node.kind) {
+    case 'member': return `field ${node.path.join('/')}`;
+    case 'literal': return `literal ${literalText(node)}`;
+    case 'call': return `${node.name}() call`;
+    default: return `${node.kind} expression`;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Binds a request's parsed options to an entity set: the filter, the order (with the spec's sorting
+ * rules), the projection, and the options this service refuses. Spec §4 "Sorting rules for Property":
+ * the default order is ModificationTimestamp; a filter on another change timestamp (PhotosChangeTimestamp,
+ * DocumentsChangeTimestamp) orders by that field; sorting on the key is always allowed.
+ */
+import { badRequest, notImplemented } from '../http/odata-error';
+import type { EntitySetSpec, FieldSpec } from '../model/service-model';
+import type { ExpandItem, QueryOptionsTree } from './ast';
+import { FilterBinder, forbidden } from './bind-filter';
+import type { BoundOrder, BoundPredicate, BoundQuery } from './bound';
+
+export interface BindOptions {
+  /** The request is for one record (no ordering, filtering or paging options apply). */
+  single?: boolean;
+  now?: () => string;
+}
+
+export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: BindOptions = {}): BoundQuery {
+  if (tree.unsupported.length > 0) {
+    throw notImplemented(`${tree.unsupported.join(', ')} ${tree.unsupported.length === 1 ? 'is' : 'are'} not supported by this service`, tree.unsupported[0]);
+  }
+  if (tree.skip !== undefined) {
+    throw notImplemented('$skip is not supported; page by following @odata.nextLink from the previous response', '$skip');
+  }
+  if (tree.format !== undefined && !/^(json|application\/json)(;.*)?$/i.test(tree.format)) {
+    throw badRequest(`$format=${tree.format} is not available; this service answers in JSON ($format=json)`, '$format');
+  }
+  if (options.single) {
+    for (const [name, present] of [['$filter', tree.filter], ['$orderby', tree.orderby], ['$top', tree.top], ['$count', tree.count], ['$skiptoken', tree.skiptoken]] as const) {
+      if (present !== undefined) throw badRequest(`${name} does not apply to a single record`, name);
+    }
+  }
+  if (tree.expand) bindExpand(set, tree.expand);
+
+  const binder = new FilterBinder(set, options.now);
+  const filter: BoundPredicate | undefined = tree.filter ? binder.predicate(tree.filter) : undefined;
+  return {
+    filter,
+    orderBy: options.single ? [] : bindOrder(set, tree, binder.fieldsUsed),
+    select: tree.select ? bindSelect(set, tree) : undefined,
+    top: tree.top,
+    count: tree.count ?? false,
+    skiptoken: tree.skiptoken,
+    filterFields: binder.fieldsUsed,
+  };
+}
+
+function sortField(set: EntitySetSpec, name: string): FieldSpec {
+  const f = set.fieldsByName[name];
+  if (!f) {
+    if (set.navigations.some((n) => n.name === name)) throw notImplemented(`ordering by related records (${name}) is not supported`, name);
+    throw badRequest(`${set.name} has no field ${name}`, name);
+  }
+  if (f.restricted) throw forbidden(`${f.name} is a restricted field and cannot be used in $orderby`, f.name);
+  if (!f.sortable || !f.column) {
+    const sortable = set.fields.filter((x) => x.sortable).map((x) => x.name).join(', ');
+    throw notImplemented(`${f.name} cannot be ordered by (it is not indexed). ${set.name} can be ordered by: ${sortable}`, f.name);
+  }
+  return f;
+}
+
+/** Change timestamps other than ModificationTimestamp that a filter uses dictate the order (spec sorting rules 2 and 3). */
+function changeTimestampsUsed(set: EntitySetSpec, used: ReadonlySet<string>): FieldSpec[] {
+  return set.fields.filter((f) => used.has(f.name) && f.type === 'Edm.DateTimeOffset' && f.name !== 'ModificationTimestamp'
+    && f.name.endsWith('ChangeTimestamp'));
+}
+
+function bindOrder(set: EntitySetSpec, tree: QueryOptionsTree, filterFields: ReadonlySet<string>): BoundOrder[] {
+  const required = changeTimestampsUsed(set, filterFields);
+  let order: BoundOrder[];
+  if (tree.orderby) {
+    order = tree.orderby.map((item) => {
+      if (item.expr.kind !== 'member') throw notImplemented('$orderby takes field names only (no expressions)', '$orderby');
+      if (item.expr.path.length > 1) throw notImplemented(`ordering by ${item.expr.path.join('/')} is not supported`, item.expr.path.join('/'));
+      const f = sortField(set, item.expr.path[0]);
+      return { field: f, column: f.column!, direction: item.direction };
+    });
+    const seen = new Set<string>();
+    for (const o of order) {
+      if (seen.has(o.field.name)) throw badRequest(`$orderby names ${o.field.name} twice`, o.field.name);
+      seen.add(o.field.name);
+    }
+    const first = order[0].field.name;
+    if (required.length > 0 && first !== set.key && !required.some((f) => f.name === first)) {
+      const names = required.map((f) => f.name).join(' or ');
+      throw notImplemented(`a filter on ${names} must be ordered by ${names} (or by ${set.key}); $orderby=${first} is not supported`, '$orderby');
+    }
+  } else {
+    const names = required.length > 0 ? [required[0].name, set.key] : set.defaultOrder;
+    order = names.map((n) => {
+      const f = set.fieldsByName[n];
+      return { field: f, column: f.column!, direction: 'asc' as const };
+    });
+  }
+  // The key ends every order, so the order is total and a page boundary is exact.
+  if (!order.some((o) => o.field.name === set.key)) {
+    const key = set.fieldsByName[set.key];
+    order.push({ field: key, column: key.column!, direction: order[order.length - 1].direction });
+  }
+  return order;
+}
+
+function bindSelect(set: EntitySetSpec, tree: QueryOptionsTree): FieldSpec[] | undefined {
+  const names = new Set<string>();
+  for (const item of tree.select!) {
+    if (item.path[0] === '*') return undefined;
+    const name = item.path[0];
+    if (!set.fieldsByName[name]) {
+      if (set.navigations.some((n) => n.name === name)) throw badRequest(`${name} is a navigation property; use $expand=${name} to include it`, name);
+      throw badRequest(`${set.name} has no field ${name}`, name);
+    }
+    if (item.path.length > 1) throw badRequest(`${name} has no members to select (${item.path.join('/')})`, item.path.join('/'));
+    names.add(name);
+  }
+  return set.fields.filter((f) => names.has(f.name));
+}
+
+function bindExpand(set: EntitySetSpec, items: readonly ExpandItem[]): void {
+  for (const item of items) {
+    const name = item.path[0];
+    if (name === '*') throw notImplemented('$expand=* is not supported; name the navigation properties', '$expand');
+    const nav = set.navigations.find((n) => n.name === name);
+    if (!nav) {
+      const names = set.navigations.map((n) => n.name).join(', ') || 'none';
+      throw badRequest(`${set.name} has no navigation property ${name} (it has: ${names})`, name);
+    }
+    throw notImplemented(`$expand is not supported by this service yet; query ${nav.target} by ${nav.join?.foreignKey ?? 'its fields'} instead`, name);
+  }
+}
+

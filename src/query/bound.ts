@@ -1,0 +1,100 @@
+/**
+ * Bound expressions: parse trees checked against an entity set's field tables, with every name resolved
+ * to a field, every literal converted to the stored form of the type it is compared with, and every
+ * policy (filterable, restricted, supported) already enforced. The translator trusts them as they are.
+ */
+import type { FieldSpec } from '../model/service-model';
+
+/** Value types of bound expressions. */
+export type ValueType = 'string' | 'boolean' | 'integer' | 'decimal' | 'double' | 'date' | 'dateTimeOffset' | 'timeOfDay' | 'guid' | 'null';
+
+export interface BoundField {
+  readonly kind: 'field';
+  readonly field: FieldSpec;
+  /** The storage column (every filterable or sortable field has one). */
+  readonly column: string;
+  readonly type: ValueType;
+}
+
+export interface BoundValue {
+  readonly kind: 'value';
+  readonly type: ValueType;
+  /** In stored form: timestamps as `YYYY-MM-DDTHH:mm:ss.sssZ`, booleans as true/false (translated to 1/0). */
+  readonly value: string | number | boolean | null;
+}
+
+export type StringFunction = 'tolower' | 'toupper' | 'trim';
+export type DatePartFunction = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
+
+export interface BoundCall {
+  readonly kind: 'call';
+  readonly name: 'contains' | 'startswith' | 'endswith' | 'length' | 'date' | 'time' | StringFunction | DatePartFunction;
+  readonly args: readonly BoundScalar[];
+  readonly type: ValueType;
+}
+
+export type BoundScalar = BoundField | BoundValue | BoundCall;
+
+export interface BoundCompare {
+  readonly kind: 'compare';
+  readonly op: 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
+  readonly left: BoundScalar;
+  readonly right: BoundScalar;
+}
+
+export interface BoundIsNull {
+  readonly kind: 'isNull';
+  readonly operand: BoundScalar;
+  readonly negated: boolean;
+}
+
+export interface BoundIn {
+  readonly kind: 'in';
+  readonly left: BoundScalar;
+  readonly values: readonly BoundValue[];
+}
+
+export interface BoundLogical {
+  readonly kind: 'logical';
+  readonly op: 'and' | 'or';
+  readonly operands: readonly BoundPredicate[];
+}
+
+export interface BoundNot {
+  readonly kind: 'not';
+  readonly operand: BoundPredicate;
+}
+
+/** A predicate the binder could decide alone (e.g. `ModificationTimestamp eq <sub-millisecond instant>`). */
+export interface BoundConstant {
+  readonly kind: 'constant';
+  readonly value: boolean;
+}
+
+/** A boolean-valued scalar used as a predicate: a Boolean field or a boolean function. */
+export interface BoundTruth {
+  readonly kind: 'truth';
+  readonly operand: BoundScalar;
+}
+
+export type BoundPredicate = BoundCompare | BoundIsNull | BoundIn | BoundLogical | BoundNot | BoundConstant | BoundTruth;
+
+export interface BoundOrder {
+  readonly field: FieldSpec;
+  readonly column: string;
+  readonly direction: 'asc' | 'desc';
+}
+
+/** A request's query, bound: what the translator and the response writer need, nothing to re-check. */
+export interface BoundQuery {
+  readonly filter?: BoundPredicate;
+  /** Total order: always ends with the key. */
+  readonly orderBy: readonly BoundOrder[];
+  /** Fields to return, in dictionary order; undefined means all. */
+  readonly select?: readonly FieldSpec[];
+  readonly top?: number;
+  readonly count: boolean;
+  readonly skiptoken?: string;
+  /** Fields the filter uses, for the sorting rules and for callers. */
+  readonly filterFields: ReadonlySet<string>;
+}

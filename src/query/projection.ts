@@ -1,0 +1,52 @@
+/**
+ * $select. When every selected field has a column (the removed-listings check selects ListingKey), the
+ * record is built from those columns alone; otherwise the stored record is read and cut down.
+ */
+import type { EntitySetSpec, FieldSpec } from '../model/service-model';
+import { RECORD_COLUMN } from '../model/service-model';
+import type { Row } from '../storage/database';
+
+export interface Projection {
+  /** Columns to read. */
+  readonly columns: readonly string[];
+  /** The record's JSON text from a row. */
+  readonly json: (row: Row) => string;
+  /** `(A,B)` for the context URL, or '' for whole records. */
+  readonly contextSuffix: string;
+}
+
+export const WHOLE_RECORD: Projection = {
+  columns: [RECORD_COLUMN],
+  json: (row) => row[RECORD_COLUMN] as string,
+  contextSuffix: '',
+};
+
+export function projection(set: EntitySetSpec, select: readonly FieldSpec[] | undefined): Projection {
+  if (!select) return WHOLE_RECORD;
+  const contextSuffix = `(${select.map((f) => f.name).join(',')})`;
+  // Selected fields are always present in the result, null when the record has no value.
+  const empty = (f: FieldSpec) => (f.collection ? [] : null);
+  if (select.every((f) => f.column && !f.collection)) {
+    return {
+      columns: select.map((f) => f.column!),
+      json: (row) => JSON.stringify(Object.fromEntries(select.map((f) => [f.name, fromColumn(f, row[f.column!])]))),
+      contextSuffix,
+    };
+  }
+  return {
+    columns: [RECORD_COLUMN],
+    json: (row) => {
+      const record = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
+      return JSON.stringify(Object.fromEntries(select.map((f) => [f.name, record[f.name] ?? empty(f)])));
+    },
+    contextSuffix,
+  };
+}
+
+/** Column values back to their JSON form (booleans are stored as 1/0). */
+function fromColumn(f: FieldSpec, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (f.type === 'Edm.Boolean') return v === 1 || v === true || v === '1';
+  if (f.type === 'Edm.Decimal' || f.type === 'Edm.Double' || f.type.startsWith('Edm.Int')) return Number(v);
+  return v;
+}
