@@ -4,7 +4,7 @@
  * Seeds N demo listings into a benchmark database (reused while it holds the same data), starts the product
  * (`reso-server serve`) and bench/baseline-server as child processes, and loads each in turn with autocannon
  * from this process: fetch by key (rotating through real ListingKeys) and the first page of 100. Rounds
- * alternate baseline and product so drift on a shared machine hits both; the best round of each counts.
+ * alternate (BP PB BP …) so drift on a shared machine hits both; the best round of each counts.
  * The figure that matters is the ratio product/baseline (target: at least 0.60).
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -31,7 +31,7 @@ const USAGE = `Usage: node dist/bench/run.js [options]   (npm run bench -- [opti
   --listings N      demo listings in the benchmark database (default 20000)
   --duration S      seconds per measurement (default 10)
   --connections C   concurrent connections (default 16)
-  --rounds R        measurements per server and scenario, alternating baseline/product (default 2)
+  --rounds R        measurements per server and scenario, in the order BP PB BP … (default 3)
   --warmup S        seconds of discarded load before each measurement (default 2)
   --db sqlite|mysql database (default sqlite: .bench/listings-N.sqlite; mysql: database ${MYSQL_DB} on
                     MYSQL_URL, default mysql://root@127.0.0.1:3306/test)
@@ -55,7 +55,7 @@ interface Options {
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
-    listings: 20000, duration: 10, connections: 16, rounds: 2, warmup: 2,
+    listings: 20000, duration: 10, connections: 16, rounds: 3, warmup: 2,
     db: 'sqlite', reseed: false, drop: false, pin: true, write: false,
   };
   const num = (i: number, name: string, min: number): number => {
@@ -307,6 +307,19 @@ interface Measurement {
   p50: number;
   p99: number;
   bytesPerReq: number;
+  /** The server's CPU use during the measurement, in % of one core (NaN where /proc is missing). */
+  serverCpu: number;
+}
+
+/** User + system CPU seconds a process has used so far (Linux /proc; NaN elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
 }
 
 function load(target: Target, seconds: number, connections: number): Promise<autocannon.Result> {
@@ -333,7 +346,9 @@ function checkResult(what: string, r: autocannon.Result): void {
 
 async function measure(what: string, target: Target, o: Options): Promise<Measurement> {
   if (o.warmup > 0) checkResult(`${what} (warm-up)`, await load(target, o.warmup, o.connections));
+  const cpuBefore = cpuSeconds(target.server.child.pid);
   const r = await load(target, o.duration, o.connections);
+  const cpu = cpuSeconds(target.server.child.pid) - cpuBefore;
   checkResult(what, r);
   assertAlive(target.server);
   const m = {
@@ -341,8 +356,9 @@ async function measure(what: string, target: Target, o: Options): Promise<Measur
     p50: r.latency.p50,
     p99: r.latency.p99,
     bytesPerReq: r.throughput.total / r.requests.total,
+    serverCpu: (100 * cpu) / r.duration,
   };
-  log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`);
+  log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, server CPU ${m.serverCpu.toFixed(0)}%`);
   return m;
 }
 
@@ -413,15 +429,16 @@ function fmt(n: number): string {
 
 function table(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | product req/s | baseline req/s | ratio | product p50 / p99 ms | baseline p50 / p99 ms | body |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| scenario | product req/s | baseline req/s | ratio | product p50 / p99 ms | baseline p50 / p99 ms | server CPU product / baseline | body |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const p = best(r.product);
     const b = best(r.baseline);
     const ratio = p.reqPerSec / b.reqPerSec;
     lines.push(`| ${r.name} | ${fmt(p.reqPerSec)} | ${fmt(b.reqPerSec)} | **${ratio.toFixed(2)}**${ratio < TARGET_RATIO ? ' ⚠' : ''} `
-      + `| ${p.p50} / ${p.p99} | ${b.p50} / ${b.p99} | ${(p.bytesPerReq / 1024).toFixed(1)} KB |`);
+      + `| ${p.p50} / ${p.p99} | ${b.p50} / ${b.p99} | ${p.serverCpu.toFixed(0)}% / ${b.serverCpu.toFixed(0)}% `
+      + `| ${(p.bytesPerReq / 1024).toFixed(1)} KB |`);
   }
   return lines.join('\n');
 }
@@ -437,8 +454,8 @@ function runSection(o: Options, db: BenchDatabase, command: string, results: Sce
 ### ${o.db === 'sqlite' ? 'SQLite' : 'MariaDB/MySQL'}, ${o.listings} listings: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC
 
 \`${command}\`: ${o.listings} listings in \`${db.description}\`, ${o.connections} connections, ${o.duration} s per
-measurement after ${o.warmup} s of warm-up, ${o.rounds} rounds alternating baseline and product; the best round of
-each counts (req/s of every round: ${rounds(results)}). Node ${process.version}, ${cpus().length} × ${cpu}${o.pin ? ', servers pinned to CPU 1, load generator to CPU 0' : ''}.
+measurement after ${o.warmup} s of warm-up, ${o.rounds} rounds per server in the order baseline-product, product-baseline, …; the best round
+of each counts (req/s of every round: ${rounds(results)}). Node ${process.version}, ${cpus().length} × ${cpu}${o.pin ? ', servers pinned to CPU 1, load generator to CPU 0' : ''}.
 
 ${table(results)}
 <!-- /bench-run -->`;
@@ -515,9 +532,10 @@ async function main(): Promise<number> {
     const results: ScenarioResult[] = [];
     for (const s of scenarios) {
       const r: ScenarioResult = { name: s.name, product: [], baseline: [] };
+      // Baseline, product; product, baseline; …: a steady drift in the machine's load favours neither.
       for (let round = 1; round <= o.rounds; round++) {
-        r.baseline.push(await measure(`${s.name} baseline #${round}`, s.baseline, o));
-        r.product.push(await measure(`${s.name} product  #${round}`, s.product, o));
+        const order = round % 2 === 1 ? (['baseline', 'product'] as const) : (['product', 'baseline'] as const);
+        for (const side of order) r[side].push(await measure(`${s.name} ${side.padEnd(8)} #${round}`, s[side], o));
       }
       results.push(r);
     }
@@ -527,6 +545,11 @@ async function main(): Promise<number> {
     for (const r of results) {
       console.log(`${r.name}: ratio of best ${(best(r.product).reqPerSec / best(r.baseline).reqPerSec).toFixed(2)}, `
         + `ratio of means ${(mean(r.product) / mean(r.baseline)).toFixed(2)}`);
+    }
+    for (const r of results) {
+      for (const [side, m] of [['product', best(r.product)], ['baseline', best(r.baseline)]] as const) {
+        if (m.serverCpu < 80) console.log(`${r.name} ${side}: the server used only ${m.serverCpu.toFixed(0)}% of a core; the load generator or the database may be the limit`);
+      }
     }
     if (o.write) writeDoc(o, db, command, results);
     const low = results.filter((r) => best(r.product).reqPerSec / best(r.baseline).reqPerSec < TARGET_RATIO);

@@ -3,8 +3,12 @@ export interface Config {
   port: number;
   /** `sqlite:<path>` or `mysql://…`; unset means the embedded SQLite file data/reso.sqlite. */
   databaseUrl?: string;
-  /** Records per page of a collection response. */
+  /** Records per page of a collection response, by default. */
   pageSize: number;
+  /** Largest page a client may ask for with `Prefer: odata.maxpagesize=N`. */
+  maxPageSize: number;
+  /** Signs $skiptoken values; unset, a random secret is created once in the database and shared by every instance on it. */
+  pagingSecret?: string;
   /** Absolute service root used in links, when the server sits behind a proxy; else taken from Host. */
   baseUrl?: string;
   /** Longest $filter accepted, in characters; longer ones get 413. */
@@ -18,6 +22,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     port: intSetting(env, 'PORT', 8080, 0, 65535),
     databaseUrl: env.DATABASE_URL || undefined,
     pageSize: intSetting(env, 'PAGE_SIZE', 100, 1, 10_000),
+    maxPageSize: intSetting(env, 'MAX_PAGE_SIZE', 1000, 1, 10_000),
+    pagingSecret: env.PAGING_SECRET || undefined,
     maxFilterLength: intSetting(env, 'FILTER_MAX_LENGTH', 32 * 1024, 256, 512 * 1024),
     baseUrl: env.BASE_URL ? env.BASE_URL.replace(/\/+$/, '') : undefined,
     seedListings: intSetting(env, 'SEED_LISTINGS', 2000, 0, 10_000_000),

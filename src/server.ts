@@ -21,7 +21,7 @@ export interface RunningServer {
 
 export async function startServer(model: ServiceModel, config: Config, log: (line: string) => void = () => undefined): Promise<RunningServer> {
   const db = openDatabase(config.databaseUrl);
-  const service = new ListingService(model, db);
+  const service = new ListingService(model, db, config.pagingSecret);
   try {
     await service.ready();
     if (config.seedListings > 0 && (await service.store('Property').count()) === 0) {
@@ -32,7 +32,12 @@ export async function startServer(model: ServiceModel, config: Config, log: (lin
     if (!(e instanceof DatabaseUnavailable)) throw e;
     log(`${db.description} is not reachable (${e.reason}); answering 503 until it is`);
   }
-  const app = createApp(service, { pageSize: config.pageSize, baseUrl: config.baseUrl, maxFilterLength: config.maxFilterLength });
+  const app = createApp(service, {
+    pageSize: config.pageSize,
+    maxPageSize: Math.max(config.maxPageSize, config.pageSize),
+    baseUrl: config.baseUrl,
+    maxFilterLength: config.maxFilterLength,
+  });
   // Long query strings must reach the service, which answers 413 with an OData body, instead of Node's bare 431.
   const server = createServer({ maxHeaderSize: MAX_URL_BYTES }, app);
   await new Promise<void>((resolve, reject) => {

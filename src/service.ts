@@ -9,13 +9,19 @@ import { DatabaseUnavailable } from './storage/errors';
 import { syncReferenceData } from './storage/reference-data';
 import { RecordStore } from './storage/record-store';
 import { ensureSchema } from './storage/schema';
+import { Settings } from './storage/settings';
+import { SkipTokens } from './paging/skiptoken';
 
 export class ListingService {
   readonly stores: ReadonlyMap<string, RecordStore>;
+  readonly settings: Settings;
   private readyState: 'no' | 'yes' = 'no';
   private pending?: Promise<void>;
+  private tokens?: SkipTokens;
 
-  constructor(readonly model: ServiceModel, readonly db: Database) {
+  /** `pagingSecret`: signs $skiptoken values; without it, a secret kept in the database is used (shared by every instance on it). */
+  constructor(readonly model: ServiceModel, readonly db: Database, private readonly pagingSecret?: string) {
+    this.settings = new Settings(db);
     const tables = new Map(model.tables.map((t) => [t.name, t]));
     this.stores = new Map(model.entitySets.map((s) => [s.name, new RecordStore(db, s, tables.get(s.table)!, model.lookups)]));
   }
@@ -33,11 +39,18 @@ export class ListingService {
     if (!this.pending) {
       this.pending = (async () => {
         await ensureSchema(this.db, this.model.tables);
+        this.tokens ??= new SkipTokens(this.pagingSecret ? Buffer.from(this.pagingSecret, 'utf8') : await this.settings.pagingSecret());
         await syncReferenceData(this);
         this.readyState = 'yes';
       })().finally(() => { this.pending = undefined; });
     }
     return this.pending;
+  }
+
+  /** Signs and reads $skiptoken values; available once ready() has resolved. */
+  get skipTokens(): SkipTokens {
+    if (!this.tokens) throw new Error('skipTokens before ready()');
+    return this.tokens;
   }
 
   /** After the database was lost, check the schema again before trusting it (it may be a new, empty server). */

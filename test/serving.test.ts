@@ -7,7 +7,7 @@ import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { get, odataError, startTestServer } from './support/http';
+import { get, odataError, startTestServer, testConfig } from './support/http';
 
 const PAGE = 25;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -242,7 +242,7 @@ describeEachDatabase('Startup', (target) => {
     this.timeout(120_000);
     db = await target.create();
     const { startServer } = await import('../src/server');
-    const config = { port: 0, databaseUrl: db.url, pageSize: 100, maxFilterLength: 32768, seedListings: 12 };
+    const config = testConfig(db.url, { seedListings: 12 });
     const first = await startServer(serviceModel, config);
     const before = (await get(`${first.url}/Property`)).json.value;
     await first.close();

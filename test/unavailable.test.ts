@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { startServer, RunningServer } from '../src/server';
 import { MYSQL_URL, mariadbTarget, TestDatabase } from './support/databases';
-import { get, odataError } from './support/http';
+import { get, odataError, testConfig } from './support/http';
 import { TcpProxy } from './support/tcp-proxy';
 
 (MYSQL_URL ? describe : describe.skip)('§7 Database unavailable: 503 and recovery (MariaDB)', function () {
@@ -41,7 +41,7 @@ import { TcpProxy } from './support/tcp-proxy';
 
   it('starts while the database is down and answers 503 instead of failing', async () => {
     await proxy.stop();
-    server = await startServer(serviceModel, { port: 0, databaseUrl: viaProxy, pageSize: 10, maxFilterLength: 32768, seedListings: 0 });
+    server = await startServer(serviceModel, testConfig(viaProxy, { pageSize: 10 }));
     await expect503(`${server.url}/Property`);
     await expect503(`${server.url}/Property('x')`);
   });

@@ -14,8 +14,10 @@ import { metadataDocument, serviceDocument } from './service-root';
 export const RETRY_AFTER_SECONDS = 5;
 
 export interface AppOptions {
-  /** Records per page of a collection response. */
+  /** Records per page of a collection response, unless the client prefers fewer (or more, up to maxPageSize). */
   pageSize: number;
+  /** Largest page a client may ask for with `Prefer: odata.maxpagesize`. */
+  maxPageSize: number;
   /** Absolute service root for links; by default taken from the request's Host. */
   baseUrl?: string;
   /** Longest $filter accepted (413 beyond). */

@@ -123,4 +123,6 @@ export interface QueryOptionsTree {
   readonly format?: string;
   /** Options that are valid OData but that this service does not implement, by name. */
   readonly unsupported: readonly string[];
+  /** The options' texts as written (by canonical name, without `$`), for binding a $skiptoken to its query. */
+  readonly texts?: Readonly<Record<string, string>>;
 }

@@ -46,10 +46,11 @@ export function parseQueryOptions(raw: Readonly<Record<string, string>>, limits:
     throw new ODataError(413, 'PayloadTooLarge',
       `$filter is ${filter.length} characters long; the limit is ${limits.maxFilterLength}. Split the query, or use in (…) for lists of values`, '$filter');
   }
-  return parseOptionTexts({
+  const tree = parseOptionTexts({
     filter, orderby: text('orderby'), select: text('select'), expand: text('expand'), top: text('top'), skip: text('skip'),
     count: text('count'), skiptoken: text('skiptoken'), format: text('format'),
   }, [...byName.keys()].filter((o) => UNSUPPORTED.has(o)).map((o) => byName.get(o)!.name), 0);
+  return { ...tree, texts: Object.fromEntries([...byName].map(([o, { value }]) => [o, value])) };
 }
 
 interface OptionTexts {

@@ -16,9 +16,18 @@ const SHAPE_CACHE_SIZE = 500;
 
 export interface RecordQuery {
   readonly where?: SqlFragment;
+  /** Keyset position: only rows after the last one of the previous page. */
+  readonly after?: SqlFragment;
   readonly orderBy: readonly BoundOrder[];
   readonly limit: number;
   readonly projection: Projection;
+}
+
+export interface RecordPage {
+  /** The records' JSON texts, in order. */
+  readonly records: string[];
+  /** Sort values of each record (for the keyset position of the last one). */
+  readonly sortValues: unknown[][];
 }
 
 /** Rows per multi-row INSERT: large enough to amortise round trips, small enough for any placeholder limit. */
@@ -67,16 +76,24 @@ export class RecordStore {
     return Number((await this.db.all(sql, where.params))[0].n);
   }
 
-  /** Records matching a translated filter, in a bound order, as JSON texts. */
-  async query(q: RecordQuery): Promise<string[]> {
+  /** Records matching a translated filter, in a bound order, as JSON texts with their sort values. */
+  async query(q: RecordQuery): Promise<RecordPage> {
+    const where = q.where && q.after
+      ? { sql: `(${q.where.sql}) AND ${q.after.sql}`, params: [...q.where.params, ...q.after.params] }
+      : q.where ?? q.after;
+    const orderColumns = q.orderBy.map((o) => o.column);
+    const columns = [...new Set([...q.projection.columns, ...orderColumns])];
     const order = q.orderBy.map((o) => `${o.column} ${o.direction}`).join(',');
-    const sql = this.shape(`rows|${q.where?.sql ?? ''}|${order}|${q.projection.columns.join(',')}`, () => {
-      let b = this.db.sql(this.table.name).select([...q.projection.columns]);
-      if (q.where) b = b.whereRaw(q.where.sql, [...q.where.params] as Knex.RawBinding[]);
+    const sql = this.shape(`rows|${where?.sql ?? ''}|${order}|${columns.join(',')}`, () => {
+      let b = this.db.sql(this.table.name).select(columns);
+      if (where) b = b.whereRaw(where.sql, [...where.params] as Knex.RawBinding[]);
       return b.orderBy(q.orderBy.map((o) => ({ column: o.column, order: o.direction }))).limit(q.limit);
     });
-    const rows = await this.db.all(sql, [...(q.where?.params ?? []), q.limit]);
-    return rows.map(q.projection.json);
+    const rows = await this.db.all(sql, [...(where?.params ?? []), q.limit]);
+    return {
+      records: rows.map(q.projection.json),
+      sortValues: rows.map((r) => orderColumns.map((c) => r[c] ?? null)),
+    };
   }
 
   /** SQL text per query shape, built by knex once; values stay parameters. */

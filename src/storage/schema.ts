@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { ColumnSpec, TableSpec } from '../model/service-model';
 import type { Database } from './database';
+import { createSettingsTable } from './settings';
 
 /** Width of stored timestamps: `YYYY-MM-DDTHH:mm:ss.sssZ`, so text order is time order on both databases. */
 export const TIMESTAMP_WIDTH = 24;
@@ -12,6 +13,7 @@ export const DATE_WIDTH = 10;
 
 export async function ensureSchema(db: Database, tables: readonly TableSpec[]): Promise<void> {
   await db.withSchemaBuilder(async (k) => {
+    await createSettingsTable(k, db.dialect);
     for (const table of tables) {
       if (await k.schema.hasTable(table.name)) {
         await checkColumns(k, table);

@@ -1,15 +1,15 @@
 /** A real server on a free port over a real database, and a small client for it. */
+import { Config, configFromEnv } from '../../src/config';
 import type { ServiceModel } from '../../src/model/service-model';
 import { RunningServer, startServer } from '../../src/server';
 
-export async function startTestServer(model: ServiceModel, databaseUrl: string, overrides: { pageSize?: number } = {}): Promise<RunningServer> {
-  return startServer(model, {
-    port: 0,
-    databaseUrl,
-    pageSize: overrides.pageSize ?? 100,
-    maxFilterLength: 32 * 1024,
-    seedListings: 0,
-  });
+/** The product's defaults (as with an empty environment), a free port, no demo data, and the given changes. */
+export function testConfig(databaseUrl: string, overrides: Partial<Config> = {}): Config {
+  return { ...configFromEnv({}), port: 0, databaseUrl, seedListings: 0, ...overrides };
+}
+
+export async function startTestServer(model: ServiceModel, databaseUrl: string, overrides: Partial<Config> = {}): Promise<RunningServer> {
+  return startServer(model, testConfig(databaseUrl, overrides));
 }
 
 export interface HttpResult {

@@ -1,0 +1,53 @@
+/**
+ * Server-wide values kept in the database so that every instance on it agrees: the paging secret, and the
+ * last ModificationTimestamp handed out (writers allocate strictly after it).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Database, Executor } from './database';
+
+export const SETTINGS_TABLE = 'reso_server_settings';
+
+export async function createSettingsTable(k: Knex, dialect: Database['dialect']): Promise<void> {
+  if (await k.schema.hasTable(SETTINGS_TABLE)) return;
+  await k.schema.createTable(SETTINGS_TABLE, (t) => {
+    if (dialect === 'mysql') { t.charset('utf8mb4'); t.collate('utf8mb4_bin'); }
+    t.string('name', 64).primary();
+    t.text('value').notNullable();
+  });
+}
+
+export class Settings {
+  private readonly readSql: string;
+  private readonly insertSql: string;
+  private readonly updateSql: string;
+
+  constructor(private readonly db: Database) {
+    this.readSql = db.sql(SETTINGS_TABLE).select('value').where('name', '').toSQL().toNative().sql;
+    this.insertSql = db.sql(SETTINGS_TABLE).insert({ name: '', value: '' }).onConflict('name').ignore().toSQL().toNative().sql;
+    this.updateSql = db.sql(SETTINGS_TABLE).update({ value: '' }).where('name', '').toSQL().toNative().sql;
+  }
+
+  async get(name: string, ex: Executor = this.db): Promise<string | undefined> {
+    const rows = await ex.all(this.readSql, [name]);
+    return rows.length ? (rows[0].value as string) : undefined;
+  }
+
+  /** Stores `value` unless the name is set already; returns what is stored. */
+  async getOrCreate(name: string, make: () => string): Promise<string> {
+    const existing = await this.get(name);
+    if (existing !== undefined) return existing;
+    await this.db.transaction((tx) => tx.run(this.insertSql, [name, make()]));
+    return (await this.get(name))!;
+  }
+
+  async set(ex: Executor, name: string, value: string): Promise<void> {
+    await ex.run(this.insertSql, [name, value]);
+    await ex.run(this.updateSql, [value, name]);
+  }
+
+  /** The secret that signs $skiptoken values, created once per database. */
+  pagingSecret(): Promise<Buffer> {
+    return this.getOrCreate('paging-secret', () => randomBytes(32).toString('base64')).then((s) => Buffer.from(s, 'base64'));
+  }
+}
