@@ -4,6 +4,7 @@ import { serviceModel } from '../generated';
 import { configFromEnv } from './config';
 import { seedDemoData } from './seed/demo-data';
 import { startServer } from './server';
+import { ingestFile } from './ingest/ndjson';
 import { ListingService } from './service';
 import { openDatabase } from './storage/database';
 
@@ -15,6 +16,10 @@ Commands:
   seed --listings N [--seed S]
                              Write N deterministic demo listings with their offices, members,
                              media, open houses, history, rooms and units
+  ingest <Resource> <file.ndjson> [--on-error skip|reject]
+                             Upsert records by key, one JSON object per line; {"<Key>": "…", "@delete": true}
+                             deletes (a listing is set to MlsStatus Delete). The service keeps the timestamps.
+                             Bad lines are reported by number and skipped, or (reject) nothing is written.
   generate [--dictionary F] [--out D]
                              Regenerate generated/ from the CSDL data dictionary
 
@@ -56,6 +61,25 @@ export async function main(argv: string[]): Promise<number> {
         await service.close();
       }
       return 0;
+    }
+    case 'ingest': {
+      if (args.includes('--help')) { console.log(USAGE); return 0; }
+      const positional = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--on-error');
+      const modeAt = args.indexOf('--on-error');
+      const onError = modeAt >= 0 ? args[modeAt + 1] : 'skip';
+      if (positional.length !== 2 || (onError !== 'skip' && onError !== 'reject')) {
+        throw new Error('usage: reso-server ingest <Resource> <file.ndjson> [--on-error skip|reject]');
+      }
+      const service = new ListingService(serviceModel, openDatabase(configFromEnv().databaseUrl), configFromEnv().pagingSecret);
+      try {
+        const report = await ingestFile(service, positional[0], positional[1], { onError });
+        for (const e of report.errors) console.error(`line ${e.line}: ${e.message}`);
+        const { errors, ...counts } = report;
+        log(`${report.rejected ? 'REJECTED, nothing written: ' : ''}${JSON.stringify({ ...counts, errors: errors.length })}`);
+        return errors.length > 0 ? 2 : 0;
+      } finally {
+        await service.close();
+      }
     }
     case 'generate':
       if (args.includes('--help')) { console.log(GENERATE_USAGE); return 0; }

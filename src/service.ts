@@ -39,6 +39,7 @@ export class ListingService {
     if (!this.pending) {
       this.pending = (async () => {
         await ensureSchema(this.db, this.model.tables);
+        await this.settings.ensureClock();
         this.tokens ??= new SkipTokens(this.pagingSecret ? Buffer.from(this.pagingSecret, 'utf8') : await this.settings.pagingSecret());
         await syncReferenceData(this);
         this.readyState = 'yes';

@@ -30,14 +30,38 @@ const yaml = require('js-yaml') as { load(text: string, options: { schema: unkno
 // ---------------------------------------------------------------------------------------------------------
 // Measured floor (raise it when the parser gets better; a drop is a regression)
 
-const FLOOR = { applicable: 171, passing: 0, positivePassing: 0, negativePassing: 0 };
+const FLOOR = { applicable: 223, passing: 209, positivePassing: 195, negativePassing: 14 };
 
 // ---------------------------------------------------------------------------------------------------------
 // Applicable cases our parser fails, on purpose. `index` is the case's position in TestCases (names repeat).
 
 interface Exclusion { index: number; name: string; reason: string }
 
+const PLUS_SIGN = 'a leading "+" sign (sent as %2B) on a number is not read: the lexer knows only "-" (to fix)';
+const BINDER_REJECTS = 'model-free parse stage accepts it; the binder then answers 400';
+
 const EXCLUSIONS: readonly Exclusion[] = [
+  // Numbers with an explicit plus sign
+  { index: 57, name: 'Decimal - positive integer in URL', reason: PLUS_SIGN },
+  { index: 69, name: 'Single in URL', reason: PLUS_SIGN },
+  { index: 72, name: 'SByte in URL', reason: PLUS_SIGN },
+  { index: 74, name: 'Int16 in URL', reason: PLUS_SIGN },
+  { index: 76, name: 'Int32 in URL', reason: PLUS_SIGN },
+  { index: 78, name: 'Int64 in URL', reason: PLUS_SIGN },
+  // 4.01 features beyond what the service supports
+  { index: 252, name: '4.8 Addressing the Count - in $filter with filtered collection',
+    reason: '$count with its own options inside an expression (Products/$count($filter=…), 4.01) is not supported' },
+  // Invalid input the parse stage lets through, on purpose or because a later stage rejects it
+  { index: 310, name: '5.1.1 Filter: no spaces', reason: 'lenient: white space at the start of an option value is skipped ("$filter= true")' },
+  { index: 442, name: '5.1.1.13.1 any() - requires a path prefix', reason: `${BINDER_REJECTS} ("any() is not an OData function")` },
+  { index: 725, name: 'lists can only contain primitive literals', reason: `${BINDER_REJECTS} ("the list after in must hold literal values")` },
+  { index: 510, name: '5.1.2 Expand - no $count after $count',
+    reason: 'options after an /$count expand segment are not checked; the binder answers 501 to any $expand' },
+  // Query-string rules of the server, stricter than the grammar or outside it
+  { index: 615, name: '5.1.8 Format', reason: 'a repeated query option is answered with 400 by design (src/http/query-string.ts); the grammar alone allows repeats' },
+  { index: 617, name: '5.1.8 Format - value is case-insensitive', reason: 'a repeated query option is answered with 400 by design (src/http/query-string.ts); the grammar alone allows repeats' },
+  { index: 629, name: 'Next Link: no Ampersand',
+    reason: 'in a query string "&" ends the option, so "this" is a valid custom option; the case is negative only for the lone skiptoken rule' },
 ];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -273,8 +297,15 @@ describe('OASIS OData ABNF test cases: the query parser (parse stage)', function
     console.log(`      ABNF conformance: ${classification.filter((c) => c.readOnlyCore).length} read-only cases, `
       + `${outcomes.length} applicable to the parser (${outcomes.length - negatives.length} positive, ${negatives.length} negative), `
       + `${passing.length} pass (${passing.filter((o) => !o.negative).length} positive, ${passing.filter((o) => o.negative).length} negative; `
-      + `${outcomes.filter((o) => o.positionMatches).length} at FailAt exactly), ${excluded.length} fail (excluded), `
+      + `${outcomes.filter((o) => o.positionMatches).length} of ${outcomes.filter((o) => o.positionMatches !== undefined).length} rejections at FailAt exactly), `
+      + `${excluded.length} fail (excluded), `
       + `${notApplicable.length} not applicable`);
+    if (process.env.ABNF_VERBOSE) {
+      for (const o of outcomes) {
+        console.log(`      ${o.passed ? 'pass' : 'FAIL'} #${o.index} ${o.rule}${o.negative ? ` (FailAt ${o.failAt}${o.positionMatches === undefined ? '' : o.positionMatches ? ', matched' : ', elsewhere'})` : ''} ${JSON.stringify(o.input)}: ${o.detail}`);
+      }
+      for (const n of notApplicable) console.log(`      n/a  #${n.index} ${n.rule} ${JSON.stringify(cases[n.index].Input)}: ${n.reason}`);
+    }
   });
 
   it('the case file and the derived classification describe the same 840 cases in the same order', () => {

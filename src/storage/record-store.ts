@@ -30,6 +30,9 @@ export interface RecordPage {
   readonly sortValues: unknown[][];
 }
 
+/** Keys per IN (…) list. */
+const READ_BATCH = 200;
+
 /** Rows per multi-row INSERT: large enough to amortise round trips, small enough for any placeholder limit. */
 const WRITE_BATCH = 50;
 
@@ -105,6 +108,29 @@ export class RecordStore {
       this.shapes.set(key, sql);
     }
     return sql;
+  }
+
+  /** Stored records by key, parsed, read through `ex` (a transaction sees its own writes). */
+  async recordsByKeys(ex: Executor, keys: readonly (string | number)[]): Promise<Map<string | number, Record<string, unknown>>> {
+    const out = new Map<string | number, Record<string, unknown>>();
+    for (let i = 0; i < keys.length; i += READ_BATCH) {
+      const batch = keys.slice(i, i + READ_BATCH);
+      const sql = this.shape(`keys|${batch.length}`, () => this.db.sql(this.table.name).select(RECORD_COLUMN).whereIn(this.set.key, batch.map(() => 0)));
+      for (const row of await ex.all(sql, batch)) {
+        const record = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
+        out.set(record[this.set.key] as string | number, record);
+      }
+    }
+    return out;
+  }
+
+  /** Removes records by key, in the caller's transaction. */
+  async deleteByKeys(tx: Executor, keys: readonly (string | number)[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += READ_BATCH) {
+      const batch = keys.slice(i, i + READ_BATCH);
+      const sql = this.shape(`delete|${batch.length}`, () => this.db.sql(this.table.name).whereIn(this.set.key, batch.map(() => 0)).del());
+      await tx.run(sql, batch);
+    }
   }
 
   /** Inserts or replaces records by key, in the caller's transaction. */

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Database, Executor } from './database';
 
 export const SETTINGS_TABLE = 'reso_server_settings';
+const CLOCK = 'modification-clock';
 
 export async function createSettingsTable(k: Knex, dialect: Database['dialect']): Promise<void> {
   if (await k.schema.hasTable(SETTINGS_TABLE)) return;
@@ -19,11 +20,15 @@ export async function createSettingsTable(k: Knex, dialect: Database['dialect'])
 
 export class Settings {
   private readonly readSql: string;
+  /** The read that takes the row lock (SQLite has no row locks; its transaction holds the database's write lock). */
+  private readonly lockSql: string;
   private readonly insertSql: string;
   private readonly updateSql: string;
 
   constructor(private readonly db: Database) {
     this.readSql = db.sql(SETTINGS_TABLE).select('value').where('name', '').toSQL().toNative().sql;
+    const lock = db.sql(SETTINGS_TABLE).select('value').where('name', '');
+    this.lockSql = (db.dialect === 'mysql' ? lock.forUpdate() : lock).toSQL().toNative().sql;
     this.insertSql = db.sql(SETTINGS_TABLE).insert({ name: '', value: '' }).onConflict('name').ignore().toSQL().toNative().sql;
     this.updateSql = db.sql(SETTINGS_TABLE).update({ value: '' }).where('name', '').toSQL().toNative().sql;
   }
@@ -44,6 +49,25 @@ export class Settings {
   async set(ex: Executor, name: string, value: string): Promise<void> {
     await ex.run(this.insertSql, [name, value]);
     await ex.run(this.updateSql, [value, name]);
+  }
+
+  /**
+   * Hands out the ModificationTimestamp of one write transaction: strictly after every earlier one, and
+   * never before now. The clock row is locked first (SELECT … FOR UPDATE on MariaDB; SQLite's write lock is
+   * already held), so transactions commit in timestamp order: once a reader sees time T, nothing at T or
+   * earlier can still appear.
+   */
+  async nextModificationTime(tx: Executor): Promise<string> {
+    const rows = await tx.all(this.lockSql, [CLOCK]);
+    const last = rows.length ? Number(rows[0].value) : 0;
+    const t = Math.max(Date.now(), last + 1);
+    await this.set(tx, CLOCK, String(t));
+    return new Date(t).toISOString();
+  }
+
+  /** The clock row must exist before writers lock it. */
+  async ensureClock(): Promise<void> {
+    await this.getOrCreate(CLOCK, () => '0');
   }
 
   /** The secret that signs $skiptoken values, created once per database. */
