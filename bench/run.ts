@@ -252,7 +252,10 @@ function startChild(name: string, script: string, args: string[], env: NodeJS.Pr
     child.on('exit', (code, signal) => {
       children.delete(child);
       if (!settled) fail(`exited during start (${signal ?? `code ${code}`})`);
-      else if (!stopping.has(child)) console.error(`[bench] ${name} server exited unexpectedly (${signal ?? `code ${code}`})\n${tail}`);
+      else if (!stopping.has(child)) {
+        // Code 0 without a signal of ours: the product's SIGTERM/SIGINT handler ran, so something else signalled it.
+        console.error(`[bench] ${name} server exited unexpectedly (${signal ?? `code ${code}`}${code === 0 ? ': stopped by a signal from another process?' : ''})\n${tail}`);
+      }
     });
     child.stderr!.on('data', keep);
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -509,7 +512,8 @@ async function main(): Promise<number> {
   const servers: ServerProcess[] = [];
   try {
     const env = { DATABASE_URL: db.url, PORT: '0', NODE_ENV: 'production' };
-    const product = await startChild('product', join(ROOT, 'dist/src/cli.js'), ['serve'],
+    // `reso-server serve` itself, through a script of its own name (see bench/product-server.ts).
+    const product = await startChild('product', join(__dirname, 'product-server.js'), [],
       { ...env, PAGE_SIZE: '100', SEED_LISTINGS: '0' }, o.pin);
     servers.push(product);
     const baseline = await startChild('baseline', join(__dirname, 'baseline-server.js'), [], env, o.pin);

@@ -13,6 +13,8 @@ export interface Config {
   baseUrl?: string;
   /** Longest $filter accepted, in characters; longer ones get 413. */
   maxFilterLength: number;
+  /** Which listings are distributed: an OData filter on Property's filterable fields; unset, all of them. */
+  feedScope?: string;
   /** Listings the demo data has when `serve` starts on an empty database; 0 starts empty. */
   seedListings: number;
 }
@@ -25,6 +27,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     maxPageSize: intSetting(env, 'MAX_PAGE_SIZE', 1000, 1, 10_000),
     pagingSecret: env.PAGING_SECRET || undefined,
     maxFilterLength: intSetting(env, 'FILTER_MAX_LENGTH', 32 * 1024, 256, 512 * 1024),
+    feedScope: env.FEED_SCOPE || undefined,
     baseUrl: env.BASE_URL ? env.BASE_URL.replace(/\/+$/, '') : undefined,
     seedListings: intSetting(env, 'SEED_LISTINGS', 2000, 0, 10_000_000),
   };

@@ -37,6 +37,7 @@ export async function startServer(model: ServiceModel, config: Config, log: (lin
     maxPageSize: Math.max(config.maxPageSize, config.pageSize),
     baseUrl: config.baseUrl,
     maxFilterLength: config.maxFilterLength,
+    feedScope: config.feedScope,
   });
   // Long query strings must reach the service, which answers 413 with an OData body, instead of Node's bare 431.
   const server = createServer({ maxHeaderSize: MAX_URL_BYTES }, app);

@@ -173,7 +173,9 @@ describeEachDatabase('Serving', (target) => {
         const a = await get(`${base}/${alias}`);
         const b = await get(`${base}/${set}`);
         expect(a.status).to.equal(200);
-        expect(a.json).to.deep.equal(b.json);
+        // Same records and context; a nextLink keeps the path the client used.
+        expect(a.json.value).to.deep.equal(b.json.value);
+        expect(a.json['@odata.nextLink'] ?? '').to.include(`/odata/${alias}?`.slice(0, a.json['@odata.nextLink'] ? undefined : 0));
         expect(a.json['@odata.context']).to.equal(`${base}/$metadata#${set}`);
         expect(a.json.value.length).to.be.greaterThan(0);
         const key = serviceModel.entitySets.find((s) => s.name === set)!.key;

@@ -22,6 +22,8 @@ export interface AppOptions {
   baseUrl?: string;
   /** Longest $filter accepted (413 beyond). */
   maxFilterLength: number;
+  /** The operator's distribution scope: an OData filter on Property (see query/visibility.ts). */
+  feedScope?: string;
 }
 
 export function createApp(service: ListingService, options: AppOptions): express.Express {

@@ -12,6 +12,7 @@ import { projection } from '../query/projection';
 import { nextLink, pageSize } from '../paging/page-request';
 import { queryDigest } from '../paging/skiptoken';
 import { translateFilter } from '../query/translate';
+import { both, Visibility } from '../query/visibility';
 import type { ListingService } from '../service';
 import type { AppOptions } from './app';
 import { parseKeyPredicate } from './key-predicate';
@@ -26,7 +27,9 @@ function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHand
 export function resourceHandlers(service: ListingService, options: AppOptions): ResourceHandlers {
   const parse = (req: Request) => parseQueryOptions(queryOptions(req), { maxFilterLength: options.maxFilterLength });
   const bind = (set: EntitySetSpec, req: Request, single = false): BoundQuery => bindQuery(set, parse(req), { single });
-  const where = (q: BoundQuery) => (q.filter ? translateFilter(q.filter, service.db.dialect) : undefined);
+  const visibility = new Visibility(service.model, service.db.dialect, options.feedScope);
+  const where = (set: EntitySetSpec, q: BoundQuery) =>
+    both(visibility.of(set), q.filter ? translateFilter(q.filter, service.db.dialect) : undefined);
 
   return {
     collection(set: EntitySetSpec) {
@@ -34,7 +37,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions): 
       return handle(async (req, res) => {
         const tree = parse(req);
         const q = bindQuery(set, tree);
-        const filter = where(q);
+        const filter = where(set, q);
         const shape = projection(set, q.select);
         const page = pageSize(req, options.pageSize, options.maxPageSize);
         await service.ready();
@@ -67,7 +70,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions): 
       return handle(async (req, res) => {
         const q = bind(set, req);
         await service.ready();
-        const n = await store.count(where(q));
+        const n = await store.count(where(set, q));
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');
         res.end(String(n));
       });
@@ -79,7 +82,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions): 
         const q = bind(set, req, true);
         const shape = projection(set, q.select);
         await service.ready();
-        const json = await store.jsonByKey(key, shape);
+        const json = await store.jsonByKey(key, shape, visibility.of(set));
         if (json === undefined) throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);
         sendJson(res, entityBody(`${serviceRoot(req, options)}/$metadata#${set.name}${shape.contextSuffix}/$entity`, json));
       });

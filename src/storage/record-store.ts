@@ -59,11 +59,14 @@ export class RecordStore {
     this.countSql = q().count({ n: '*' }).toSQL().toNative().sql;
   }
 
-  /** One record's JSON text (projected when asked), or undefined. */
-  async jsonByKey(key: string | number, projection: Projection = WHOLE_RECORD): Promise<string | undefined> {
-    const sql = projection === WHOLE_RECORD ? this.byKeySql
-      : this.shape(`key|${projection.columns.join(',')}`, () => this.db.sql(this.table.name).select([...projection.columns]).where(this.set.key, 0));
-    const rows = await this.db.all(sql, [key]);
+  /** One record's JSON text (projected when asked), or undefined; `scope` limits what may be seen. */
+  async jsonByKey(key: string | number, projection: Projection = WHOLE_RECORD, scope?: SqlFragment): Promise<string | undefined> {
+    const sql = projection === WHOLE_RECORD && !scope ? this.byKeySql
+      : this.shape(`key|${projection.columns.join(',')}|${scope?.sql ?? ''}`, () => {
+        const b = this.db.sql(this.table.name).select([...projection.columns]).where(this.set.key, 0);
+        return scope ? b.whereRaw(scope.sql, [...scope.params] as Knex.RawBinding[]) : b;
+      });
+    const rows = await this.db.all(sql, scope ? [key, ...scope.params] : [key]);
     return rows.length ? projection.json(rows[0]) : undefined;
   }
 
