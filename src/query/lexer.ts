@@ -28,7 +28,7 @@ const GUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A
 const DATE_TIME_OFFSET = /^-?\d{4,}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2}| \d{2}:\d{2}(?![\d:]))/;
 const DATE = /^-?\d{4,}-\d{2}-\d{2}(?![\dTt:])/;
 const TIME_OF_DAY = /^\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?![\d:])/;
-const NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/;
+const NUMBER = /^[-+]?\d+(\.\d+)?([eE][+-]?\d+)?/;
 
 export function tokenize(input: string, option: string): Token[] {
   const tokens: Token[] = [];
@@ -57,7 +57,7 @@ export function tokenize(input: string, option: string): Token[] {
       continue;
     }
     const rest = input.slice(i);
-    if (/^[0-9]/.test(c) || (c === '-' && /^-[0-9]/.test(rest))) {
+    if (/^[0-9]/.test(c) || ((c === '-' || c === '+') && /^[-+][0-9]/.test(rest))) {
       let m: RegExpExecArray | null;
       if ((m = GUID.exec(rest)) && !/[0-9A-Za-z]/.test(rest[m[0].length] ?? '')) push('guid', m[0], i + m[0].length);
       else if ((m = DATE_TIME_OFFSET.exec(rest))) push('dateTimeOffset', m[0].replace(/ (\d{2}:\d{2})$/, '+$1'), i + m[0].length);
