@@ -109,25 +109,22 @@ export class ExpressionParser {
   }
 
   private parseAdditive(): ExprNode {
-    let left = this.parseMultiplicative();
-    for (;;) {
-      const t = this.peek();
-      if (t.kind !== 'ident' || !ADDITIVE.has(t.text.toLowerCase())) return left;
-      this.requireSpaceAround(t);
-      this.i++;
-      const right = this.parseMultiplicative();
-      left = { kind: 'arithmetic', op: t.text.toLowerCase() as ArithmeticOp, left, right, pos: t.pos };
-    }
+    return this.arithmetic(ADDITIVE, () => this.parseMultiplicative());
   }
 
   private parseMultiplicative(): ExprNode {
-    let left = this.parseUnary();
+    return this.arithmetic(MULTIPLICATIVE, () => this.parseUnary());
+  }
+
+  /** A left-associative level of arithmetic operators. */
+  private arithmetic(ops: ReadonlySet<string>, next: () => ExprNode): ExprNode {
+    let left = next();
     for (;;) {
       const t = this.peek();
-      if (t.kind !== 'ident' || !MULTIPLICATIVE.has(t.text.toLowerCase())) return left;
+      if (t.kind !== 'ident' || !ops.has(t.text.toLowerCase())) return left;
       this.requireSpaceAround(t);
       this.i++;
-      const right = this.parseUnary();
+      const right = next();
       left = { kind: 'arithmetic', op: t.text.toLowerCase() as ArithmeticOp, left, right, pos: t.pos };
     }
   }
