@@ -135,8 +135,10 @@ async function prepareDatabase(o: Options): Promise<BenchDatabase> {
     url = target.href;
     description = `mysql://${target.host}/${MYSQL_DB}`;
     stampFile = join(BENCH_DIR, `mysql-${MYSQL_DB}.stamp`);
+    const server = new URL(admin.href);
+    server.pathname = '/'; // no default database: MYSQL_URL's may not exist, and ours may not yet
     const sql = async (statement: string) => {
-      const c = await mysql.createConnection({ uri: admin.href, connectTimeout: 5000 });
+      const c = await mysql.createConnection({ uri: server.href, connectTimeout: 5000 });
       try { await c.query(statement); } finally { await c.end(); }
     };
     await sql(`CREATE DATABASE IF NOT EXISTS ${MYSQL_DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
@@ -312,6 +314,8 @@ interface Measurement {
   bytesPerReq: number;
   /** The server's CPU use during the measurement, in % of one core (NaN where /proc is missing). */
   serverCpu: number;
+  /** This process's (the load generator's) CPU use during the measurement, in % of one core. */
+  loadCpu: number;
 }
 
 /** User + system CPU seconds a process has used so far (Linux /proc; NaN elsewhere). */
@@ -350,7 +354,9 @@ function checkResult(what: string, r: autocannon.Result): void {
 async function measure(what: string, target: Target, o: Options): Promise<Measurement> {
   if (o.warmup > 0) checkResult(`${what} (warm-up)`, await load(target, o.warmup, o.connections));
   const cpuBefore = cpuSeconds(target.server.child.pid);
+  const ownBefore = process.cpuUsage();
   const r = await load(target, o.duration, o.connections);
+  const own = process.cpuUsage(ownBefore);
   const cpu = cpuSeconds(target.server.child.pid) - cpuBefore;
   checkResult(what, r);
   assertAlive(target.server);
@@ -360,8 +366,10 @@ async function measure(what: string, target: Target, o: Options): Promise<Measur
     p99: r.latency.p99,
     bytesPerReq: r.throughput.total / r.requests.total,
     serverCpu: (100 * cpu) / r.duration,
+    loadCpu: (own.user + own.system) / 1e4 / r.duration,
   };
-  log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, server CPU ${m.serverCpu.toFixed(0)}%`);
+  log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, `
+    + `CPU server ${m.serverCpu.toFixed(0)}% load generator ${m.loadCpu.toFixed(0)}%`);
   return m;
 }
 
@@ -456,9 +464,12 @@ function runSection(o: Options, db: BenchDatabase, command: string, results: Sce
   return `<!-- bench-run ${SECTION} ${o.db} -->
 ### ${o.db === 'sqlite' ? 'SQLite' : 'MariaDB/MySQL'}, ${o.listings} listings: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC
 
-\`${command}\`: ${o.listings} listings in \`${db.description}\`, ${o.connections} connections, ${o.duration} s per
-measurement after ${o.warmup} s of warm-up, ${o.rounds} rounds per server in the order baseline-product, product-baseline, …; the best round
-of each counts (req/s of every round: ${rounds(results)}). Node ${process.version}, ${cpus().length} × ${cpu}${o.pin ? ', servers pinned to CPU 1, load generator to CPU 0' : ''}.
+- Command: \`${command}\`
+- Data: ${o.listings} demo listings (with their media, rooms, open houses…) in \`${db.description}\`
+- Load: ${o.connections} connections; ${o.duration} s per measurement after ${o.warmup} s of warm-up; ${o.rounds} rounds per server
+  in the order baseline-product, product-baseline, …; the best round of each counts
+- Every round, req/s: ${rounds(results)}
+- Node ${process.version}, ${cpus().length} × ${cpu}${o.pin ? '; servers pinned to CPU 1, load generator to CPU 0' : ''}
 
 ${table(results)}
 <!-- /bench-run -->`;
@@ -552,7 +563,8 @@ async function main(): Promise<number> {
     }
     for (const r of results) {
       for (const [side, m] of [['product', best(r.product)], ['baseline', best(r.baseline)]] as const) {
-        if (m.serverCpu < 80) console.log(`${r.name} ${side}: the server used only ${m.serverCpu.toFixed(0)}% of a core; the load generator or the database may be the limit`);
+        if (m.loadCpu > 90) console.log(`${r.name} ${side}: the load generator used ${m.loadCpu.toFixed(0)}% of its core and may be the limit`);
+        else if (m.serverCpu < 80) console.log(`${r.name} ${side}: the server got only ${m.serverCpu.toFixed(0)}% of a core (other load on the machine, or waiting on the database)`);
       }
     }
     if (o.write) writeDoc(o, db, command, results);

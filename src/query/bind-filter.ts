@@ -96,8 +96,9 @@ export class FilterBinder {
     if (left.type === 'dateTimeOffset' && hasSubMillisecond(literal)) {
       // Stored timestamps have millisecond precision; a literal with finer digits was truncated to the
       // millisecond, so `ge`/`gt` become `gt` it, `lt`/`le` become `le` it, and nothing equals it.
+      // Nothing stored equals it, so eq is false and ne true (also for null: null ne x is true in OData).
       if (op === 'eq') return { kind: 'constant', value: false };
-      if (op === 'ne') return { kind: 'isNull', operand: left, negated: true };
+      if (op === 'ne') return { kind: 'constant', value: true };
       return { kind: 'compare', op: op === 'ge' || op === 'gt' ? 'gt' : 'le', left, right };
     }
     return { kind: 'compare', op, left, right };
@@ -139,7 +140,9 @@ export class FilterBinder {
       throw badRequest(`${this.set.name} has no field ${path[0]}`, path[0]);
     }
     if (path.length > 1) throw badRequest(`${path[0]} has no members to navigate to (${name})`, name);
-    if (f.restricted) throw forbidden(`${f.name} is a restricted field and cannot be used in $filter`, f.name);
+    if (f.restricted) {
+      throw forbidden(`${f.name} is a restricted field and cannot be used in $filter. ${this.set.name} can be filtered on: ${filterableNames(this.set)}`, f.name);
+    }
     if (!f.filterable || !f.column) {
       throw notImplemented(`${f.name} cannot be filtered on (it is not indexed). ${this.set.name} can be filtered on: ${filterableNames(this.set)}`, f.name);
     }
@@ -173,6 +176,11 @@ export class FilterBinder {
       }
       case 'year': case 'month': case 'day': case 'hour': case 'minute': case 'second': {
         arity(1);
+        const literal = argNodes[0];
+        if (literal.kind === 'literal' && (literal.type === 'dateTimeOffset' || literal.type === 'date' || literal.type === 'timeOfDay')) {
+          // A literal's parts are read in its own offset (stored values are UTC and read in UTC).
+          return { kind: 'value', type: 'integer', value: datePartOfLiteral(name, literal) };
+        }
         const a = this.scalar(argNodes[0]);
         this.requireType(name, a, DATE_PARTS.has(name) && ['hour', 'minute', 'second'].includes(name)
           ? ['dateTimeOffset', 'timeOfDay'] : ['dateTimeOffset', 'date']);
@@ -240,6 +248,21 @@ export class FilterBinder {
         throw bad();
     }
   }
+}
+
+const LITERAL_PARTS = /^(?:(-?\d{4,})-(\d{2})-(\d{2}))?(?:T?(\d{2}):(\d{2})(?::(\d{2}))?)?/i;
+
+function datePartOfLiteral(name: string, node: LiteralNode): number {
+  const text = String(node.value);
+  const m = LITERAL_PARTS.exec(node.type === 'timeOfDay' ? `T${text}` : text)!;
+  const index = { year: 1, month: 2, day: 3, hour: 4, minute: 5, second: 6 }[name as DatePartFunction];
+  const part = m[index];
+  if (part === undefined) {
+    if (node.type === 'date' && index > 3) throw badRequest(`${name}() does not apply to a date`, OPTION);
+    if (node.type === 'timeOfDay' && index <= 3) throw badRequest(`${name}() does not apply to a time of day`, OPTION);
+    return 0;
+  }
+  return Number(part);
 }
 
 function natural(node: LiteralNode): ValueType {

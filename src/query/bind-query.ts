@@ -52,9 +52,9 @@ function sortField(set: EntitySetSpec, name: string): FieldSpec {
     if (set.navigations.some((n) => n.name === name)) throw notImplemented(`ordering by related records (${name}) is not supported`, name);
     throw badRequest(`${set.name} has no field ${name}`, name);
   }
-  if (f.restricted) throw forbidden(`${f.name} is a restricted field and cannot be used in $orderby`, f.name);
+  const sortable = set.fields.filter((x) => x.sortable).map((x) => x.name).join(', ');
+  if (f.restricted) throw forbidden(`${f.name} is a restricted field and cannot be used in $orderby. ${set.name} can be ordered by: ${sortable}`, f.name);
   if (!f.sortable || !f.column) {
-    const sortable = set.fields.filter((x) => x.sortable).map((x) => x.name).join(', ');
     throw notImplemented(`${f.name} cannot be ordered by (it is not indexed). ${set.name} can be ordered by: ${sortable}`, f.name);
   }
   return f;

@@ -9,7 +9,7 @@
  * Nothing is re-validated here: the binder already did.
  */
 import type { Dialect } from '../storage/database';
-import type { BoundCall, BoundPredicate, BoundScalar, BoundValue } from './bound';
+import type { BoundCall, BoundField, BoundPredicate, BoundScalar, BoundValue } from './bound';
 
 export interface SqlFragment {
   readonly sql: string;
@@ -41,11 +41,8 @@ class Translator {
     switch (p.kind) {
       case 'constant':
         return p.value !== negated ? '1 = 1' : '1 = 0';
-      case 'logical': {
-        // not (a and b) = not a or not b; not (a or b) = not a and not b
-        const op = (p.op === 'and') !== negated ? 'AND' : 'OR';
-        return `(${p.operands.map((o) => this.predicate(o, negated)).join(` ${op} `)})`;
-      }
+      case 'logical':
+        return this.logical(p.op, p.operands, negated);
       case 'not':
         return this.predicate(p.operand, !negated);
       case 'isNull':
@@ -64,12 +61,61 @@ class Translator {
         return negated ? `NOT (${operand})` : `(${operand})`;
       }
       case 'compare':
-        return this.compare(negated ? NEGATED_OP[p.op] : p.op, p.left, p.right);
+        return this.compare(p.op, negated, p.left, p.right);
     }
   }
 
-  /** `op` is already the effective (possibly negated) operator, in OData's two-valued sense. */
-  private compare(op: keyof typeof SQL_OP, l: BoundScalar, r: BoundScalar): string {
+  /**
+   * `and`/`or` chains. Negation goes down by De Morgan. Constants fold, and equalities on one column
+   * join into one IN list (`X eq a or X eq b` is `X IN (a, b)`; `not (X eq a) and not (X eq b)` is
+   * `X NOT IN (a, b)`, nulls included): long key lists then cost the database one list, not a tree of
+   * thousands of comparisons to plan.
+   */
+  private logical(written: 'and' | 'or', operands: readonly BoundPredicate[], negated: boolean): string {
+    const op = (written === 'and') !== negated ? 'AND' : 'OR';
+    // In an OR chain the terms that join are `X eq v`; in an AND chain, `not (X eq v)`.
+    const joinable = op === 'OR';
+    const lists = new Map<string, { left: BoundScalar; values: BoundValue[] }>();
+    const rest: BoundPredicate[] = [];
+    for (const o of operands) {
+      const c = constantOf(o, negated);
+      if (c !== undefined) {
+        if (c === (op === 'OR')) return op === 'OR' ? '1 = 1' : '1 = 0';
+        continue; // true in AND, false in OR: no effect
+      }
+      const eq = equalityOf(o, negated);
+      if (eq && eq.positive === joinable) {
+        const list = lists.get(eq.left.column) ?? lists.set(eq.left.column, { left: eq.left, values: [] }).get(eq.left.column)!;
+        list.values.push(eq.value);
+        continue;
+      }
+      rest.push(o);
+    }
+    const terms: (() => string)[] = [
+      ...[...lists.values()].map((l) => () => this.predicate({ kind: 'in', left: l.left, values: l.values }, !joinable)),
+      ...rest.map((o) => () => this.predicate(o, negated)),
+    ];
+    if (terms.length === 0) return op === 'OR' ? '1 = 0' : '1 = 1';
+    return this.balanced(terms, op);
+  }
+
+  /**
+   * A chain of terms as a balanced tree of parentheses: SQLite refuses expressions nested over 1000 deep,
+   * and a flat `a OR b OR …` nests one level per term there. Terms render in order, so parameters do too.
+   */
+  private balanced(terms: readonly (() => string)[], op: 'AND' | 'OR'): string {
+    if (terms.length <= 16) return `(${terms.map((t) => t()).join(` ${op} `)})`;
+    const mid = Math.ceil(terms.length / 2);
+    const left = this.balanced(terms.slice(0, mid), op);
+    return `(${left} ${op} ${this.balanced(terms.slice(mid), op)})`;
+  }
+
+  /**
+   * A comparison in OData's two-valued sense: null eq null is true, null ne x is true, an ordering
+   * comparison with null is false (so its negation is true).
+   */
+  private compare(written: keyof typeof SQL_OP, negated: boolean, l: BoundScalar, r: BoundScalar): string {
+    const op = negated ? NEGATED_OP[written] : written;
     const left = () => this.scalar(l);
     const right = () => this.scalar(r);
     const plain = () => `${left()} ${SQL_OP[op]} ${right()}`;
@@ -77,15 +123,16 @@ class Translator {
     const rn = nullable(r);
     if (!ln && !rn) return plain();
     if (op === 'eq') {
-      // null eq null is true in OData
       return ln && rn ? `(${plain()} OR (${left()} IS NULL AND ${right()} IS NULL))` : plain();
     }
     if (op === 'ne') {
       if (ln && rn) return `(${plain()} OR (${left()} IS NULL AND ${right()} IS NOT NULL) OR (${left()} IS NOT NULL AND ${right()} IS NULL))`;
       return `(${plain()} OR ${ln ? left() : right()} IS NULL)`;
     }
-    // Ordering comparisons with null are false; the plain form already excludes nulls.
-    return plain();
+    // An ordering comparison excludes nulls; the negation of one (not (x gt v)) includes them.
+    if (!negated) return plain();
+    const nulls = [ln ? `${left()} IS NULL` : '', rn ? `${right()} IS NULL` : ''].filter(Boolean);
+    return `(${plain()} OR ${nulls.join(' OR ')})`;
   }
 
   scalar(s: BoundScalar): string {
@@ -127,10 +174,11 @@ class Translator {
         const lb = length(arg(1));
         return `substr(${a}, ${la} - ${lb} + 1) = ${arg(1)}`;
       }
+      // SQLite's own lower/upper change ASCII only; OData's follow Unicode (the SQLite functions are registered in database.ts).
       case 'tolower':
-        return `LOWER(${arg(0)})`;
+        return my ? `LOWER(${arg(0)})` : `odata_tolower(${arg(0)})`;
       case 'toupper':
-        return `UPPER(${arg(0)})`;
+        return my ? `UPPER(${arg(0)})` : `odata_toupper(${arg(0)})`;
       case 'trim':
         return `TRIM(${arg(0)})`;
       case 'length':
@@ -145,6 +193,21 @@ class Translator {
       }
     }
   }
+}
+
+/** A constant operand's truth under `negated`, else undefined. */
+function constantOf(p: BoundPredicate, negated: boolean): boolean | undefined {
+  if (p.kind === 'constant') return p.value !== negated;
+  if (p.kind === 'not') return constantOf(p.operand, !negated);
+  return undefined;
+}
+
+/** `field eq value` (positive) or its negation, under `negated`; else undefined. */
+function equalityOf(p: BoundPredicate, negated: boolean): { left: BoundField; value: BoundValue; positive: boolean } | undefined {
+  if (p.kind === 'not') return equalityOf(p.operand, !negated);
+  if (p.kind !== 'compare' || (p.op !== 'eq' && p.op !== 'ne')) return undefined;
+  if (p.left.kind !== 'field' || p.right.kind !== 'value') return undefined;
+  return { left: p.left, value: p.right, positive: (p.op === 'eq') !== negated };
 }
 
 function nullable(s: BoundScalar): boolean {

@@ -34,6 +34,12 @@ export interface Database extends Executor {
 
 export const DEFAULT_SQLITE_PATH = 'data/reso.sqlite';
 
+/**
+ * Prepared statements kept per connection. Bounded because every distinct query shape is one: MariaDB
+ * caps prepared statements server-wide (max_prepared_stmt_count, 16382 by default), shared by every client.
+ */
+const STATEMENT_CACHE_SIZE = 256;
+
 /** `sqlite:<path>` (or unset: the default file), or `mysql://user:pass@host:port/db`. */
 export function openDatabase(url: string | undefined): Database {
   if (!url || url.startsWith('sqlite:')) {
@@ -75,6 +81,11 @@ class SqliteDatabase implements Database {
       this.writer.pragma('busy_timeout = 5000');
       this.reader = path === ':memory:' ? this.writer : new BetterSqlite3(path);
       this.reader.pragma('busy_timeout = 5000');
+      for (const db of new Set([this.reader, this.writer])) {
+        // OData's tolower/toupper follow Unicode; SQLite's lower/upper change ASCII letters only.
+        db.function('odata_tolower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
+        db.function('odata_toupper', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : v));
+      }
     } catch (e) {
       throw classify(e);
     }
@@ -82,10 +93,14 @@ class SqliteDatabase implements Database {
 
   private statement(db: BetterSqlite3.Database, cache: Map<string, BetterSqlite3.Statement>, sql: string) {
     let s = cache.get(sql);
-    if (!s) {
+    if (s) {
+      // Least recently used goes first: re-insert on use.
+      cache.delete(sql);
+    } else {
       s = db.prepare(sql);
-      cache.set(sql, s);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     }
+    cache.set(sql, s);
     return s;
   }
 
@@ -170,10 +185,15 @@ class MysqlDatabase implements Database {
       supportBigNumbers: true,
       dateStrings: true,
       enableKeepAlive: true,
+      maxPreparedStatements: STATEMENT_CACHE_SIZE,
     });
-    // An idle connection that dies must not take the process with it; the next query reconnects.
-    (this.pool as unknown as { on(e: string, f: (c: { on(e: string, f: () => void): void }) => void): void })
-      .on('connection', (c) => c.on('error', () => undefined));
+    (this.pool as unknown as { on(e: string, f: (c: { on(e: string, f: () => void): void; query(sql: string): void }) => void): void })
+      .on('connection', (c) => {
+        // An idle connection that dies must not take the process with it; the next query reconnects.
+        c.on('error', () => undefined);
+        // Literals compare like the columns: binary and without PAD SPACE ('a' <> 'a '), as on SQLite.
+        c.query(`SET collation_connection = ${NO_PAD_BINARY_COLLATION}`);
+      });
   }
 
   async all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
@@ -237,7 +257,11 @@ class MysqlDatabase implements Database {
   }
 }
 
+/** MariaDB's and MySQL 8's binary collations without PAD SPACE, chosen by the server itself. */
+export const NO_PAD_BINARY_COLLATION = "IF(VERSION() LIKE '%MariaDB%', 'utf8mb4_nopad_bin', 'utf8mb4_0900_bin')";
+
 const UNAVAILABLE_CODES = new Set([
+  'ER_MAX_PREPARED_STMT_COUNT_REACHED',
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN',
   'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
   'ER_LOCK_WAIT_TIMEOUT', 'ER_LOCK_DEADLOCK', 'ER_TOO_MANY_USER_CONNECTIONS',

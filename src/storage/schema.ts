@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { ColumnSpec, TableSpec } from '../model/service-model';
-import type { Database } from './database';
+import { Database, NO_PAD_BINARY_COLLATION } from './database';
 import { createSettingsTable } from './settings';
 
 /** Width of stored timestamps: `YYYY-MM-DDTHH:mm:ss.sssZ`, so text order is time order on both databases. */
@@ -13,16 +13,17 @@ export const DATE_WIDTH = 10;
 
 export async function ensureSchema(db: Database, tables: readonly TableSpec[]): Promise<void> {
   await db.withSchemaBuilder(async (k) => {
-    await createSettingsTable(k, db.dialect);
+    const collation = db.dialect === 'mysql' ? await binaryCollation(k) : undefined;
+    await createSettingsTable(k, collation);
     for (const table of tables) {
       if (await k.schema.hasTable(table.name)) {
         await checkColumns(k, table);
         continue;
       }
       await k.schema.createTable(table.name, (t) => {
-        if (db.dialect === 'mysql') {
+        if (collation) {
           t.charset('utf8mb4');
-          t.collate('utf8mb4_bin');
+          t.collate(collation);
         }
         for (const c of table.columns) addColumn(t, c, db.dialect);
         t.primary([table.primaryKey]);
@@ -30,6 +31,15 @@ export async function ensureSchema(db: Database, tables: readonly TableSpec[]): 
       });
     }
   });
+}
+
+/**
+ * Strings compare by code point and trailing spaces count, as on SQLite: a binary collation without PAD
+ * SPACE (utf8mb4_bin pads, so 'A' would equal 'A ').
+ */
+async function binaryCollation(k: Knex): Promise<string> {
+  const rows = await k.raw(`SELECT ${NO_PAD_BINARY_COLLATION} AS c`);
+  return (rows[0] as { c: string }[])[0].c;
 }
 
 function addColumn(t: Knex.CreateTableBuilder, c: ColumnSpec, dialect: Database['dialect']): void {

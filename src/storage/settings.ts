@@ -9,10 +9,11 @@ import type { Database, Executor } from './database';
 export const SETTINGS_TABLE = 'reso_server_settings';
 const CLOCK = 'modification-clock';
 
-export async function createSettingsTable(k: Knex, dialect: Database['dialect']): Promise<void> {
+/** `collation`: the MariaDB/MySQL collation of the other tables; undefined on SQLite. */
+export async function createSettingsTable(k: Knex, collation: string | undefined): Promise<void> {
   if (await k.schema.hasTable(SETTINGS_TABLE)) return;
   await k.schema.createTable(SETTINGS_TABLE, (t) => {
-    if (dialect === 'mysql') { t.charset('utf8mb4'); t.collate('utf8mb4_bin'); }
+    if (collation) { t.charset('utf8mb4'); t.collate(collation); }
     t.string('name', 64).primary();
     t.text('value').notNullable();
   });

@@ -1,0 +1,367 @@
+/**
+ * Query fuzzing over HTTP: generated and mutated $filter/$orderby/$select strings (seeded, deterministic) sent
+ * to a real server. Whatever the input, the service answers 200, 400, 403, 404, 413 or 501 — never 5xx —
+ * with a JSON body (an OData error body when not 200), keeps answering simple requests promptly while it is
+ * being fuzzed, and afterwards. Counts: ≥ 10,000 requests on SQLite, about 1,000 on MariaDB (MYSQL_URL).
+ *
+ */
+import { expect } from 'chai';
+import { serviceModel } from '../generated';
+import type { RunningServer } from '../src/server';
+import { seedDemoData } from '../src/seed/demo-data';
+import { DatabaseTarget, describeEachDatabase, TestDatabase } from './support/databases';
+import { startTestServer } from './support/http';
+import { plantEdgeCases } from './support/query-data';
+import { encodeQueryValue, ExpressionGenerator, mutate, Rng } from './support/query-fuzz-gen';
+
+const MAX_FILTER = 32 * 1024;
+const ALLOWED = new Set([200, 400, 403, 404, 413, 501]);
+const CONCURRENCY = 16;
+/** A request slower than this counts as a stall. */
+const STALL_MS = 5_000;
+/** A simple request made while the server is busy must be answered within this. */
+const PROMPT_MS = 2_000;
+
+interface Answer { url: string; status: number; ms: number; text: string; contentType: string; error?: string }
+interface Problem { url: string; why: string; status: number; body: string }
+
+/** Requests sent so far (all suites in this file). */
+let sent = 0;
+
+async function send(base: string, url: string, timeoutMs = 30_000): Promise<Answer> {
+  sent++;
+  const t0 = performance.now();
+  try {
+    const res = await fetch(`${base}${url}`, { signal: AbortSignal.timeout(timeoutMs) });
+    const text = await res.text();
+    return { url, status: res.status, ms: performance.now() - t0, text, contentType: res.headers.get('content-type') ?? '' };
+  } catch (e) {
+    return { url, status: 0, ms: performance.now() - t0, text: '', contentType: '', error: String((e as Error)?.message ?? e) };
+  }
+}
+
+/** What every answer must be, whatever the request. Returns the reason it is not, or undefined. */
+function judge(a: Answer): string | undefined {
+  if (a.error) return `no answer: ${a.error}`;
+  if (!ALLOWED.has(a.status)) return `status ${a.status}`;
+  if (a.ms > STALL_MS) return `took ${Math.round(a.ms)} ms`;
+  const countPath = /^\/[A-Za-z]+\/\$count(\?|$)/.test(a.url);
+  if (a.status === 200 && countPath) {
+    if (!/^text\/plain/.test(a.contentType)) return `content-type ${a.contentType} for /$count`;
+    return /^\d+$/.test(a.text) ? undefined : 'a /$count body that is not a number';
+  }
+  if (!/^application\/json/.test(a.contentType)) return `content-type ${a.contentType}`;
+  let body: any;
+  try {
+    body = JSON.parse(a.text);
+  } catch {
+    return 'a body that is not JSON';
+  }
+  if (a.status === 200) {
+    if (/^\/[A-Za-z]+\(/.test(a.url)) return body && typeof body === 'object' && !Array.isArray(body) ? undefined : 'an entity that is not an object';
+    return Array.isArray(body?.value) ? undefined : 'a 200 collection without a value array';
+  }
+  const e = body?.error;
+  if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || e.message === '' || !Array.isArray(e.details)) return 'not an OData error body';
+  return undefined;
+}
+
+/** Sends every url with at most `limit` in flight; returns the answers in order. */
+async function sendAll(base: string, urls: readonly string[], limit = CONCURRENCY): Promise<Answer[]> {
+  const out: Answer[] = new Array(urls.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < urls.length) {
+      const i = next++;
+      out[i] = await send(base, urls[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, urls.length) }, worker));
+  return out;
+}
+
+function problems(answers: readonly Answer[]): Problem[] {
+  const out: Problem[] = [];
+  for (const a of answers) {
+    const why = judge(a);
+    if (why) out.push({ url: a.url, why, status: a.status, body: a.text.slice(0, 200) });
+  }
+  return out;
+}
+
+/** A readable report: the first few problems, each with its exact request (decoded, then as sent). */
+function report(ps: readonly Problem[], n = 8): string {
+  const byWhy = new Map<string, number>();
+  for (const p of ps) byWhy.set(p.why, (byWhy.get(p.why) ?? 0) + 1);
+  const lines = ps.slice(0, n).map((p) => {
+    let decoded = p.url;
+    try { decoded = decodeURIComponent(p.url); } catch { /* as sent */ }
+    return `  ${p.why}: GET ${decoded.slice(0, 300)}\n    sent as ${p.url.slice(0, 300)}\n    → ${p.body}`;
+  });
+  return `${ps.length} bad answer(s) (${[...byWhy].map(([w, c]) => `${c}× ${w}`).join('; ')}):\n${lines.join('\n')}`;
+}
+
+const q = (path: string, options: readonly (readonly [string, string])[]) =>
+  `${path}${options.length ? `?${options.map(([k, v]) => `${encodeQueryValue(k)}=${encodeQueryValue(v)}`).join('&')}` : ''}`;
+
+/** One random request: a path, a random set of options (generated, often mutated), sometimes a broken query string. */
+function randomRequest(r: Rng, gen: ExpressionGenerator): string {
+  const path = r.weighted<string>([[78, '/Property'], [6, '/Property/$count'], [3, '/Members'], [3, '/Media'], [2, '/Lookup'],
+    [2, '/OpenHouses'], [2, "/Property('L000001')"], [1, '/NoSuchSet'], [1, '/property'], [2, '/Office']]);
+  const maybeMutate = (s: string) => (r.chance(0.4) ? mutate(r, s) : s);
+  const opts: [string, string][] = [];
+  if (r.chance(0.8)) opts.push([r.chance(0.97) ? '$filter' : r.pick(['filter', '$FILTER', '$Filter']), maybeMutate(gen.filter())]);
+  if (r.chance(0.3)) opts.push(['$orderby', maybeMutate(gen.orderby())]);
+  if (r.chance(0.25)) opts.push(['$select', maybeMutate(gen.select())]);
+  if (r.chance(0.2)) opts.push(['$top', r.pick(['0', '1', '5', '1000', '-1', 'abc', '1.5', '', '99999999999999999999', ' 3', '0x10', '1e3'])]);
+  if (r.chance(0.15)) opts.push(['$count', r.pick(['true', 'false', 'TRUE', 'yes', ''])]);
+  if (r.chance(0.05)) {
+    opts.push([r.pick(['$skip', '$expand', '$search', '$apply', '$compute', '$skiptoken', '$format', '$frob', '$levels', 'skiptoken', 'foo', '$', '$index']),
+      r.pick(['1', 'Media', 'OpenHouse($select=ListingKey)', 'Media($expand=Listing)', '*', 'x', 'json', 'xml', '', 'eyJ2IjoxfQ.abc', 'a.b.c', gen.filter()])]);
+  }
+  if (r.chance(0.02) && opts.length > 0) opts.push(opts[0]);
+  let url = q(path, opts);
+  if (r.chance(0.03) && url.includes('?')) {
+    const at = r.int(url.indexOf('?') + 1, url.length);
+    url = url.slice(0, at) + r.pick(['%', '%E0%A4%A', '%FF', '%C3', '&', '&&', '=', '%00', '%2', '%ZZ', '+', '%2B']) + url.slice(at);
+  }
+  return url;
+}
+
+/** Inputs at the edges: deep nesting, just over the length limit, 10,000 or terms, huge lists. */
+function specialRequests(): { label: string; url: string; expect?: number[] }[] {
+  const F = (filter: string) => q('/Property', [['$filter', filter]]);
+  const terms = (n: number, term: (i: number) => string, sep = ' or ') => Array.from({ length: n }, (_, i) => term(i)).join(sep);
+  const key = (i: number) => `ListingKey eq 'L${String(i % 1_000_000).padStart(6, '0')}'`;
+  return [
+    { label: '5,000 ( around a comparison', url: F(`${'('.repeat(5000)}MlsStatus eq 'Active'${')'.repeat(5000)}`), expect: [400] },
+    { label: '5,000 ( alone', url: F('('.repeat(5000)), expect: [400] },
+    { label: '5,000 ) alone', url: F(')'.repeat(5000)), expect: [400] },
+    { label: '5,000 not', url: F(`${'not '.repeat(5000)}true`), expect: [400] },
+    { label: '5,000 unary minus', url: F(`${'-'.repeat(5000)}1 eq -1`), expect: [400, 501] },
+    { label: '3,000 nested tolower(', url: F(`${'tolower('.repeat(3000)}MlsStatus${')'.repeat(3000)} eq 'x'`), expect: [400] },
+    { label: '2,000 nested contains(', url: F(`${'contains('.repeat(2000)}MlsStatus${",'a')".repeat(2000)}`), expect: [400] },
+    { label: '60 nested parentheses (allowed depth)', url: F(`${'('.repeat(60)}MlsStatus eq 'Active'${')'.repeat(60)}`), expect: [200] },
+    { label: '70 nested parentheses', url: F(`${'('.repeat(70)}MlsStatus eq 'Active'${')'.repeat(70)}`), expect: [400] },
+    { label: '$filter of 32,769 x', url: F('x'.repeat(MAX_FILTER + 1)), expect: [413] },
+    { label: 'valid $filter of 32,769 characters', url: F(`ListingKey eq '${'x'.repeat(MAX_FILTER + 1 - 16)}'`), expect: [413] },
+    { label: 'valid $filter of 32,768 characters', url: F(`ListingKey eq '${'x'.repeat(MAX_FILTER - 16)}'`), expect: [200] },
+    { label: '32,768 quotes', url: F("'".repeat(MAX_FILTER)), expect: [400] },
+    { label: '32,768 percent signs', url: F('%'.repeat(MAX_FILTER)), expect: [400] },
+    { label: '30,000 digits of a fraction', url: F(`ModificationTimestamp gt 2026-01-01T00:00:00.${'1'.repeat(30000)}Z`), expect: [400] },
+    { label: '10,000 emoji', url: F('😀'.repeat(10000)), expect: [400] },
+    { label: '10,000 NUL', url: F('\u0000'.repeat(10000)), expect: [400] },
+    { label: '10,000 or terms', url: F(terms(10_000, key)), expect: [413] },
+    { label: '10,000 or terms of true', url: F(terms(10_000, () => 'true')), expect: [413] },
+    { label: 'in list of 6,000 values', url: F(`ListingKey in (${Array.from({ length: 6000 }, (_, i) => `'${i % 100}'`).join(',')})`), expect: [200] },
+    { label: 'in list up to the limit', url: F(`MlsStatus in (${Array.from({ length: 8000 }, () => "'a'").join(',')})`), expect: [200] },
+    { label: '10,000 $orderby keys', url: q('/Property', [['$orderby', Array.from({ length: 10_000 }, () => 'ListingKey').join(',')]]), expect: [400] },
+    { label: '5,000 ( in $orderby', url: q('/Property', [['$orderby', `${'('.repeat(5000)}ListingKey${')'.repeat(5000)}`]]), expect: [400, 501] },
+    { label: '20,000 $select items', url: q('/Property', [['$select', Array.from({ length: 20_000 }, () => 'ListingKey').join(',')]]), expect: [200] },
+    { label: '3,000 nested $expand', url: q('/Property', [['$expand', `${'Media($expand='.repeat(3000)}Listing${')'.repeat(3000)}`]]), expect: [400, 501] },
+    { label: '$top of 10,000 digits', url: q('/Property', [['$top', '9'.repeat(10_000)]]), expect: [400] },
+    { label: '100,000-character custom option', url: q('/Property', [['foo', 'x'.repeat(100_000)]]), expect: [200] },
+    { label: '2,000 query options', url: `/Property?${Array.from({ length: 2000 }, (_, i) => `o${i}=${i}`).join('&')}`, expect: [200] },
+    { label: 'garbage $skiptoken', url: q('/Property', [['$skiptoken', 'not-a-token']]), expect: [400] },
+    { label: 'forged $skiptoken', url: q('/Property', [['$skiptoken', `${Buffer.from('{"v":1,"l":["x"],"n":1}').toString('base64url')}.AAAA`]]), expect: [400] },
+    { label: '$skiptoken of 50,000 characters', url: q('/Property', [['$skiptoken', 'A'.repeat(50_000)]]), expect: [400] },
+  ];
+}
+
+/**
+ * Long chains of and/or that still fit under the length limit (about 1,200 to 4,000 terms). Any status but 5xx
+ * will do (a service may refuse a filter that is too complex), and fast.
+ */
+function longChainRequests(): { label: string; url: string }[] {
+  const F = (filter: string) => q('/Property', [['$filter', filter]]);
+  const fit = (sep: string, term: (i: number) => string) => {
+    let n = 10_000;
+    const chain = (k: number) => Array.from({ length: k }, (_, i) => term(i)).join(sep);
+    while (chain(n).length > MAX_FILTER) n -= 10;
+    return chain(n);
+  };
+  return [
+    { label: 'ListingKey eq … or …, up to the limit', url: F(fit(' or ', (i) => `ListingKey eq 'L${String(i).padStart(6, '0')}'`)) },
+    { label: 'true or true …, up to the limit', url: F(fit(' or ', () => 'true')) },
+    { label: 'length(MlsStatus) ne i and …, up to the limit', url: F(fit(' and ', (i) => `length(MlsStatus) ne ${i}`)) },
+    { label: 'MlsStatus eq … or …, 1,000 terms', url: F(Array.from({ length: 1000 }, () => "MlsStatus eq 'Active'").join(' or ')) },
+    { label: 'not (…) and …, 1,000 terms', url: F(Array.from({ length: 1000 }, (_, i) => `not (ListingKey eq '${i}')`).join(' and ')) },
+    { label: '999 or terms', url: F(Array.from({ length: 999 }, () => "MlsStatus eq 'Active'").join(' or ')) },
+  ];
+}
+
+/** Valid filters F over the filterable fields, for the complement check count(F) + count(not (F)) = count. */
+function validFilters(seed: number, n: number): string[] {
+  const r = new Rng(seed);
+  const gen = new ExpressionGenerator(r);
+  return Array.from({ length: n }, () => gen.validFilter());
+}
+
+describeEachDatabase('Query fuzz: generated and mutated $filter/$orderby/$select over HTTP', (target: DatabaseTarget) => {
+  const sqlite = target.label === 'SQLite';
+  const RANDOM = sqlite ? 10_500 : 1_000;
+  const COMPLEMENT = sqlite ? 400 : 100;
+  let db: TestDatabase;
+  let server: RunningServer;
+  let base: string;
+  let total = 0;
+  let sentBefore = 0;
+
+  before(async function () {
+    this.timeout(180_000);
+    db = await target.create();
+    server = await startTestServer(serviceModel, db.url, { pageSize: 20, maxFilterLength: MAX_FILTER });
+    await seedDemoData(server.service, { listings: 30 });
+    await plantEdgeCases(server.service);
+    base = server.url;
+    sentBefore = sent;
+    total = Number((await send(base, '/Property/$count')).text);
+  });
+  after(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  it(`${RANDOM} generated requests: every answer is 200/400/403/404/413/501 with a JSON body (an OData error body when not 200), and the server never stalls`, async function () {
+    this.timeout(sqlite ? 120_000 : 60_000);
+    const r = new Rng(sqlite ? 20260101 : 20260202);
+    const gen = new ExpressionGenerator(r);
+    const urls = Array.from({ length: RANDOM }, () => randomRequest(r, gen));
+    // A heartbeat: a simple request every 200 ms while the fuzzing runs must always be answered promptly.
+    let running = true;
+    const beats: Answer[] = [];
+    const heartbeat = (async () => {
+      while (running) {
+        beats.push(await send(base, '/Property?$top=1&$select=ListingKey'));
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    })();
+    const answers = await sendAll(base, urls).finally(() => { running = false; });
+    await heartbeat;
+    const bad = problems(answers);
+    const statuses = answers.reduce<Record<number, number>>((m, a) => ({ ...m, [a.status]: (m[a.status] ?? 0) + 1 }), {});
+    console.log(`      statuses: ${JSON.stringify(statuses)}; slowest ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms; `
+      + `heartbeat ${beats.length}×, slowest ${Math.round(Math.max(...beats.map((b) => b.ms)))} ms`);
+    expect(bad, report(bad)).to.deep.equal([]);
+    // The mix reaches the evaluator, not only the parser: a fair share of successes and of each refusal.
+    expect(statuses[200] ?? 0, 'successful requests').to.be.greaterThan(RANDOM * 0.05);
+    expect(statuses[400] ?? 0, '400s').to.be.greaterThan(RANDOM * 0.1);
+    expect(statuses[501] ?? 0, '501s').to.be.greaterThan(RANDOM * 0.02);
+    expect(statuses[403] ?? 0, '403s').to.be.greaterThan(RANDOM * 0.01);
+    for (const b of beats) expect(b.status, `heartbeat ${b.text.slice(0, 200)}`).to.equal(200);
+    expect(Math.max(...beats.map((b) => b.ms)), 'slowest heartbeat (ms)').to.be.below(PROMPT_MS);
+  });
+
+  it('edge inputs: 5,000-deep nesting, just over 32,768 characters, 10,000 or terms, huge lists and options — each answered as expected', async function () {
+    this.timeout(60_000);
+    const specials = specialRequests();
+    const answers = await sendAll(base, specials.map((x) => x.url), 4);
+    const bad = problems(answers);
+    expect(bad, report(bad)).to.deep.equal([]);
+    const unexpected = specials
+      .map((s, i) => ({ s, a: answers[i] }))
+      .filter(({ s, a }) => s.expect && !s.expect.includes(a.status))
+      .map(({ s, a }) => `${s.label}: expected ${s.expect!.join('/')}, got ${a.status} ${a.text.slice(0, 160)}`);
+    expect(unexpected, unexpected.join('\n')).to.deep.equal([]);
+  });
+
+  it('a $filter of 10,000 or terms is answered within a few seconds, and a concurrent simple request promptly', async function () {
+    this.timeout(60_000);
+    const filter = Array.from({ length: 10_000 }, (_, i) => `ListingKey eq 'L${String(i).padStart(6, '0')}'`).join(' or ');
+    const big = send(base, q('/Property', [['$filter', filter], ['$count', 'true']]));
+    await new Promise((res) => setTimeout(res, 2));
+    const simple = await send(base, '/Property?$top=1');
+    const answer = await big;
+    expect(judge(answer), `${answer.status} ${answer.text.slice(0, 200)}`).to.equal(undefined);
+    expect(answer.ms, 'answered in (ms)').to.be.below(3_000);
+    expect(simple.status, 'the concurrent simple request').to.equal(200);
+    expect(simple.ms, 'the concurrent simple request (ms)').to.be.below(PROMPT_MS);
+  });
+
+  it('and/or chains of 1,000+ terms under the length limit: answered without 5xx within a few seconds, alone and eight at once, while a simple request is answered promptly', async function () {
+    this.timeout(60_000);
+    const chains = longChainRequests();
+    const failures: string[] = [];
+    for (const c of chains) {
+      const big = send(base, c.url);
+      await new Promise((res) => setTimeout(res, 2));
+      const simple = await send(base, '/Property?$top=1');
+      const a = await big;
+      const why = judge(a) ?? (a.ms > 3_000 ? `took ${Math.round(a.ms)} ms` : undefined);
+      if (why) failures.push(`${c.label}: ${why} → ${a.text.slice(0, 160)}`);
+      if (simple.status !== 200 || simple.ms > PROMPT_MS) failures.push(`simple request beside ${c.label}: ${simple.status} in ${Math.round(simple.ms)} ms`);
+    }
+    const many = Array.from({ length: 8 }, () => send(base, chains[0].url));
+    const simple = await send(base, '/Property?$top=1');
+    for (const a of await Promise.all(many)) {
+      const why = judge(a);
+      if (why) failures.push(`eight at once: ${why} → ${a.text.slice(0, 160)}`);
+    }
+    if (simple.status !== 200 || simple.ms > PROMPT_MS) failures.push(`simple request among eight: ${simple.status} in ${Math.round(simple.ms)} ms`);
+    expect(failures, failures.join('\n')).to.deep.equal([]);
+  });
+
+  it(`complement: for ${COMPLEMENT} generated valid filters F, count(F) + count(not (F)) = count, with null change timestamps too`, async function () {
+    this.timeout(60_000);
+    const { violations } = await complement(validFilters(sqlite ? 7 : 8, COMPLEMENT));
+    expect(violations, `${violations.length} filters:\n${violations.slice(0, 6).join('\n')}`).to.deep.equal([]);
+  });
+
+  /** Filters for which count(F) + count(not F) is not the total, or either count was not answered. */
+  async function complement(filters: string[]): Promise<{ violations: string[] }> {
+    const urls = filters.flatMap((f) => [q('/Property/$count', [['$filter', f]]), q('/Property/$count', [['$filter', `not (${f})`]])]);
+    const answers = await sendAll(base, urls);
+    const bad = problems(answers);
+    expect(bad, report(bad)).to.deep.equal([]);
+    const violations: string[] = [];
+    filters.forEach((f, i) => {
+      const a = answers[2 * i];
+      const b = answers[2 * i + 1];
+      if (a.status !== 200 || b.status !== 200) {
+        violations.push(`${a.status}/${b.status} for a valid filter: ${f} → ${a.text.slice(0, 150)} ${b.text.slice(0, 150)}`);
+        return;
+      }
+      const sum = Number(a.text) + Number(b.text);
+      if (sum !== total) violations.push(`count(F) ${a.text} + count(not F) ${b.text} ≠ ${total} for F = ${f}`);
+    });
+    return { violations };
+  }
+
+  it(`the server still answers a simple request afterwards (after ${sqlite ? '≥ 10,000' : '≥ 1,000'} requests)`, async () => {
+    const a = await send(base, "/Property?$filter=MlsStatus eq 'Active'&$top=3");
+    expect(a.status, a.text.slice(0, 300)).to.equal(200);
+    expect(JSON.parse(a.text).value.length).to.be.within(1, 3);
+    console.log(`      ${sent - sentBefore} requests sent to this server`);
+    expect(sent - sentBefore, 'requests sent').to.be.at.least(sqlite ? 10_000 : 1_000);
+  });
+
+  if (!sqlite) {
+    it('more distinct query shapes than MariaDB\'s max_prepared_stmt_count: the server keeps answering', async function () {
+      this.timeout(240_000);
+      const limit = Number((await server.service.db.all("SHOW VARIABLES LIKE 'max_prepared_stmt_count'"))[0].Value);
+      const n = limit + 1_500;
+      // Distinct SQL texts: 90 filter atoms × 63 column sets × 12 orders = 68,040 shapes.
+      const atoms: string[] = [];
+      for (const f of ['ListingKey', 'MlsStatus', 'PropertyType']) {
+        for (const fn of ['', 'tolower', 'toupper', 'trim', 'length']) {
+          for (const op of ['eq', 'ne', 'gt', 'ge', 'lt', 'le']) atoms.push(fn === 'length' ? `length(${f}) ${op} 3` : fn ? `${fn}(${f}) ${op} 'x'` : `${f} ${op} 'x'`);
+        }
+      }
+      const columns = ['ListingKey', 'ModificationTimestamp', 'DocumentsChangeTimestamp', 'MlsStatus', 'PhotosChangeTimestamp', 'PropertyType'];
+      const subsets = Array.from({ length: 63 }, (_, m) => columns.filter((_, b) => ((m + 1) >> b) & 1).join(','));
+      const orders = ['ListingKey', 'ModificationTimestamp', 'MlsStatus', 'PropertyType', 'PhotosChangeTimestamp', 'DocumentsChangeTimestamp']
+        .flatMap((f) => [`${f} asc`, `${f} desc`]);
+      expect(atoms.length * subsets.length * orders.length).to.be.greaterThan(n);
+      const urls = Array.from({ length: n }, (_, k) => q('/Property', [
+        ['$filter', atoms[k % atoms.length]],
+        ['$select', subsets[Math.floor(k / atoms.length) % subsets.length]],
+        ['$orderby', orders[Math.floor(k / (atoms.length * subsets.length)) % orders.length]],
+      ]));
+      const answers = await sendAll(base, urls);
+      const after = await send(base, '/Property?$top=1');
+      const bad = problems(answers);
+      expect(bad, report(bad, 3)).to.deep.equal([]);
+      expect(after.status, `a simple request afterwards: ${after.text.slice(0, 200)}`).to.equal(200);
+    });
+  }
+});

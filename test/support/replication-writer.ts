@@ -1,0 +1,313 @@
+/**
+ * A random writer for the replication tests: it changes listings and their related records through the
+ * service's own ingest (`ingestBatch`, one transaction and one ModificationTimestamp per call), in batches
+ * of random size so that many changes share one timestamp. It keeps its own copy of what it wrote only to
+ * choose plausible operations (which listing is withdrawn, which media a listing has); the tests never use
+ * that copy as the expected state: they read the database.
+ */
+import { emptyReport, ingestBatch, IngestItem } from '../../src/ingest/ingest';
+import type { ListingService } from '../../src/service';
+
+type Rec = Record<string, any>;
+
+/** mulberry32: small, seedable, good enough to pick operations. */
+export class Random {
+  private state: number;
+  constructor(readonly seed: number) { this.state = seed >>> 0; }
+  next(): number {
+    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  int(min: number, max: number): number { return min + Math.floor(this.next() * (max - min + 1)); }
+  chance(p: number): boolean { return this.next() < p; }
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new Error('pick from nothing');
+    return items[Math.floor(this.next() * items.length)];
+  }
+  weighted<T>(choices: readonly (readonly [T, number])[]): T {
+    const total = choices.reduce((s, [, w]) => s + w, 0);
+    let x = this.next() * total;
+    for (const [v, w] of choices) if ((x -= w) < 0) return v;
+    return choices[choices.length - 1][0];
+  }
+}
+
+const CHILD_SETS = {
+  Media: { key: 'MediaKey', parent: 'ResourceRecordKey' },
+  OpenHouse: { key: 'OpenHouseKey', parent: 'ListingKey' },
+  HistoryTransactional: { key: 'HistoryTransactionalKey', parent: 'ResourceRecordKey' },
+} as const;
+type ChildSet = keyof typeof CHILD_SETS;
+
+export interface WriterStats {
+  batches: number;
+  operations: number;
+  largestBatch: number;
+  /** Operations per kind, e.g. "Property.withdraw". */
+  byKind: Record<string, number>;
+  /** What ingest reported, summed. */
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  listingsTouched: number;
+}
+
+/** The writer's copy of one set: records by key and keys by listing. */
+class Mirror {
+  readonly byKey = new Map<string, Rec>();
+  readonly byParent = new Map<string, Set<string>>();
+  constructor(private readonly parentField?: string) {}
+  set(key: string, r: Rec): void {
+    this.delete(key);
+    this.byKey.set(key, r);
+    const p = this.parentField ? r[this.parentField] : undefined;
+    if (typeof p === 'string') {
+      let s = this.byParent.get(p);
+      if (!s) this.byParent.set(p, (s = new Set()));
+      s.add(key);
+    }
+  }
+  delete(key: string): void {
+    const r = this.byKey.get(key);
+    if (!r) return;
+    this.byKey.delete(key);
+    const p = this.parentField ? r[this.parentField] : undefined;
+    if (typeof p === 'string') this.byParent.get(p)?.delete(key);
+  }
+  childrenOf(parent: string): string[] {
+    return [...(this.byParent.get(parent) ?? [])];
+  }
+}
+
+export class RandomWriter {
+  readonly stats: WriterStats = { batches: 0, operations: 0, largestBatch: 0, byKind: {}, created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0 };
+  private readonly listings = new Mirror();
+  private readonly children: Record<ChildSet, Mirror> = {
+    Media: new Mirror(CHILD_SETS.Media.parent),
+    OpenHouse: new Mirror(CHILD_SETS.OpenHouse.parent),
+    HistoryTransactional: new Mirror(CHILD_SETS.HistoryTransactional.parent),
+  };
+  private readonly templates: Record<'Property' | ChildSet, Rec[]> = { Property: [], Media: [], OpenHouse: [], HistoryTransactional: [] };
+  /** Keys of listings whose related records may be written before the listing itself (§ "related records may arrive before their listing"). */
+  private readonly planned: string[] = [];
+  private seq = 0;
+
+  private constructor(private readonly service: ListingService, readonly rng: Random) {}
+
+  /** A writer over the records now stored. */
+  static async create(service: ListingService, seed: number): Promise<RandomWriter> {
+    const w = new RandomWriter(service, new Random(seed));
+    for (const r of await storedRecords(service, 'Property')) {
+      w.listings.set(r.ListingKey, r);
+      if (r.MlsStatus === 'Active') w.templates.Property.push(r);
+    }
+    for (const set of Object.keys(CHILD_SETS) as ChildSet[]) {
+      for (const r of await storedRecords(service, set)) {
+        w.children[set].set(r[CHILD_SETS[set].key], r);
+        w.templates[set].push(r);
+      }
+      if (w.templates[set].length === 0) throw new Error(`the seed data has no ${set} record to copy`);
+    }
+    if (w.templates.Property.length === 0) throw new Error('the seed data has no Active listing to copy');
+    return w;
+  }
+
+  /**
+   * Writes until `operations` operations are done (or `stop()` says so), pausing a random 0..pauseMs
+   * between batches, and spreading the operations over at least `minMs` (so that readers get to run many
+   * times during the writes, whatever the machine's speed); never waits for anyone else.
+   */
+  async run(options: { operations: number; pauseMs: number; maxBatch: number; minMs?: number; stop?: () => boolean }): Promise<WriterStats> {
+    const started = Date.now();
+    while (this.stats.operations < options.operations && !options.stop?.()) {
+      await this.batch(Math.min(options.maxBatch, options.operations - this.stats.operations));
+      const onSchedule = started + ((options.minMs ?? 0) * this.stats.operations) / options.operations - Date.now();
+      await new Promise((r) => setTimeout(r, Math.max(this.rng.int(0, options.pauseMs), onSchedule)));
+    }
+    return this.stats;
+  }
+
+  /** One ingest call: a random set, a random number of random operations on it. */
+  async batch(maxSize: number): Promise<void> {
+    const rng = this.rng;
+    const size = Math.max(1, Math.min(maxSize, rng.weighted([[rng.int(1, 3), 50], [rng.int(4, 15), 35], [rng.int(16, 60), 15]] as const)));
+    const set = rng.weighted<'Property' | ChildSet>([['Property', 40], ['Media', 35], ['OpenHouse', 12], ['HistoryTransactional', 13]]);
+    const items: IngestItem[] = [];
+    const add = (kind: string, input: Rec) => {
+      items.push({ line: items.length + 1, input });
+      this.stats.byKind[`${set}.${kind}`] = (this.stats.byKind[`${set}.${kind}`] ?? 0) + 1;
+    };
+    while (items.length < size) {
+      if (set === 'Property') this.listingOperation(add);
+      else this.childOperation(set, add);
+    }
+    const report = emptyReport();
+    await ingestBatch(this.service, set, items, report);
+    if (report.errors.length > 0) throw new Error(`writer: ingest of ${set} refused ${JSON.stringify(report.errors.slice(0, 3))}`);
+    this.stats.batches++;
+    this.stats.operations += items.length;
+    this.stats.largestBatch = Math.max(this.stats.largestBatch, items.length);
+    this.stats.created += report.created;
+    this.stats.updated += report.updated;
+    this.stats.unchanged += report.unchanged;
+    this.stats.deleted += report.deleted;
+    this.stats.listingsTouched += report.listingsTouched;
+  }
+
+  private listingKeys(pred: (r: Rec) => boolean): string[] {
+    const out: string[] = [];
+    for (const [k, r] of this.listings.byKey) if (pred(r)) out.push(k);
+    return out;
+  }
+
+  private listingOperation(add: (kind: string, input: Rec) => void): void {
+    const rng = this.rng;
+    const kind = rng.weighted([
+      ['update', 36], ['create', 12], ['delete', 7], ['withdraw', 12], ['return', 12], ['status', 9], ['same', 4],
+    ] as const);
+    const live = () => this.listingKeys((r) => r.MlsStatus !== 'Delete');
+    const put = (k: string, r: Rec) => { this.listings.set(k, r); add(kind, r); };
+    switch (kind) {
+      case 'create': {
+        const key = this.planned.length > 0 && rng.chance(0.5) ? this.planned.shift()! : this.newListingKey();
+        const t = rng.pick(this.templates.Property);
+        put(key, { ...t, ListingKey: key, ListingId: `RP${key}`, MlsStatus: 'Active', ListPrice: rng.int(100, 5000) * 1000 });
+        return;
+      }
+      case 'delete': {
+        const keys = live();
+        if (keys.length === 0) return;
+        const key = rng.pick(keys);
+        this.listings.set(key, { ...this.listings.byKey.get(key)!, MlsStatus: 'Delete' });
+        add(kind, { ListingKey: key, '@delete': true });
+        return;
+      }
+      case 'withdraw': {
+        const keys = this.listingKeys((r) => r.MlsStatus !== 'Delete' && r.MlsStatus !== 'Withdrawn');
+        if (keys.length === 0) return;
+        const key = rng.pick(keys);
+        put(key, { ...this.listings.byKey.get(key)!, MlsStatus: 'Withdrawn' });
+        return;
+      }
+      case 'return': {
+        const keys = this.listingKeys((r) => r.MlsStatus === 'Withdrawn');
+        if (keys.length === 0) return;
+        const key = rng.pick(keys);
+        put(key, { ...this.listings.byKey.get(key)!, MlsStatus: 'Active' });
+        return;
+      }
+      case 'status': {
+        const keys = live().filter((k) => this.listings.byKey.get(k)!.MlsStatus !== 'Withdrawn');
+        if (keys.length === 0) return;
+        const key = rng.pick(keys);
+        put(key, { ...this.listings.byKey.get(key)!, MlsStatus: rng.pick(['Active', 'Pending', 'Active Under Contract', 'Closed', 'Hold']) });
+        return;
+      }
+      case 'same': {
+        // An identical re-ingest: the service must not move the timestamp (nothing to replicate).
+        const key = rng.pick([...this.listings.byKey.keys()]);
+        add(kind, { ...this.listings.byKey.get(key)! });
+        return;
+      }
+      case 'update': {
+        // Any listing, whatever its status (a withdrawn or deleted listing can still be edited at the source).
+        const key = rng.pick([...this.listings.byKey.keys()]);
+        const r = { ...this.listings.byKey.get(key)! };
+        if (rng.chance(0.5)) r.ListPrice = rng.int(100, 5000) * 1000;
+        else r.PublicRemarks = `Updated remarks ${this.seq++} for ${key}.`;
+        put(key, r);
+        return;
+      }
+    }
+  }
+
+  private newListingKey(): string {
+    return `RW${String(this.seq++).padStart(6, '0')}`;
+  }
+
+  /** A listing for a related-record change: any listing the writer knows (in any status), or one yet to be created. */
+  private targetListing(allowPlanned: boolean): string {
+    if (allowPlanned && this.rng.chance(0.04)) {
+      const key = this.newListingKey();
+      this.planned.push(key);
+      return key;
+    }
+    if (allowPlanned && this.planned.length > 0 && this.rng.chance(0.1)) return this.rng.pick(this.planned);
+    return this.rng.pick([...this.listings.byKey.keys()]);
+  }
+
+  private childOperation(set: ChildSet, add: (kind: string, input: Rec) => void): void {
+    const rng = this.rng;
+    const { key: keyField, parent: parentField } = CHILD_SETS[set];
+    const mirror = this.children[set];
+    const put = (kind: string, r: Rec) => { mirror.set(r[keyField], r); add(kind, r); };
+    const remove = (kind: string, key: string) => { mirror.delete(key); add(kind, { [keyField]: key, '@delete': true }); };
+    const kind = set === 'Media'
+      ? rng.weighted([['add', 30], ['remove', 18], ['reorder', 20], ['replace-url', 16], ['replace-key', 16]] as const)
+      : rng.weighted([['add', 40], ['update', 35], ['remove', 25]] as const);
+    const listing = this.targetListing(kind === 'add');
+    const existing = mirror.childrenOf(listing);
+    const fresh = (): Rec => {
+      const t = rng.pick(this.templates[set]);
+      const key = `${listing}-${set === 'Media' ? 'WM' : set === 'OpenHouse' ? 'WOH' : 'WH'}${this.seq++}`;
+      const r: Rec = { ...t, [keyField]: key, [parentField]: listing };
+      const listingId = this.listings.byKey.get(listing)?.ListingId ?? `RP${listing}`;
+      if (set === 'Media') {
+        const order = Math.max(0, ...mirror.childrenOf(listing).map((k) => mirror.byKey.get(k)!.Order ?? 0)) + 1;
+        const doc = rng.chance(0.2);
+        Object.assign(r, {
+          ResourceName: 'Property', ResourceRecordID: listingId, Order: order, MediaCategory: doc ? 'Document' : 'Photo',
+          MediaType: doc ? 'pdf' : 'jpeg', MediaURL: `https://media.example.com/w/${key}.${doc ? 'pdf' : 'jpg'}`,
+          MediaObjectID: key, OriginatingSystemMediaKey: key, SourceSystemMediaKey: key, PreferredPhotoYN: doc ? null : order === 1,
+        });
+      } else if (set === 'OpenHouse') {
+        Object.assign(r, { ListingId: listingId, OpenHouseId: key, OriginatingSystemKey: key, SourceSystemKey: key, OpenHouseStatus: 'Active' });
+      } else {
+        Object.assign(r, { ResourceName: 'Property', ResourceRecordID: listingId, OriginatingSystemHistoryKey: key, SourceSystemHistoryKey: key, NewValue: `v${this.seq}` });
+      }
+      return r;
+    };
+    if (kind === 'add' || existing.length === 0) {
+      put('add', fresh());
+      return;
+    }
+    const one = rng.pick(existing);
+    const current = { ...mirror.byKey.get(one)! };
+    switch (kind) {
+      case 'remove':
+        remove(kind, one);
+        return;
+      case 'reorder': {
+        const other = existing.length > 1 ? rng.pick(existing.filter((k) => k !== one)) : undefined;
+        if (!other) { put(kind, { ...current, Order: (current.Order ?? 0) + 1 }); return; }
+        const b = { ...mirror.byKey.get(other)! };
+        const [oa, ob] = [current.Order, b.Order];
+        put(kind, { ...current, Order: ob === oa ? (oa ?? 0) + 1 : ob });
+        put(kind, { ...b, Order: oa });
+        return;
+      }
+      case 'replace-url':
+        put(kind, { ...current, MediaURL: `https://media.example.com/w/${one}/v${this.seq++}.jpg`, MediaModificationTimestamp: new Date().toISOString() });
+        return;
+      case 'replace-key': {
+        remove(kind, one);
+        const r = fresh();
+        put(kind, { ...r, Order: current.Order, MediaCategory: current.MediaCategory });
+        return;
+      }
+      case 'update':
+        if (set === 'OpenHouse') put(kind, { ...current, OpenHouseStatus: rng.pick(['Active', 'Canceled', 'Ended']), OpenHouseRemarks: `Note ${this.seq++}` });
+        else put(kind, { ...current, NewValue: `v${this.seq++}`, PreviousValue: current.NewValue ?? null });
+        return;
+    }
+  }
+}
+
+/** Every stored record of a set, straight from its table. */
+export async function storedRecords(service: ListingService, set: string): Promise<Rec[]> {
+  const rows = await service.db.all(`SELECT _record FROM \`${set}\``);
+  return rows.map((row) => JSON.parse(row._record as string) as Rec);
+}
