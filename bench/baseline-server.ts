@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import BetterSqlite3 from 'better-sqlite3';
 import express from 'express';
 import * as mysql from 'mysql2/promise';
+import { exitWithParent } from './orphan-guard';
 
 const BY_KEY = 'SELECT _record FROM Property WHERE ListingKey = ?';
 const PAGE = 'SELECT _record FROM Property ORDER BY ModificationTimestamp, ListingKey LIMIT 100';
@@ -62,6 +63,7 @@ function createApp(url: string): { app: express.Express; close: () => Promise<vo
 }
 
 function main(): void {
+  exitWithParent();
   const { app, close } = createApp(process.env.DATABASE_URL ?? '');
   const server: Server = app.listen(Number(process.env.PORT ?? 0), () => {
     console.log(`baseline listening on http://localhost:${(server.address() as AddressInfo).port}`);

@@ -4,6 +4,9 @@
  * `cli.js serve` processes by name on a shared machine do not take the benchmark's server down mid-run.
  */
 import { main } from '../src/cli';
+import { exitWithParent } from './orphan-guard';
+
+exitWithParent();
 
 main(['serve']).then(
   (code) => { if (code !== undefined) process.exitCode = code; },

@@ -10,7 +10,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import * as mysql from 'mysql2/promise';
@@ -89,6 +89,7 @@ function parseArgs(argv: string[]): Options {
 }
 
 const log = (line: string) => console.log(`[bench] ${line}`);
+let loadAtStart = NaN;
 
 // ---------------------------------------------------------------------------------------------------------
 // The benchmark database
@@ -236,7 +237,7 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 function startChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, pin: boolean): Promise<ServerProcess> {
   const command = pin ? 'taskset' : process.execPath;
   const argv = pin ? ['-c', '1', process.execPath, script, ...args] : [script, ...args];
-  const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env, BENCH_PARENT_PID: String(process.pid) }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let tail = '';
   const keep = (chunk: Buffer) => { tail = (tail + chunk.toString()).slice(-4000); };
@@ -316,6 +317,8 @@ interface Measurement {
   serverCpu: number;
   /** This process's (the load generator's) CPU use during the measurement, in % of one core. */
   loadCpu: number;
+  requests: number;
+  serverCpuSeconds: number;
 }
 
 /** User + system CPU seconds a process has used so far (Linux /proc; NaN elsewhere). */
@@ -367,6 +370,8 @@ async function measure(what: string, target: Target, o: Options): Promise<Measur
     bytesPerReq: r.throughput.total / r.requests.total,
     serverCpu: (100 * cpu) / r.duration,
     loadCpu: (own.user + own.system) / 1e4 / r.duration,
+    requests: r.requests.total,
+    serverCpuSeconds: cpu,
   };
   log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, `
     + `CPU server ${m.serverCpu.toFixed(0)}% load generator ${m.loadCpu.toFixed(0)}%`);
@@ -381,6 +386,9 @@ interface ScenarioResult {
 
 const best = (ms: Measurement[]) => ms.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a));
 const mean = (ms: Measurement[]) => ms.reduce((a, b) => a + b.reqPerSec, 0) / ms.length;
+/** Requests per second of server CPU over all rounds: what a request costs the server, whatever else ran. */
+const perCpuSecond = (ms: Measurement[]) => ms.reduce((a, b) => a + b.requests, 0) / ms.reduce((a, b) => a + b.serverCpuSeconds, 0);
+const cpuRatio = (r: ScenarioResult) => perCpuSecond(r.product) / perCpuSecond(r.baseline);
 
 async function get(port: number, path: string): Promise<{ status: number; body: string }> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`);
@@ -420,8 +428,11 @@ spread over the table, against the baseline's \`GET /Property/<key>\`; **page** 
 The baseline (\`bench/baseline-server.ts\`) is bare Express 4 with the same driver (a better-sqlite3 prepared
 statement or a mysql2 \`pool.execute\`) sending the stored record text as it is; no middleware.`;
 
+const INTRO_BEGIN = '<!-- bench-intro -->';
+const INTRO_END = '<!-- /bench-intro -->';
 const DOC_INTRO = `# Benchmarks
 
+${INTRO_BEGIN}
 What is measured: the product (\`reso-server serve\`) and a baseline doing the least an Express + database
 driver handler can do, serving the same rows from the same database, each loaded in turn by
 [autocannon](https://github.com/mcollina/autocannon) from a separate process (\`npm run bench\`, source in
@@ -430,8 +441,15 @@ happen on a shared, noisy 2-core machine (servers pinned to one core, the load g
 so absolute requests per second drift between runs and only mean something next to the baseline beside them.
 Target: a ratio of at least ${TARGET_RATIO.toFixed(2)} in every scenario.
 
+Columns: **ratio** is product/baseline of the best round's requests per second (the headline figure);
+**ratio per CPU-s** is product/baseline of requests per second of server CPU time over all rounds, which
+holds up better when other work on the machine takes CPU from the servers (see *server CPU*: a server
+well below 100% of its core was starved by other processes or waiting on the database). Latencies are
+autocannon's, in ms, at the best round; *body* is the product's response size.
+
 Each scenario family below has its own section; each run records its date, exact command, data size and
 database. \`npm run bench -- --write\` replaces the previous run of the same family and database.
+${INTRO_END}
 `;
 
 function fmt(n: number): string {
@@ -440,14 +458,15 @@ function fmt(n: number): string {
 
 function table(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | product req/s | baseline req/s | ratio | product p50 / p99 ms | baseline p50 / p99 ms | server CPU product / baseline | body |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | product req/s | baseline req/s | ratio | ratio per CPU-s | product p50 / p99 ms | baseline p50 / p99 ms | server CPU product / baseline | body |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const p = best(r.product);
     const b = best(r.baseline);
     const ratio = p.reqPerSec / b.reqPerSec;
-    lines.push(`| ${r.name} | ${fmt(p.reqPerSec)} | ${fmt(b.reqPerSec)} | **${ratio.toFixed(2)}**${ratio < TARGET_RATIO ? ' ⚠' : ''} `
+    const perCpu = Number.isFinite(cpuRatio(r)) ? cpuRatio(r).toFixed(2) : 'n/a';
+    lines.push(`| ${r.name} | ${fmt(p.reqPerSec)} | ${fmt(b.reqPerSec)} | **${ratio.toFixed(2)}**${ratio < TARGET_RATIO ? ' ⚠' : ''} | ${perCpu} `
       + `| ${p.p50} / ${p.p99} | ${b.p50} / ${b.p99} | ${p.serverCpu.toFixed(0)}% / ${b.serverCpu.toFixed(0)}% `
       + `| ${(p.bytesPerReq / 1024).toFixed(1)} KB |`);
   }
@@ -469,7 +488,7 @@ function runSection(o: Options, db: BenchDatabase, command: string, results: Sce
 - Load: ${o.connections} connections; ${o.duration} s per measurement after ${o.warmup} s of warm-up; ${o.rounds} rounds per server
   in the order baseline-product, product-baseline, …; the best round of each counts
 - Every round, req/s: ${rounds(results)}
-- Node ${process.version}, ${cpus().length} × ${cpu}${o.pin ? '; servers pinned to CPU 1, load generator to CPU 0' : ''}
+- Node ${process.version}, ${cpus().length} × ${cpu}${o.pin ? '; servers pinned to CPU 1, load generator to CPU 0' : ''}; load average ${loadAtStart.toFixed(1)} at the start
 
 ${table(results)}
 <!-- /bench-run -->`;
@@ -478,6 +497,13 @@ ${table(results)}
 function writeDoc(o: Options, db: BenchDatabase, command: string, results: ScenarioResult[]): void {
   const run = runSection(o, db, command, results);
   let doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : DOC_INTRO;
+  // The intro is ours: refresh it so it describes the current columns.
+  const a = doc.indexOf(INTRO_BEGIN);
+  const b = a < 0 ? -1 : doc.indexOf(INTRO_END, a);
+  if (a >= 0 && b > a) {
+    const fresh = DOC_INTRO.slice(DOC_INTRO.indexOf(INTRO_BEGIN), DOC_INTRO.indexOf(INTRO_END));
+    doc = doc.slice(0, a) + fresh + doc.slice(b);
+  }
   const begin = `<!-- bench-family ${SECTION} -->`;
   const end = `<!-- /bench-family ${SECTION} -->`;
   const i = doc.indexOf(begin);
@@ -519,6 +545,7 @@ async function main(): Promise<number> {
   const keys = await sampleKeys(db.url);
   if (keys.length < 10) throw new Error(`only ${keys.length} listing keys in the benchmark database`);
   o.pin = pinSelf(o.pin);
+  loadAtStart = loadavg()[0];
 
   const servers: ServerProcess[] = [];
   try {
@@ -559,7 +586,8 @@ async function main(): Promise<number> {
     console.log(table(results));
     for (const r of results) {
       console.log(`${r.name}: ratio of best ${(best(r.product).reqPerSec / best(r.baseline).reqPerSec).toFixed(2)}, `
-        + `ratio of means ${(mean(r.product) / mean(r.baseline)).toFixed(2)}`);
+        + `ratio of means ${(mean(r.product) / mean(r.baseline)).toFixed(2)}, `
+        + `ratio of requests per server CPU-second ${cpuRatio(r).toFixed(2)}`);
     }
     for (const r of results) {
       for (const [side, m] of [['product', best(r.product)], ['baseline', best(r.baseline)]] as const) {

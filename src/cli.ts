@@ -1,5 +1,4 @@
 /** `reso-server serve | seed | generate`: the operator's command line. */
-import { runGenerate, GENERATE_USAGE } from '../codegen/main';
 import { serviceModel } from '../generated';
 import { configFromEnv } from './config';
 import { seedDemoData } from './seed/demo-data';
@@ -81,10 +80,13 @@ export async function main(argv: string[]): Promise<number> {
         await service.close();
       }
     }
-    case 'generate':
+    case 'generate': {
+      // Loaded only here: the generator (ts-morph, handlebars) is not needed to serve.
+      const { runGenerate, GENERATE_USAGE } = await import('../codegen/main');
       if (args.includes('--help')) { console.log(GENERATE_USAGE); return 0; }
       runGenerate(args);
       return 0;
+    }
     case undefined:
     case '--help':
     case '-h':

@@ -28,9 +28,10 @@ export function quoteIdentifier(column: string): string {
   return `\`${column}\``;
 }
 
-export function translateFilter(p: BoundPredicate, dialect: Dialect): SqlFragment {
+/** `negated`: the exact complement, in OData's two-valued logic (records with nulls land on one side). */
+export function translateFilter(p: BoundPredicate, dialect: Dialect, negated = false): SqlFragment {
   const params: unknown[] = [];
-  const sql = new Translator(dialect, params).predicate(p, false);
+  const sql = new Translator(dialect, params).predicate(p, negated);
   return { sql, params };
 }
 

@@ -2,7 +2,8 @@
  * Which records a request may see. The operator's feed scope (FEED_SCOPE, an OData filter over Property's
  * filterable fields, e.g. `MlsStatus ne 'Withdrawn'`) decides which listings are distributed; a listing
  * outside it is absent everywhere: from queries, counts and key fetches (404, like a missing one), and its
- * Media, OpenHouse, history, rooms and units with it. That is how a listing "stops appearing in the feed"
+ * Media, OpenHouse, history, rooms and units with it (records of other resources, like a Member's media,
+ * are not affected). That is how a listing "stops appearing in the feed"
  * (spec §3), which the removed-listings check detects.
  */
 import type { EntitySetSpec, ServiceModel } from '../model/service-model';
@@ -22,9 +23,11 @@ export class Visibility {
     const listings = model.entitySets.find((s) => s.name === LISTINGS);
     if (!listings) throw new Error('FEED_SCOPE needs a Property entity set');
     let scope: SqlFragment;
+    let outside: SqlFragment;
     try {
       const q = bindQuery(listings, parseQueryOptions({ $filter: feedScope }));
       scope = translateFilter(q.filter!, dialect);
+      outside = translateFilter(q.filter!, dialect, true);
     } catch (e) {
       throw new Error(`FEED_SCOPE is not a usable filter on Property: ${(e as Error).message}`);
     }
@@ -34,9 +37,11 @@ export class Visibility {
       if (!nav.join) continue;
       const child = model.entitySets.find((s) => s.name === nav.target)!;
       const fk = quoteIdentifier(child.fieldsByName[nav.join.foreignKey].column!);
+      // Hidden: records of a listing outside the scope. Records of other resources (a Member's media) and
+      // records without a parent stay visible.
       this.bySet.set(child.name, {
-        sql: `${fk} IN (SELECT ${key} FROM ${quoteIdentifier(listings.table)} WHERE ${scope.sql})`,
-        params: scope.params,
+        sql: `(${fk} IS NULL OR ${fk} NOT IN (SELECT ${key} FROM ${quoteIdentifier(listings.table)} WHERE ${outside.sql}))`,
+        params: outside.params,
       });
     }
   }
