@@ -2,6 +2,7 @@
  * Turns the dictionary into the tables the runtime reads: field tables, navigations, storage schema, lookups.
  * Policy decisions that follow from the dictionary (what gets a column, which index) are made here, once.
  */
+import { createHash } from 'node:crypto';
 import type {
   ColumnSpec, ColumnType, EdmPrimitive, FieldSpec, LookupSpec, NavigationSpec, TableSpec,
 } from '../src/model/service-model';
@@ -51,7 +52,6 @@ export function buildModel(dict: Dictionary): BuiltModel {
     const typeDef = typesByName.get(setDef.entityType);
     if (!typeDef) throw new DictionaryError(`entity set ${setDef.name}: unknown entity type ${setDef.entityType}`);
     checkIdentifier(setDef.name, `entity set ${setDef.name}`);
-    if (setDef.name.length > 56) throw new DictionaryError(`entity set ${setDef.name}: names over 56 characters leave no room for index names`);
     const fieldNames = new Set(typeDef.properties.map((p) => p.name));
     for (const list of [setDef.nonFilterable, setDef.nonSortable]) {
       for (const name of list ?? []) {
@@ -114,7 +114,7 @@ export function buildModel(dict: Dictionary): BuiltModel {
         : n.constraint
           ? { foreignKey: n.constraint.referencedProperty, referencedKey: n.constraint.property }
           : undefined;
-      return [compact({ name: n.name, target, collection, join })];
+      return [compact({ name: n.name, target, collection, join, order: n.expandOrder?.split(',').map((f) => f.trim()) })];
     });
 
     return {
@@ -146,6 +146,16 @@ export function buildModel(dict: Dictionary): BuiltModel {
       if (!set.fields[i].column) set.fields[i] = { ...set.fields[i], column: name };
     }
   }
+  for (const set of entitySets) {
+    for (const n of set.navigations) {
+      const target = entitySets.find((t) => t.name === n.target)!;
+      for (const name of n.order ?? []) {
+        if (!target.fields.find((f) => f.name === name)?.sortable) {
+          throw new DictionaryError(`${set.name}.${n.name}: ExpandOrder names ${name}, which is not a sortable field of ${target.name}`);
+        }
+      }
+    }
+  }
   const tables = entitySets.map(tableOf);
   return {
     dictionary: dict,
@@ -171,9 +181,19 @@ function tableOf(set: BuiltEntitySet): TableSpec {
   columns.push({ name: RECORD_COLUMN, type: 'text', nullable: false });
   const indexes = columns
     .filter((c) => c.name !== set.key && c.name !== RECORD_COLUMN)
-    .map((c, i) => ({ name: `ix_${set.table}_${i + 1}`, columns: [c.name, set.key] }));
+    .map((c) => ({ name: indexName(set.table, c.name), columns: [c.name, set.key] }));
   if (indexes.length > MAX_INDEXES) throw new DictionaryError(`${set.name}: ${indexes.length} indexed fields exceed the limit of ${MAX_INDEXES}`);
   return { name: set.table, columns, primaryKey: set.key, indexes };
+}
+
+/**
+ * Named after the column, so adding a field to the dictionary never renames another index; MariaDB allows
+ * 64 characters, so a long name is shortened with a hash of the full one.
+ */
+function indexName(table: string, column: string): string {
+  const name = `ix_${table}_${column}`;
+  if (name.length <= 64) return name;
+  return `${name.slice(0, 51)}_${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
 }
 
 function columnType(f: FieldSpec): ColumnType {

@@ -20,6 +20,8 @@ export interface NavigationDef {
   name: string;
   type: string;
   partner?: string;
+  /** Policy.ExpandOrder: fields (comma separated) that order an expansion by default. */
+  expandOrder?: string;
   constraint?: { property: string; referencedProperty: string };
 }
 
@@ -121,6 +123,7 @@ export function readDictionary(xml: string): Dictionary {
           name: n['@Name'],
           type: n['@Type'],
           partner: n['@Partner'],
+          expandOrder: annotation(n, 'ResoServer.Policy.ExpandOrder')?.['@String'],
           constraint: rc ? { property: rc['@Property'], referencedProperty: rc['@ReferencedProperty'] } : undefined,
         };
       }),

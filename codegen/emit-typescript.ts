@@ -111,6 +111,9 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
     const paths = [set.name, ...set.pathAliases];
     const keyPattern = `/^\\/(?:${paths.join('|')})\\((.*)\\)$/`;
     const countPattern = `/^\\/(?:${paths.join('|')})\\/\\$count$/`;
+    // Navigation paths, for the navigations the runtime can follow (to a served set, by a known join).
+    const navs = set.navigations.filter((n) => n.collection && n.join && n.join.referencedKey === set.key).map((n) => n.name);
+    const navPattern = `/^\\/(?:${paths.join('|')})\\((.*)\\)\\/(${navs.join('|')})$/`;
     router.addFunction({
       name: routerName(set),
       isExported: true,
@@ -121,6 +124,7 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
         `router.get(${literal(paths.map((p) => `/${p}`))}, handlers.collection(${set.name}));`,
         `router.get(${countPattern}, handlers.count(${set.name}));`,
         `router.get(${keyPattern}, handlers.byKey(${set.name}));`,
+        ...(navs.length ? [`router.get(${navPattern}, handlers.navigation(${set.name}));`] : []),
       ],
     });
   }

@@ -220,7 +220,7 @@ export const Property: EntitySetSpec = {
   fields: PropertyFields,
   fieldsByName: byName(PropertyFields),
   navigations: [
-    { name: 'Media', target: 'Media', collection: true, join: { foreignKey: 'ResourceRecordKey', referencedKey: 'ListingKey' } },
+    { name: 'Media', target: 'Media', collection: true, join: { foreignKey: 'ResourceRecordKey', referencedKey: 'ListingKey' }, order: ['Order'] },
     { name: 'OpenHouse', target: 'OpenHouse', collection: true, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
     { name: 'historyTransactional', target: 'HistoryTransactional', collection: true, join: { foreignKey: 'ResourceRecordKey', referencedKey: 'ListingKey' } },
     { name: 'PropertyRooms', target: 'PropertyRooms', collection: true, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
@@ -375,7 +375,7 @@ const MediaFields: readonly FieldSpec[] = [
   { name: 'MediaStatus', type: 'Edm.String', collection: false, nullable: true, maxLength: 50, filterable: false, sortable: false, restricted: false },
   { name: 'MediaType', type: 'Edm.String', collection: false, nullable: true, maxLength: 50, lookupName: 'MediaType', filterable: false, sortable: false, restricted: false },
   { name: 'MediaURL', type: 'Edm.String', collection: false, nullable: true, maxLength: 8000, filterable: false, sortable: false, restricted: false },
-  { name: 'Order', type: 'Edm.Int64', collection: false, nullable: true, filterable: false, sortable: false, restricted: false },
+  { name: 'Order', type: 'Edm.Int64', collection: false, nullable: true, column: 'Order', filterable: false, sortable: true, restricted: false },
   { name: 'OriginatingSystemMediaKey', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, filterable: false, sortable: false, restricted: false },
   { name: 'OriginatingSystemName', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, filterable: false, sortable: false, restricted: false },
   { name: 'Permission', type: 'Edm.String', collection: true, nullable: true, maxLength: 255, lookupName: 'Permission', filterable: false, sortable: false, restricted: false },

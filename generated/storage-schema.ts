@@ -16,11 +16,11 @@ export const tables: readonly TableSpec[] = [
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_Property_1', columns: ['ModificationTimestamp', 'ListingKey'] },
-      { name: 'ix_Property_2', columns: ['DocumentsChangeTimestamp', 'ListingKey'] },
-      { name: 'ix_Property_3', columns: ['MlsStatus', 'ListingKey'] },
-      { name: 'ix_Property_4', columns: ['PhotosChangeTimestamp', 'ListingKey'] },
-      { name: 'ix_Property_5', columns: ['PropertyType', 'ListingKey'] },
+      { name: 'ix_Property_ModificationTimestamp', columns: ['ModificationTimestamp', 'ListingKey'] },
+      { name: 'ix_Property_DocumentsChangeTimestamp', columns: ['DocumentsChangeTimestamp', 'ListingKey'] },
+      { name: 'ix_Property_MlsStatus', columns: ['MlsStatus', 'ListingKey'] },
+      { name: 'ix_Property_PhotosChangeTimestamp', columns: ['PhotosChangeTimestamp', 'ListingKey'] },
+      { name: 'ix_Property_PropertyType', columns: ['PropertyType', 'ListingKey'] },
     ],
   },
   {
@@ -34,9 +34,9 @@ export const tables: readonly TableSpec[] = [
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_Member_1', columns: ['ModificationTimestamp', 'MemberKey'] },
-      { name: 'ix_Member_2', columns: ['MemberStatus', 'MemberKey'] },
-      { name: 'ix_Member_3', columns: ['OfficeKey', 'MemberKey'] },
+      { name: 'ix_Member_ModificationTimestamp', columns: ['ModificationTimestamp', 'MemberKey'] },
+      { name: 'ix_Member_MemberStatus', columns: ['MemberStatus', 'MemberKey'] },
+      { name: 'ix_Member_OfficeKey', columns: ['OfficeKey', 'MemberKey'] },
     ],
   },
   {
@@ -49,8 +49,8 @@ export const tables: readonly TableSpec[] = [
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_Office_1', columns: ['ModificationTimestamp', 'OfficeKey'] },
-      { name: 'ix_Office_2', columns: ['OfficeStatus', 'OfficeKey'] },
+      { name: 'ix_Office_ModificationTimestamp', columns: ['ModificationTimestamp', 'OfficeKey'] },
+      { name: 'ix_Office_OfficeStatus', columns: ['OfficeStatus', 'OfficeKey'] },
     ],
   },
   {
@@ -63,8 +63,8 @@ export const tables: readonly TableSpec[] = [
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_OpenHouse_1', columns: ['ModificationTimestamp', 'OpenHouseKey'] },
-      { name: 'ix_OpenHouse_2', columns: ['ListingKey', 'OpenHouseKey'] },
+      { name: 'ix_OpenHouse_ModificationTimestamp', columns: ['ModificationTimestamp', 'OpenHouseKey'] },
+      { name: 'ix_OpenHouse_ListingKey', columns: ['ListingKey', 'OpenHouseKey'] },
     ],
   },
   {
@@ -73,12 +73,14 @@ export const tables: readonly TableSpec[] = [
     columns: [
       { name: 'MediaKey', type: 'string', nullable: false, length: 255 },
       { name: 'ModificationTimestamp', type: 'timestamp', nullable: false },
+      { name: 'Order', type: 'integer', nullable: true },
       { name: 'ResourceRecordKey', type: 'string', nullable: true, length: 255 },
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_Media_1', columns: ['ModificationTimestamp', 'MediaKey'] },
-      { name: 'ix_Media_2', columns: ['ResourceRecordKey', 'MediaKey'] },
+      { name: 'ix_Media_ModificationTimestamp', columns: ['ModificationTimestamp', 'MediaKey'] },
+      { name: 'ix_Media_Order', columns: ['Order', 'MediaKey'] },
+      { name: 'ix_Media_ResourceRecordKey', columns: ['ResourceRecordKey', 'MediaKey'] },
     ],
   },
   {
@@ -91,8 +93,8 @@ export const tables: readonly TableSpec[] = [
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_HistoryTransactional_1', columns: ['ModificationTimestamp', 'HistoryTransactionalKey'] },
-      { name: 'ix_HistoryTransactional_2', columns: ['ResourceRecordKey', 'HistoryTransactionalKey'] },
+      { name: 'ix_HistoryTransactional_ModificationTimestamp', columns: ['ModificationTimestamp', 'HistoryTransactionalKey'] },
+      { name: 'ix_HistoryTransactional_ResourceRecordKey', columns: ['ResourceRecordKey', 'HistoryTransactionalKey'] },
     ],
   },
   {
@@ -105,8 +107,8 @@ export const tables: readonly TableSpec[] = [
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_PropertyRooms_1', columns: ['ModificationTimestamp', 'RoomKey'] },
-      { name: 'ix_PropertyRooms_2', columns: ['ListingKey', 'RoomKey'] },
+      { name: 'ix_PropertyRooms_ModificationTimestamp', columns: ['ModificationTimestamp', 'RoomKey'] },
+      { name: 'ix_PropertyRooms_ListingKey', columns: ['ListingKey', 'RoomKey'] },
     ],
   },
   {
@@ -119,8 +121,8 @@ export const tables: readonly TableSpec[] = [
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_PropertyUnitTypes_1', columns: ['ModificationTimestamp', 'UnitTypeKey'] },
-      { name: 'ix_PropertyUnitTypes_2', columns: ['ListingKey', 'UnitTypeKey'] },
+      { name: 'ix_PropertyUnitTypes_ModificationTimestamp', columns: ['ModificationTimestamp', 'UnitTypeKey'] },
+      { name: 'ix_PropertyUnitTypes_ListingKey', columns: ['ListingKey', 'UnitTypeKey'] },
     ],
   },
   {
@@ -133,8 +135,8 @@ export const tables: readonly TableSpec[] = [
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_Lookup_1', columns: ['ModificationTimestamp', 'LookupKey'] },
-      { name: 'ix_Lookup_2', columns: ['LookupName', 'LookupKey'] },
+      { name: 'ix_Lookup_ModificationTimestamp', columns: ['ModificationTimestamp', 'LookupKey'] },
+      { name: 'ix_Lookup_LookupName', columns: ['LookupName', 'LookupKey'] },
     ],
   },
   {
@@ -147,8 +149,8 @@ export const tables: readonly TableSpec[] = [
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
-      { name: 'ix_Field_1', columns: ['ModificationTimestamp', 'FieldKey'] },
-      { name: 'ix_Field_2', columns: ['ResourceName', 'FieldKey'] },
+      { name: 'ix_Field_ModificationTimestamp', columns: ['ModificationTimestamp', 'FieldKey'] },
+      { name: 'ix_Field_ResourceName', columns: ['ResourceName', 'FieldKey'] },
     ],
   },
 ];

@@ -9,6 +9,8 @@ import { DatabaseUnavailable } from './storage/errors';
 import { syncReferenceData } from './storage/reference-data';
 import { RecordStore } from './storage/record-store';
 import { ensureSchema } from './storage/schema';
+import { keysetAfter } from './query/keyset';
+import { WHOLE_RECORD } from './query/projection';
 import { Settings } from './storage/settings';
 import { SkipTokens } from './paging/skiptoken';
 
@@ -38,7 +40,8 @@ export class ListingService {
     if (this.readyState === 'yes') return Promise.resolve();
     if (!this.pending) {
       this.pending = (async () => {
-        await ensureSchema(this.db, this.model.tables);
+        const added = await ensureSchema(this.db, this.model.tables);
+        for (const table of added.keys()) await this.backfill(table);
         await this.settings.ensureClock();
         this.tokens ??= new SkipTokens(this.pagingSecret ? Buffer.from(this.pagingSecret, 'utf8') : await this.settings.pagingSecret());
         await syncReferenceData(this);
@@ -46,6 +49,22 @@ export class ListingService {
       })().finally(() => { this.pending = undefined; });
     }
     return this.pending;
+  }
+
+  /** Rewrites every record of a table through the codec, so columns added by a dictionary change hold their values. */
+  private async backfill(table: string): Promise<void> {
+    const set = this.model.entitySets.find((s) => s.table === table);
+    if (!set) return;
+    const store = this.store(set);
+    const key = set.fieldsByName[set.key];
+    const order = [{ field: key, column: key.column!, direction: 'asc' as const }];
+    let last: unknown[] | undefined;
+    for (;;) {
+      const page = await store.query({ after: last ? keysetAfter(order, last) : undefined, orderBy: order, limit: 500, projection: WHOLE_RECORD });
+      if (page.records.length === 0) return;
+      await this.db.transaction((tx) => store.upsert(tx, page.records.map((json) => store.encode(JSON.parse(json)))));
+      last = page.sortValues[page.sortValues.length - 1];
+    }
   }
 
   /** Signs and reads $skiptoken values; available once ready() has resolved. */

@@ -9,4 +9,5 @@ export function mountPropertyRoutes(router: IRouter, handlers: ResourceHandlers)
   router.get(['/Property'], handlers.collection(Property));
   router.get(/^\/(?:Property)\/\$count$/, handlers.count(Property));
   router.get(/^\/(?:Property)\((.*)\)$/, handlers.byKey(Property));
+  router.get(/^\/(?:Property)\((.*)\)\/(Media|OpenHouse|historyTransactional|PropertyRooms|PropertyUnits)$/, handlers.navigation(Property));
 }

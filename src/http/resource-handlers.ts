@@ -1,22 +1,24 @@
 /**
- * What the generated routers call, for each entity set: a collection query, `/$count`, and a fetch by key.
- * Each runs the query pipeline once: parse (model-free) → bind (against the field tables) → translate (SQL).
+ * What the generated routers call, for each entity set: a collection query, `/$count`, a fetch by key, and
+ * navigation paths (`Property('<key>')/Media`). Each runs the query pipeline once: parse (model-free) →
+ * bind (against the field tables) → translate (SQL), then pages by keyset and expands in batches.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { EntitySetSpec, ResourceHandlers } from '../model/service-model';
-import { bindQuery } from '../query/bind-query';
-import type { BoundQuery } from '../query/bound';
-import { parseQueryOptions } from '../query/parse-options';
-import { keysetAfter } from '../query/keyset';
-import { projection } from '../query/projection';
 import { nextLink, pageSize } from '../paging/page-request';
 import { queryDigest } from '../paging/skiptoken';
-import { translateFilter } from '../query/translate';
+import { bindQuery, BindOptions } from '../query/bind-query';
+import type { BoundQuery } from '../query/bound';
+import { keysetAfter } from '../query/keyset';
+import { parseQueryOptions } from '../query/parse-options';
+import { projection } from '../query/projection';
+import { quoteIdentifier, SqlFragment, translateFilter } from '../query/translate';
 import { both, Visibility } from '../query/visibility';
 import type { ListingService } from '../service';
 import type { AppOptions } from './app';
+import { contextProjection, withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
-import { notFound } from './odata-error';
+import { badRequest, notFound } from './odata-error';
 import { queryOptions } from './query-string';
 import { collectionBody, entityBody, sendJson, serviceRoot } from './response';
 
@@ -24,67 +26,98 @@ function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHand
   return (req: Request, res: Response, next: NextFunction) => { fn(req, res).catch(next); };
 }
 
+interface PageScope {
+  /** A condition beyond the request's own (a navigation path's parent). */
+  readonly within?: SqlFragment;
+  readonly defaultOrder?: readonly string[];
+}
+
 export function resourceHandlers(service: ListingService, options: AppOptions): ResourceHandlers {
-  const parse = (req: Request) => parseQueryOptions(queryOptions(req), { maxFilterLength: options.maxFilterLength });
-  const bind = (set: EntitySetSpec, req: Request, single = false): BoundQuery => bindQuery(set, parse(req), { single });
+  const sets = new Map(service.model.entitySets.map((s) => [s.name, s]));
   const visibility = new Visibility(service.model, service.db.dialect, options.feedScope);
-  const where = (set: EntitySetSpec, q: BoundQuery) =>
-    both(visibility.of(set), q.filter ? translateFilter(q.filter, service.db.dialect) : undefined);
+  const parse = (req: Request) => parseQueryOptions(queryOptions(req), { maxFilterLength: options.maxFilterLength });
+  const bind = (set: EntitySetSpec, req: Request, extra: BindOptions = {}) => {
+    const tree = parse(req);
+    return { tree, q: bindQuery(set, tree, { sets, ...extra }) };
+  };
+  const where = (set: EntitySetSpec, q: BoundQuery, within?: SqlFragment) =>
+    both(both(visibility.of(set), within), q.filter ? translateFilter(q.filter, service.db.dialect) : undefined);
+
+  /** One page of a collection, with nextLink, count and expansions. */
+  async function page(req: Request, res: Response, set: EntitySetSpec, scope: PageScope = {}): Promise<void> {
+    const { tree, q } = bind(set, req, { defaultOrder: scope.defaultOrder });
+    const filter = where(set, q, scope.within);
+    const shape = projection(set, q.select);
+    const size = pageSize(req, options.pageSize, options.maxPageSize);
+    await service.ready();
+    const store = service.store(set);
+    // A token is bound to the path too, so it cannot move between parents of a navigation.
+    const digest = queryDigest(req.path, { ...tree.texts, skiptoken: undefined, format: undefined });
+    const position = q.skiptoken !== undefined ? service.skipTokens.decode(q.skiptoken, digest) : undefined;
+    const returned = position?.returned ?? 0;
+    const limit = Math.min(size.size, (q.top ?? Number.MAX_SAFE_INTEGER) - returned);
+    // One row more than the page tells whether another page follows.
+    const result = limit <= 0 ? { records: [], sortValues: [] } : await store.query({
+      where: filter,
+      after: position ? keysetAfter(q.orderBy, position.last) : undefined,
+      orderBy: q.orderBy,
+      limit: limit + 1,
+      projection: shape,
+    });
+    const n = Math.min(result.records.length, Math.max(limit, 0));
+    const keyAt = q.orderBy.findIndex((o) => o.field.name === set.key);
+    const keys = result.sortValues.slice(0, n).map((v) => v[keyAt]);
+    const records = await withExpansions(service, visibility, q.expand, keys, result.records.slice(0, n));
+    let next: string | undefined;
+    // Another page follows when rows remain and $top (a total across pages) is not yet reached.
+    if (result.records.length > limit && returned + n < (q.top ?? Number.MAX_SAFE_INTEGER)) {
+      const token = service.skipTokens.encode({ last: result.sortValues[n - 1], returned: returned + n }, digest);
+      next = nextLink(serviceRoot(req, options), req, token);
+    }
+    const count = q.count ? await store.count(filter) : undefined;
+    if (size.applied) res.setHeader('Preference-Applied', size.applied);
+    const context = `${serviceRoot(req, options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}`;
+    sendJson(res, collectionBody(context, records, { count, nextLink: next }));
+  }
 
   return {
     collection(set: EntitySetSpec) {
-      const store = service.store(set);
-      return handle(async (req, res) => {
-        const tree = parse(req);
-        const q = bindQuery(set, tree);
-        const filter = where(set, q);
-        const shape = projection(set, q.select);
-        const page = pageSize(req, options.pageSize, options.maxPageSize);
-        await service.ready();
-        const digest = queryDigest(set.name, { ...tree.texts, skiptoken: undefined, format: undefined });
-        const position = q.skiptoken !== undefined ? service.skipTokens.decode(q.skiptoken, digest) : undefined;
-        const returned = position?.returned ?? 0;
-        const limit = Math.min(page.size, (q.top ?? Number.MAX_SAFE_INTEGER) - returned);
-        // One row more than the page tells whether another page follows.
-        const result = limit <= 0 ? { records: [], sortValues: [] } : await store.query({
-          where: filter,
-          after: position ? keysetAfter(q.orderBy, position.last) : undefined,
-          orderBy: q.orderBy,
-          limit: limit + 1,
-          projection: shape,
-        });
-        const records = result.records.slice(0, Math.max(limit, 0));
-        let next: string | undefined;
-        // Another page follows when rows remain and $top (a total across pages) is not yet reached.
-        if (result.records.length > limit && returned + records.length < (q.top ?? Number.MAX_SAFE_INTEGER)) {
-          const token = service.skipTokens.encode({ last: result.sortValues[limit - 1], returned: returned + records.length }, digest);
-          next = nextLink(serviceRoot(req, options), req, token);
-        }
-        const count = q.count ? await store.count(filter) : undefined;
-        if (page.applied) res.setHeader('Preference-Applied', page.applied);
-        sendJson(res, collectionBody(`${serviceRoot(req, options)}/$metadata#${set.name}${shape.contextSuffix}`, records, { count, nextLink: next }));
-      });
+      return handle((req, res) => page(req, res, set));
     },
     count(set: EntitySetSpec) {
-      const store = service.store(set);
       return handle(async (req, res) => {
-        const q = bind(set, req);
+        const { q } = bind(set, req);
         await service.ready();
-        const n = await store.count(where(set, q));
+        const n = await service.store(set).count(where(set, q));
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');
         res.end(String(n));
       });
     },
     byKey(set: EntitySetSpec) {
-      const store = service.store(set);
       return handle(async (req, res) => {
         const key = parseKeyPredicate(set, req.params[0]);
-        const q = bind(set, req, true);
+        const { q } = bind(set, req, { single: true });
         const shape = projection(set, q.select);
         await service.ready();
-        const json = await store.jsonByKey(key, shape, visibility.of(set));
+        const json = await service.store(set).jsonByKey(key, shape, visibility.of(set));
         if (json === undefined) throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);
-        sendJson(res, entityBody(`${serviceRoot(req, options)}/$metadata#${set.name}${shape.contextSuffix}/$entity`, json));
+        const [record] = await withExpansions(service, visibility, q.expand, [key], [json]);
+        sendJson(res, entityBody(`${serviceRoot(req, options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`, record));
+      });
+    },
+    navigation(set: EntitySetSpec) {
+      return handle(async (req, res) => {
+        const key = parseKeyPredicate(set, req.params[0]);
+        const nav = set.navigations.find((n) => n.name === req.params[1]);
+        const target = nav && sets.get(nav.target);
+        if (!nav?.join || !target || nav.join.referencedKey !== set.key) throw badRequest(`${set.name} has no navigation ${req.params[1]} to follow`, req.params[1]);
+        await service.ready();
+        // The parent must exist and be visible; otherwise the path leads nowhere (404, as for a missing record).
+        if ((await service.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visibility.of(set))) === undefined) {
+          throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);
+        }
+        const fk = target.fieldsByName[nav.join.foreignKey];
+        await page(req, res, target, { within: { sql: `${quoteIdentifier(fk.column!)} = ?`, params: [key] }, defaultOrder: nav.order });
       });
     },
   };

@@ -46,6 +46,8 @@ export interface NavigationSpec {
    * `target.foreignKey = source.referencedKey`. Absent when the dictionary does not say.
    */
   readonly join?: { readonly foreignKey: string; readonly referencedKey: string };
+  /** Default order of an expansion (then the target's key), e.g. Media by its display Order. */
+  readonly order?: readonly string[];
 }
 
 export interface EntitySetSpec {
@@ -119,4 +121,6 @@ export interface ResourceHandlers {
   /** `<Set>/$count`: the number of matching records as text/plain. */
   count(set: EntitySetSpec): import('express').RequestHandler;
   byKey(set: EntitySetSpec): import('express').RequestHandler;
+  /** `<Set>('<key>')/<Navigation>`: the related records of one record, as a collection. */
+  navigation(set: EntitySetSpec): import('express').RequestHandler;
 }

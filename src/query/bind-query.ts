@@ -8,12 +8,16 @@ import { badRequest, notImplemented } from '../http/odata-error';
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import type { ExpandItem, QueryOptionsTree } from './ast';
 import { FilterBinder, forbidden } from './bind-filter';
-import type { BoundOrder, BoundPredicate, BoundQuery } from './bound';
+import type { BoundExpand, BoundOrder, BoundPredicate, BoundQuery } from './bound';
 
 export interface BindOptions {
   /** The request is for one record (no ordering, filtering or paging options apply). */
   single?: boolean;
   now?: () => string;
+  /** Entity sets by name, to bind $expand against its targets. */
+  sets?: ReadonlyMap<string, EntitySetSpec>;
+  /** Order when the request names none (a navigation path orders like its expansion); default: the set's. */
+  defaultOrder?: readonly string[];
 }
 
 export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: BindOptions = {}): BoundQuery {
@@ -31,18 +35,19 @@ export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: B
       if (present !== undefined) throw badRequest(`${name} does not apply to a single record`, name);
     }
   }
-  if (tree.expand) bindExpand(set, tree.expand);
+  const expand = tree.expand ? bindExpand(set, tree.expand, options) : [];
 
   const binder = new FilterBinder(set, options.now);
   const filter: BoundPredicate | undefined = tree.filter ? binder.predicate(tree.filter) : undefined;
   return {
     filter,
-    orderBy: options.single ? [] : bindOrder(set, tree, binder.fieldsUsed),
+    orderBy: options.single ? [] : bindOrder(set, tree, binder.fieldsUsed, options.defaultOrder),
     select: tree.select ? bindSelect(set, tree) : undefined,
     top: tree.top,
     count: tree.count ?? false,
     skiptoken: tree.skiptoken,
     filterFields: binder.fieldsUsed,
+    expand,
   };
 }
 
@@ -66,7 +71,7 @@ function changeTimestampsUsed(set: EntitySetSpec, used: ReadonlySet<string>): Fi
     && f.name.endsWith('ChangeTimestamp'));
 }
 
-function bindOrder(set: EntitySetSpec, tree: QueryOptionsTree, filterFields: ReadonlySet<string>): BoundOrder[] {
+function bindOrder(set: EntitySetSpec, tree: QueryOptionsTree, filterFields: ReadonlySet<string>, defaultOrder?: readonly string[]): BoundOrder[] {
   const required = changeTimestampsUsed(set, filterFields);
   let order: BoundOrder[];
   if (tree.orderby) {
@@ -87,7 +92,7 @@ function bindOrder(set: EntitySetSpec, tree: QueryOptionsTree, filterFields: Rea
       throw notImplemented(`a filter on ${names} must be ordered by ${names} (or by ${set.key}); $orderby=${first} is not supported`, '$orderby');
     }
   } else {
-    const names = required.length > 0 ? [required[0].name, set.key] : set.defaultOrder;
+    const names = required.length > 0 ? [required[0].name, set.key] : defaultOrder ?? set.defaultOrder;
     order = names.map((n) => {
       const f = set.fieldsByName[n];
       return { field: f, column: f.column!, direction: 'asc' as const };
@@ -116,16 +121,38 @@ function bindSelect(set: EntitySetSpec, tree: QueryOptionsTree): FieldSpec[] | u
   return set.fields.filter((f) => names.has(f.name));
 }
 
-function bindExpand(set: EntitySetSpec, items: readonly ExpandItem[]): void {
-  for (const item of items) {
+function bindExpand(set: EntitySetSpec, items: readonly ExpandItem[], options: BindOptions): BoundExpand[] {
+  const seen = new Set<string>();
+  return items.map((item) => {
     const name = item.path[0];
     if (name === '*') throw notImplemented('$expand=* is not supported; name the navigation properties', '$expand');
-    const nav = set.navigations.find((n) => n.name === name);
-    if (!nav) {
+    const navigation = set.navigations.find((n) => n.name === name);
+    if (!navigation) {
       const names = set.navigations.map((n) => n.name).join(', ') || 'none';
       throw badRequest(`${set.name} has no navigation property ${name} (it has: ${names})`, name);
     }
-    throw notImplemented(`$expand is not supported by this service yet; query ${nav.target} by ${nav.join?.foreignKey ?? 'its fields'} instead`, name);
-  }
+    if (item.path.length > 1) throw notImplemented(`$expand=${item.path.join('/')} is not supported; expand ${name} itself`, name);
+    if (seen.has(name)) throw badRequest(`$expand names ${name} twice`, name);
+    seen.add(name);
+    const target = options.sets?.get(navigation.target);
+    if (!target || !navigation.join || navigation.join.referencedKey !== set.key || !navigation.collection) {
+      throw notImplemented(`$expand=${name} is not supported; query ${navigation.target} by its own fields instead`, name);
+    }
+    const o = item.options;
+    const nested = [['$skip', o.skip], ['$count', o.count], ['$expand', o.expand], ['$skiptoken', o.skiptoken]] as const;
+    for (const [option, value] of nested) {
+      if (value !== undefined) throw notImplemented(`${option} inside $expand=${name}(…) is not supported`, name);
+    }
+    if (o.unsupported.length) throw notImplemented(`${o.unsupported.join(', ')} inside $expand=${name}(…) is not supported`, name);
+    const bound = bindQuery(target, { ...o, expand: undefined }, { now: options.now, defaultOrder: navigation.order });
+    return {
+      navigation,
+      target,
+      foreignKey: target.fieldsByName[navigation.join.foreignKey],
+      filter: bound.filter,
+      orderBy: bound.orderBy,
+      select: bound.select,
+      top: o.top,
+    };
+  });
 }
-

@@ -3,7 +3,7 @@
  * to a field, every literal converted to the stored form of the type it is compared with, and every
  * policy (filterable, restricted, supported) already enforced. The translator trusts them as they are.
  */
-import type { FieldSpec } from '../model/service-model';
+import type { EntitySetSpec, FieldSpec, NavigationSpec } from '../model/service-model';
 
 /** Value types of bound expressions. */
 export type ValueType = 'string' | 'boolean' | 'integer' | 'decimal' | 'double' | 'date' | 'dateTimeOffset' | 'timeOfDay' | 'guid' | 'null';
@@ -85,6 +85,19 @@ export interface BoundOrder {
   readonly direction: 'asc' | 'desc';
 }
 
+/** One `$expand` item: a navigation of the set, with its own options bound against the target set. */
+export interface BoundExpand {
+  readonly navigation: NavigationSpec;
+  readonly target: EntitySetSpec;
+  /** The target's field holding the parent's key. */
+  readonly foreignKey: FieldSpec;
+  readonly filter?: BoundPredicate;
+  readonly orderBy: readonly BoundOrder[];
+  readonly select?: readonly FieldSpec[];
+  /** Records per parent. */
+  readonly top?: number;
+}
+
 /** A request's query, bound: what the translator and the response writer need, nothing to re-check. */
 export interface BoundQuery {
   readonly filter?: BoundPredicate;
@@ -97,4 +110,5 @@ export interface BoundQuery {
   readonly skiptoken?: string;
   /** Fields the filter uses, for the sorting rules and for callers. */
   readonly filterFields: ReadonlySet<string>;
+  readonly expand: readonly BoundExpand[];
 }

@@ -5,7 +5,7 @@
 import type { EntitySetSpec, LookupSpec, TableSpec } from '../model/service-model';
 import type { BoundOrder } from '../query/bound';
 import { Projection, WHOLE_RECORD } from '../query/projection';
-import type { SqlFragment } from '../query/translate';
+import { quoteIdentifier, SqlFragment } from '../query/translate';
 import { RECORD_COLUMN } from '../model/service-model';
 import type { Knex } from 'knex';
 import type { Database, Executor } from './database';
@@ -29,6 +29,19 @@ export interface RecordPage {
   /** Sort values of each record (for the keyset position of the last one). */
   readonly sortValues: unknown[][];
 }
+
+export interface RelatedQuery {
+  /** The related set's column holding the parent key. */
+  readonly foreignKey: string;
+  readonly keys: readonly unknown[];
+  readonly where?: SqlFragment;
+  readonly orderBy: readonly BoundOrder[];
+  readonly projection: Projection;
+  readonly perParent?: number;
+}
+
+const PARENT = '_parent';
+const ROW = '_row';
 
 /** Keys per IN (…) list. */
 const READ_BATCH = 200;
@@ -100,6 +113,34 @@ export class RecordStore {
       records: rows.map(q.projection.json),
       sortValues: rows.map((r) => orderColumns.map((c) => r[c] ?? null)),
     };
+  }
+
+  /**
+   * Records related to many parents at once (one query per expansion per page, never one per parent),
+   * grouped by the parent key in `foreignKey`. With `perParent`, each parent gets at most that many.
+   */
+  async related(q: RelatedQuery): Promise<Map<unknown, string[]>> {
+    const out = new Map<unknown, string[]>();
+    if (q.keys.length === 0) return out;
+    // Key lists are padded to a power of two (repeating the last key) so a few statement shapes serve every page.
+    const size = 2 ** Math.ceil(Math.log2(q.keys.length));
+    const keys = [...q.keys, ...Array(size - q.keys.length).fill(q.keys[q.keys.length - 1])];
+    const fk = quoteIdentifier(q.foreignKey);
+    const columns = [...new Set([...q.projection.columns])].map(quoteIdentifier);
+    const order = q.orderBy.map((o) => `${quoteIdentifier(o.column)} ${o.direction === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
+    const where = `${fk} IN (${keys.map(() => '?').join(', ')})${q.where ? ` AND (${q.where.sql})` : ''}`;
+    const table = quoteIdentifier(this.table.name);
+    const select = `${fk} AS ${PARENT}, ${columns.join(', ')}`;
+    const sql = q.perParent === undefined
+      ? `SELECT ${select} FROM ${table} WHERE ${where} ORDER BY ${fk}, ${order}`
+      : `SELECT * FROM (SELECT ${select}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${order}) AS ${ROW} FROM ${table} WHERE ${where}) ranked`
+        + ` WHERE ${ROW} <= ? ORDER BY ${PARENT}, ${ROW}`;
+    const params = [...keys, ...(q.where?.params ?? []), ...(q.perParent === undefined ? [] : [q.perParent])];
+    for (const row of await this.db.all(sql, params)) {
+      const list = out.get(row[PARENT]) ?? out.set(row[PARENT], []).get(row[PARENT])!;
+      list.push(q.projection.json(row));
+    }
+    return out;
   }
 
   /** SQL text per query shape, built by knex once; values stay parameters. */

@@ -11,13 +11,18 @@ import { createSettingsTable } from './settings';
 export const TIMESTAMP_WIDTH = 24;
 export const DATE_WIDTH = 10;
 
-export async function ensureSchema(db: Database, tables: readonly TableSpec[]): Promise<void> {
+/** Tables that gained columns: their existing rows need the new columns filled from the stored records. */
+export type AddedColumns = Map<string, string[]>;
+
+export async function ensureSchema(db: Database, tables: readonly TableSpec[]): Promise<AddedColumns> {
+  const added: AddedColumns = new Map();
   await db.withSchemaBuilder(async (k) => {
     const collation = db.dialect === 'mysql' ? await binaryCollation(k) : undefined;
     await createSettingsTable(k, collation);
     for (const table of tables) {
       if (await k.schema.hasTable(table.name)) {
-        await checkColumns(k, table);
+        const missing = await addMissingColumns(k, table, db.dialect);
+        if (missing.length) added.set(table.name, missing);
         continue;
       }
       await k.schema.createTable(table.name, (t) => {
@@ -31,6 +36,7 @@ export async function ensureSchema(db: Database, tables: readonly TableSpec[]): 
       });
     }
   });
+  return added;
 }
 
 /**
@@ -57,12 +63,19 @@ function addColumn(t: Knex.CreateTableBuilder, c: ColumnSpec, dialect: Database[
   if (!c.nullable) col.notNullable();
 }
 
-/** A dictionary change that indexes a new field needs its column filled from the stored records first. */
-async function checkColumns(k: Knex, table: TableSpec): Promise<void> {
-  const missing: string[] = [];
-  for (const c of table.columns) if (!(await k.schema.hasColumn(table.name, c.name))) missing.push(c.name);
-  if (missing.length > 0) {
-    throw new Error(`table ${table.name} exists but lacks column(s) ${missing.join(', ')} that the dictionary now indexes; `
-      + 'rebuild the database (seed or ingest again) after changing which fields are filterable');
-  }
+/**
+ * A dictionary change that makes a field filterable or sortable adds its column and index to an existing
+ * table (nullable: the caller fills it from the stored records). Columns are never dropped here.
+ */
+async function addMissingColumns(k: Knex, table: TableSpec, dialect: Database['dialect']): Promise<string[]> {
+  const missing: ColumnSpec[] = [];
+  for (const c of table.columns) if (!(await k.schema.hasColumn(table.name, c.name))) missing.push(c);
+  if (missing.length === 0) return [];
+  const names = new Set(missing.map((c) => c.name));
+  await k.schema.alterTable(table.name, (t) => {
+    for (const c of missing) addColumn(t as unknown as Knex.CreateTableBuilder, { ...c, nullable: true }, dialect);
+  });
+  const indexes = table.indexes.filter((ix) => ix.columns.some((c) => names.has(c)));
+  if (indexes.length) await k.schema.alterTable(table.name, (t) => { for (const ix of indexes) t.index([...ix.columns], ix.name); });
+  return missing.map((c) => c.name);
 }

@@ -1,0 +1,37 @@
+/**
+ * $expand on a page of records: one batched query per navigation for the whole page (never one per record),
+ * then each record gets its related records spliced in as an array, `[]` when it has none.
+ */
+import type { FieldSpec } from '../model/service-model';
+import type { BoundExpand } from '../query/bound';
+import { projection } from '../query/projection';
+import { translateFilter } from '../query/translate';
+import { both, Visibility } from '../query/visibility';
+import type { ListingService } from '../service';
+
+export async function withExpansions(
+  service: ListingService, visibility: Visibility, expand: readonly BoundExpand[], keys: readonly unknown[], records: string[],
+): Promise<string[]> {
+  if (expand.length === 0 || records.length === 0) return records;
+  const related = await Promise.all(expand.map((e) => service.store(e.target).related({
+    foreignKey: e.foreignKey.column!,
+    keys,
+    where: both(visibility.of(e.target), e.filter ? translateFilter(e.filter, service.db.dialect) : undefined),
+    orderBy: e.orderBy,
+    projection: projection(e.target, e.select),
+    perParent: e.top,
+  })));
+  return records.map((json, i) => {
+    const parts = expand.map((e, n) => `${JSON.stringify(e.navigation.name)}:[${(related[n].get(keys[i]) ?? []).join(',')}]`);
+    return json.length > 2 ? `${json.slice(0, -1)},${parts.join(',')}}` : `{${parts.join(',')}}`;
+  });
+}
+
+/** The context URL's projection: `(A,B,Media(MediaKey),OpenHouse())`, or '' for whole records. */
+export function contextProjection(select: readonly FieldSpec[] | undefined, expand: readonly BoundExpand[]): string {
+  const items = [
+    ...(select ?? []).map((f) => f.name),
+    ...expand.map((e) => `${e.navigation.name}(${(e.select ?? []).map((f) => f.name).join(',')})`),
+  ];
+  return items.length ? `(${items.join(',')})` : '';
+}

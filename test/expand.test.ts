@@ -1,0 +1,139 @@
+/**
+ * Spec §2 (related resources) and §4 "Expansion rules for Property": $expand of Media, OpenHouse,
+ * historyTransactional, PropertyRooms and PropertyUnits, with nested options, on collections, key fetches and
+ * nextLink pages; navigation paths; one batched query per navigation per page.
+ */
+import { expect } from 'chai';
+import { serviceModel } from '../generated';
+import type { RunningServer } from '../src/server';
+import { seedDemoData } from '../src/seed/demo-data';
+import { describeEachDatabase, TestDatabase } from './support/databases';
+import { get, odataError, startTestServer } from './support/http';
+
+const NAVS: [string, string, string][] = [
+  ['Media', 'Media', 'ResourceRecordKey'],
+  ['OpenHouse', 'OpenHouse', 'ListingKey'],
+  ['historyTransactional', 'HistoryTransactional', 'ResourceRecordKey'],
+  ['PropertyRooms', 'PropertyRooms', 'ListingKey'],
+  ['PropertyUnits', 'PropertyUnitTypes', 'ListingKey'],
+];
+
+/** Every record of a query, following nextLink. */
+async function all(url: string): Promise<any[]> {
+  const out: any[] = [];
+  for (let next: string | undefined = url; next;) {
+    const r = await get(next, { Prefer: 'odata.maxpagesize=1000' });
+    expect(r.status, `${next}: ${r.text.slice(0, 200)}`).to.equal(200);
+    out.push(...r.json.value);
+    next = r.json['@odata.nextLink'];
+  }
+  return out;
+}
+
+describeEachDatabase('§4 Expansion rules for Property', (target) => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  let base: string;
+  let statements = 0;
+
+  before(async function () {
+    this.timeout(180_000);
+    db = await target.create();
+    server = await startTestServer(serviceModel, db.url, { pageSize: 20 });
+    await seedDemoData(server.service, { listings: 45 });
+    base = server.url;
+    // Count the statements the service sends (reads go through `all`).
+    const database = server.service.db as unknown as { all: (...a: unknown[]) => Promise<unknown> };
+    const original = database.all.bind(database);
+    database.all = (...a: unknown[]) => { statements++; return original(...a); };
+  });
+  after(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  for (const [nav, set, fk] of NAVS) {
+    it(`1. $expand=${nav}: each listing carries exactly what ${set}?$filter=${fk} eq '<key>' returns`, async () => {
+      const listings = await all(`${base}/Property?$select=ListingKey&$expand=${nav}`);
+      expect(listings.length).to.equal(45);
+      const related = await all(`${base}/${set}`);
+      for (const l of listings) {
+        expect(l[nav], l.ListingKey).to.be.an('array');
+        const expected = related.filter((r) => r[fk] === l.ListingKey);
+        expect(l[nav].map((r: any) => JSON.stringify(r)).sort(), `${nav} of ${l.ListingKey}`)
+          .to.deep.equal(expected.map((r) => JSON.stringify(r)).sort());
+      }
+    });
+
+    it(`navigation path Property('<key>')/${nav} returns the same records as the expansion`, async () => {
+      const [l] = (await get(`${base}/Property?$top=1&$expand=${nav}`)).json.value;
+      const r = await get(`${base}/Property('${l.ListingKey}')/${nav}`);
+      expect(r.status).to.equal(200);
+      expect(r.json['@odata.context']).to.equal(`${base}/$metadata#${set}`);
+      expect(r.json.value).to.deep.equal(l[nav]);
+    });
+  }
+
+  it('empty collections serialise as []', async () => {
+    const listings = await all(`${base}/Property?$select=ListingKey&$expand=PropertyUnits,OpenHouse`);
+    expect(listings.some((l) => l.PropertyUnits.length === 0)).to.equal(true);
+    for (const l of listings) expect(l.PropertyUnits).to.be.an('array');
+  });
+
+  it('Media is in its display order by default (Order, then MediaKey)', async () => {
+    const listings = await all(`${base}/Property?$select=ListingKey&$expand=Media($select=MediaKey,Order)`);
+    for (const l of listings) {
+      const orders = l.Media.map((m: any) => m.Order);
+      expect(orders, l.ListingKey).to.deep.equal([...orders].sort((a: number, b: number) => a - b));
+    }
+  });
+
+  it('several expansions at once, with nested $select, $filter, $orderby and $top', async () => {
+    const url = `${base}/Property?$select=ListingKey&$expand=Media($select=MediaKey;$orderby=MediaKey desc;$top=2),`
+      + "OpenHouse($filter=ModificationTimestamp gt '2000-01-01T00:00:00Z';$select=OpenHouseKey),PropertyRooms($top=1)";
+    const r = await get(url);
+    expect(r.status, r.text.slice(0, 300)).to.equal(200);
+    expect(r.json['@odata.context']).to.equal(`${base}/$metadata#Property(ListingKey,Media(MediaKey),OpenHouse(OpenHouseKey),PropertyRooms())`);
+    for (const l of r.json.value) {
+      expect(Object.keys(l)).to.deep.equal(['ListingKey', 'Media', 'OpenHouse', 'PropertyRooms']);
+      expect(l.Media.length).to.be.at.most(2);
+      const keys = l.Media.map((m: any) => m.MediaKey);
+      expect(keys).to.deep.equal([...keys].sort().reverse());
+      for (const m of l.Media) expect(Object.keys(m)).to.deep.equal(['MediaKey']);
+      expect(l.PropertyRooms.length).to.be.at.most(1);
+    }
+  });
+
+  it('works on a key fetch, with the expansion in the context URL', async () => {
+    const [l] = (await get(`${base}/Property?$top=1&$select=ListingKey`)).json.value;
+    const r = await get(`${base}/Property('${l.ListingKey}')?$expand=Media($select=MediaKey)`);
+    expect(r.status).to.equal(200);
+    expect(r.json['@odata.context']).to.equal(`${base}/$metadata#Property(Media(MediaKey))/$entity`);
+    expect(r.json.Media.length).to.be.at.least(5);
+  });
+
+  it('works on nextLink pages, and the number of queries per page is constant (one per navigation)', async () => {
+    const perPage: number[] = [];
+    let next: string | undefined = `${base}/Property?$expand=Media,OpenHouse,historyTransactional,PropertyRooms,PropertyUnits`;
+    while (next) {
+      const before = statements;
+      const r = await get(next);
+      perPage.push(statements - before);
+      expect(r.status).to.equal(200);
+      for (const l of r.json.value) expect(l.Media.length).to.be.within(5, 30);
+      next = r.json['@odata.nextLink'];
+    }
+    expect(perPage.length).to.equal(3); // 45 listings, 20 a page
+    // the page itself plus one per navigation, whatever the number of listings on the page
+    expect(new Set(perPage)).to.deep.equal(new Set([1 + NAVS.length]));
+  });
+
+  it('an unknown navigation answers 400; a navigation path of a missing listing 404', async () => {
+    const r = await get(`${base}/Property?$expand=Photos`);
+    expect(r.status).to.equal(400);
+    expect(odataError(r).target).to.equal('Photos');
+    const m = await get(`${base}/Property('no-such-listing')/Media`);
+    expect(m.status).to.equal(404);
+    odataError(m);
+  });
+});
