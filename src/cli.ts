@@ -3,6 +3,7 @@ import { serviceModel } from '../generated';
 import { configFromEnv } from './config';
 import { seedDemoData } from './seed/demo-data';
 import { startServer } from './server';
+import { CLIENTS_USAGE, runClients, runUsage } from './admin/operator-cli';
 import { ingestFile } from './ingest/ndjson';
 import { ListingService } from './service';
 import { openDatabase } from './storage/database';
@@ -19,6 +20,10 @@ Commands:
                              Upsert records by key, one JSON object per line; {"<Key>": "…", "@delete": true}
                              deletes (a listing is set to MlsStatus Delete). The service keeps the timestamps.
                              Bad lines are reported by number and skipped, or (reject) nothing is written.
+  clients add|list|revoke|rotate
+                             Manage API clients (OAuth2 client credentials): scope, hidden fields, rate limit
+  usage [--client X] [--from YYYY-MM-DDTHH] [--to YYYY-MM-DDTHH] [--json]
+                             Transactions by client, hour and class (A: fetch by key, B: query)
   generate [--dictionary F] [--out D]
                              Regenerate generated/ from the CSDL data dictionary
 
@@ -27,7 +32,9 @@ Environment:
   DATABASE_URL    sqlite:<path> (default: sqlite:data/reso.sqlite) or mysql://user:pass@host:3306/db
   PAGE_SIZE       records per collection page (default 100)
   BASE_URL        absolute service root for links, behind a proxy (default: from the Host header)
-  SEED_LISTINGS   demo listings for serve on an empty database (default 2000; 0 = none)`;
+  SEED_LISTINGS   demo listings for serve on an empty database (default 2000; 0 = none)
+  DEMO_TOKEN      static access token of the "demo" client (default: a random one, printed when seeding)
+  MAX_PAGE_SIZE, PAGING_SECRET, FEED_SCOPE, FILTER_MAX_LENGTH: see the README`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -69,13 +76,23 @@ export async function main(argv: string[]): Promise<number> {
       if (positional.length !== 2 || (onError !== 'skip' && onError !== 'reject')) {
         throw new Error('usage: reso-server ingest <Resource> <file.ndjson> [--on-error skip|reject]');
       }
-      const service = new ListingService(serviceModel, openDatabase(configFromEnv().databaseUrl), configFromEnv().pagingSecret);
+      const service = new ListingService(serviceModel, openDatabase(configFromEnv().databaseUrl));
       try {
         const report = await ingestFile(service, positional[0], positional[1], { onError });
         for (const e of report.errors) console.error(`line ${e.line}: ${e.message}`);
         const { errors, ...counts } = report;
         log(`${report.rejected ? 'REJECTED, nothing written: ' : ''}${JSON.stringify({ ...counts, errors: errors.length })}`);
         return errors.length > 0 ? 2 : 0;
+      } finally {
+        await service.close();
+      }
+    }
+    case 'clients':
+    case 'usage': {
+      if (args.includes('--help')) { console.log(command === 'clients' ? CLIENTS_USAGE : USAGE); return 0; }
+      const service = new ListingService(serviceModel, openDatabase(configFromEnv().databaseUrl));
+      try {
+        return await (command === 'clients' ? runClients : runUsage)(service, args, log);
       } finally {
         await service.close();
       }

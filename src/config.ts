@@ -15,6 +15,8 @@ export interface Config {
   maxFilterLength: number;
   /** Which listings are distributed: an OData filter on Property's filterable fields; unset, all of them. */
   feedScope?: string;
+  /** A static token for the `demo` client, registered at start (makes scripts repeatable); unset, seeding prints a random one. */
+  demoToken?: string;
   /** Listings the demo data has when `serve` starts on an empty database; 0 starts empty. */
   seedListings: number;
 }
@@ -28,6 +30,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     pagingSecret: env.PAGING_SECRET || undefined,
     maxFilterLength: intSetting(env, 'FILTER_MAX_LENGTH', 32 * 1024, 256, 512 * 1024),
     feedScope: env.FEED_SCOPE || undefined,
+    demoToken: env.DEMO_TOKEN || undefined,
     baseUrl: env.BASE_URL ? env.BASE_URL.replace(/\/+$/, '') : undefined,
     seedListings: intSetting(env, 'SEED_LISTINGS', 2000, 0, 10_000_000),
   };

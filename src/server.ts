@@ -21,12 +21,17 @@ export interface RunningServer {
 
 export async function startServer(model: ServiceModel, config: Config, log: (line: string) => void = () => undefined): Promise<RunningServer> {
   const db = openDatabase(config.databaseUrl);
-  const service = new ListingService(model, db, config.pagingSecret);
+  const service = new ListingService(model, db, { pagingSecret: config.pagingSecret, demoToken: config.demoToken });
   try {
     await service.ready();
     if (config.seedListings > 0 && (await service.store('Property').count()) === 0) {
       log(`empty database: seeding ${config.seedListings} demo listings`);
       await seedDemoData(service, { listings: config.seedListings }, log);
+      if (!config.demoToken) {
+        const token = await service.ensureDemoClient();
+        log(`demo client "demo" created; its access token (set DEMO_TOKEN to choose your own):\n\n  ${token}\n\n`
+          + `  curl -H 'Authorization: Bearer ${token}' http://localhost:${config.port}/odata/Property\n`);
+      }
     }
   } catch (e) {
     if (!(e instanceof DatabaseUnavailable)) throw e;

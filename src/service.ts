@@ -12,18 +12,29 @@ import { ensureSchema } from './storage/schema';
 import { keysetAfter } from './query/keyset';
 import { WHOLE_RECORD } from './query/projection';
 import { Settings } from './storage/settings';
+import { ClientRegistry } from './auth/clients';
+import { Meter } from './metering/meter';
 import { SkipTokens } from './paging/skiptoken';
+
+export const DEMO_CLIENT = 'demo';
 
 export class ListingService {
   readonly stores: ReadonlyMap<string, RecordStore>;
   readonly settings: Settings;
+  readonly clients: ClientRegistry;
+  readonly meter: Meter;
   private readyState: 'no' | 'yes' = 'no';
   private pending?: Promise<void>;
   private tokens?: SkipTokens;
 
-  /** `pagingSecret`: signs $skiptoken values; without it, a secret kept in the database is used (shared by every instance on it). */
-  constructor(readonly model: ServiceModel, readonly db: Database, private readonly pagingSecret?: string) {
+  /**
+   * `pagingSecret`: signs $skiptoken values; without it, a secret kept in the database is used (shared by
+   * every instance on it). `demoToken`: registered as a static token of the `demo` client once the database is there.
+   */
+  constructor(readonly model: ServiceModel, readonly db: Database, private readonly options: { pagingSecret?: string; demoToken?: string } = {}) {
     this.settings = new Settings(db);
+    this.clients = new ClientRegistry(db);
+    this.meter = new Meter(db);
     const tables = new Map(model.tables.map((t) => [t.name, t]));
     this.stores = new Map(model.entitySets.map((s) => [s.name, new RecordStore(db, s, tables.get(s.table)!, model.lookups)]));
   }
@@ -43,12 +54,19 @@ export class ListingService {
         const added = await ensureSchema(this.db, this.model.tables);
         for (const table of added.keys()) await this.backfill(table);
         await this.settings.ensureClock();
-        this.tokens ??= new SkipTokens(this.pagingSecret ? Buffer.from(this.pagingSecret, 'utf8') : await this.settings.pagingSecret());
+        this.tokens ??= new SkipTokens(this.options.pagingSecret ? Buffer.from(this.options.pagingSecret, 'utf8') : await this.settings.pagingSecret());
         await syncReferenceData(this);
+        if (this.options.demoToken) await this.ensureDemoClient(this.options.demoToken);
         this.readyState = 'yes';
       })().finally(() => { this.pending = undefined; });
     }
     return this.pending;
+  }
+
+  /** The `demo` client (admin, all listings), with `token` as a static token; returns the token. */
+  async ensureDemoClient(token?: string): Promise<string> {
+    if (!(await this.clients.get(DEMO_CLIENT))) await this.clients.add({ id: DEMO_CLIENT, name: 'Demo client', admin: true });
+    return this.clients.issueToken(DEMO_CLIENT, undefined, token);
   }
 
   /** Rewrites every record of a table through the codec, so columns added by a dictionary change hold their values. */
@@ -78,7 +96,8 @@ export class ListingService {
     if (e instanceof DatabaseUnavailable) this.readyState = 'no';
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    await this.meter.flush();
+    await this.db.close();
   }
 }

@@ -10,7 +10,7 @@ import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { DatabaseTarget, describeEachDatabase, TestDatabase } from './support/databases';
-import { startTestServer } from './support/http';
+import { startTestServer, TEST_TOKEN } from './support/http';
 import { plantEdgeCases } from './support/query-data';
 import { encodeQueryValue, ExpressionGenerator, mutate, Rng } from './support/query-fuzz-gen';
 
@@ -32,7 +32,7 @@ async function send(base: string, url: string, timeoutMs = 30_000): Promise<Answ
   sent++;
   const t0 = performance.now();
   try {
-    const res = await fetch(`${base}${url}`, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${base}${url}`, { signal: AbortSignal.timeout(timeoutMs), headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
     const text = await res.text();
     return { url, status: res.status, ms: performance.now() - t0, text, contentType: res.headers.get('content-type') ?? '' };
   } catch (e) {

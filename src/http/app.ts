@@ -10,6 +10,10 @@ import { parseQueryString } from './query-string';
 import { resourceHandlers } from './resource-handlers';
 import { SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
+import { requireBearer, tokenEndpoint } from '../auth/http';
+import { Licences } from '../auth/licence';
+import { rateLimiter } from '../metering/rate-limit';
+import { usageReport } from '../metering/usage-http';
 
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -41,6 +45,11 @@ export function createApp(service: ListingService, options: AppOptions): express
     next();
   });
 
+  const licences = new Licences(service.model, service.db.dialect, options.feedScope);
+  // Tokens are looked up in the database, which must be there first.
+  const authenticate = requireBearer(service.clients, () => service.ready());
+  app.use(tokenEndpoint(service.clients, () => service.ready()));
+
   const odata = express.Router({ caseSensitive: true });
   odata.use((req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -50,10 +59,12 @@ export function createApp(service: ListingService, options: AppOptions): express
     }
     next();
   });
+  odata.use(authenticate, rateLimiter());
   odata.get('/', serviceDocument(service, options));
-  odata.get(/^\/\$metadata$/, metadataDocument(service));
-  service.model.mountRoutes(odata, resourceHandlers(service, options));
+  odata.get(/^\/\$metadata$/, metadataDocument(licences));
+  service.model.mountRoutes(odata, resourceHandlers(service, options, { licences, meter: service.meter }));
   app.use(SERVICE_ROOT, odata);
+  app.get('/admin/usage', authenticate, usageReport(service));
 
   app.use((req, _res, next) => next(notFound(`no resource at ${req.path}; the service root is ${SERVICE_ROOT}/`, req.path)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(service, err, req, res));

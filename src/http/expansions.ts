@@ -6,19 +6,20 @@ import type { FieldSpec } from '../model/service-model';
 import type { BoundExpand } from '../query/bound';
 import { projection } from '../query/projection';
 import { translateFilter } from '../query/translate';
-import { both, Visibility } from '../query/visibility';
+import type { Licence } from '../auth/licence';
+import { both } from '../query/visibility';
 import type { ListingService } from '../service';
 
 export async function withExpansions(
-  service: ListingService, visibility: Visibility, expand: readonly BoundExpand[], keys: readonly unknown[], records: string[],
+  service: ListingService, licence: Licence, expand: readonly BoundExpand[], keys: readonly unknown[], records: string[],
 ): Promise<string[]> {
   if (expand.length === 0 || records.length === 0) return records;
   const related = await Promise.all(expand.map((e) => service.store(e.target).related({
     foreignKey: e.foreignKey.column!,
     keys,
-    where: both(visibility.of(e.target), e.filter ? translateFilter(e.filter, service.db.dialect) : undefined),
+    where: both(licence.visibility.of(e.target), e.filter ? translateFilter(e.filter, service.db.dialect) : undefined),
     orderBy: e.orderBy,
-    projection: projection(e.target, e.select),
+    projection: projection(e.target, e.select, licence.hiddenIn(e.target)),
     perParent: e.top,
   })));
   return records.map((json, i) => {

@@ -13,7 +13,10 @@ import { keysetAfter } from '../query/keyset';
 import { parseQueryOptions } from '../query/parse-options';
 import { projection } from '../query/projection';
 import { quoteIdentifier, SqlFragment, translateFilter } from '../query/translate';
-import { both, Visibility } from '../query/visibility';
+import { both } from '../query/visibility';
+import { clientOf } from '../auth/http';
+import type { Licence, Licences } from '../auth/licence';
+import { CHARGED_EXPANSIONS, Meter, TransactionClass } from '../metering/meter';
 import type { ListingService } from '../service';
 import type { AppOptions } from './app';
 import { contextProjection, withExpansions } from './expansions';
@@ -32,22 +35,34 @@ interface PageScope {
   readonly defaultOrder?: readonly string[];
 }
 
-export function resourceHandlers(service: ListingService, options: AppOptions): ResourceHandlers {
+export interface Licensing {
+  readonly licences: Licences;
+  readonly meter: Meter;
+}
+
+export function resourceHandlers(service: ListingService, options: AppOptions, { licences, meter }: Licensing): ResourceHandlers {
   const sets = new Map(service.model.entitySets.map((s) => [s.name, s]));
-  const visibility = new Visibility(service.model, service.db.dialect, options.feedScope);
   const parse = (req: Request) => parseQueryOptions(queryOptions(req), { maxFilterLength: options.maxFilterLength });
-  const bind = (set: EntitySetSpec, req: Request, extra: BindOptions = {}) => {
+  const bind = (set: EntitySetSpec, req: Request, licence: Licence, extra: BindOptions = {}) => {
     const tree = parse(req);
-    return { tree, q: bindQuery(set, tree, { sets, ...extra }) };
+    return { tree, q: bindQuery(set, tree, { sets, hidden: (s) => licence.hiddenIn(s), ...extra }) };
   };
-  const where = (set: EntitySetSpec, q: BoundQuery, within?: SqlFragment) =>
-    both(both(visibility.of(set), within), q.filter ? translateFilter(q.filter, service.db.dialect) : undefined);
+  const where = (set: EntitySetSpec, q: BoundQuery, licence: Licence, within?: SqlFragment) =>
+    both(both(licence.visibility.of(set), within), q.filter ? translateFilter(q.filter, service.db.dialect) : undefined);
+  /** Counts the request's transactions (spec §8) before its response goes out. */
+  const charge = (res: Response, cls: TransactionClass, q: BoundQuery) => {
+    const client = clientOf(res);
+    if (!client) return Promise.resolve();
+    const expansions = q.expand.filter((e) => CHARGED_EXPANSIONS.has(e.navigation.name)).length;
+    return meter.record(client.id, cls === 'A' ? { A: 1, B: expansions } : { B: 1 + expansions });
+  };
 
   /** One page of a collection, with nextLink, count and expansions. */
   async function page(req: Request, res: Response, set: EntitySetSpec, scope: PageScope = {}): Promise<void> {
-    const { tree, q } = bind(set, req, { defaultOrder: scope.defaultOrder });
-    const filter = where(set, q, scope.within);
-    const shape = projection(set, q.select);
+    const licence = licences.of(clientOf(res));
+    const { tree, q } = bind(set, req, licence, { defaultOrder: scope.defaultOrder });
+    const filter = where(set, q, licence, scope.within);
+    const shape = projection(set, q.select, licence.hiddenIn(set));
     const size = pageSize(req, options.pageSize, options.maxPageSize);
     await service.ready();
     const store = service.store(set);
@@ -67,7 +82,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions): 
     const n = Math.min(result.records.length, Math.max(limit, 0));
     const keyAt = q.orderBy.findIndex((o) => o.field.name === set.key);
     const keys = result.sortValues.slice(0, n).map((v) => v[keyAt]);
-    const records = await withExpansions(service, visibility, q.expand, keys, result.records.slice(0, n));
+    const records = await withExpansions(service, licence, q.expand, keys, result.records.slice(0, n));
     let next: string | undefined;
     // Another page follows when rows remain and $top (a total across pages) is not yet reached.
     if (result.records.length > limit && returned + n < (q.top ?? Number.MAX_SAFE_INTEGER)) {
@@ -77,7 +92,9 @@ export function resourceHandlers(service: ListingService, options: AppOptions): 
     const count = q.count ? await store.count(filter) : undefined;
     if (size.applied) res.setHeader('Preference-Applied', size.applied);
     const context = `${serviceRoot(req, options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}`;
-    sendJson(res, collectionBody(context, records, { count, nextLink: next }));
+    const body = collectionBody(context, records, { count, nextLink: next });
+    await charge(res, 'B', q);
+    sendJson(res, body);
   }
 
   return {
@@ -86,9 +103,11 @@ export function resourceHandlers(service: ListingService, options: AppOptions): 
     },
     count(set: EntitySetSpec) {
       return handle(async (req, res) => {
-        const { q } = bind(set, req);
+        const licence = licences.of(clientOf(res));
+        const { q } = bind(set, req, licence);
         await service.ready();
-        const n = await service.store(set).count(where(set, q));
+        const n = await service.store(set).count(where(set, q, licence));
+        await charge(res, 'B', q);
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');
         res.end(String(n));
       });
@@ -96,13 +115,17 @@ export function resourceHandlers(service: ListingService, options: AppOptions): 
     byKey(set: EntitySetSpec) {
       return handle(async (req, res) => {
         const key = parseKeyPredicate(set, req.params[0]);
-        const { q } = bind(set, req, { single: true });
-        const shape = projection(set, q.select);
+        const licence = licences.of(clientOf(res));
+        const { q } = bind(set, req, licence, { single: true });
+        const shape = projection(set, q.select, licence.hiddenIn(set));
         await service.ready();
-        const json = await service.store(set).jsonByKey(key, shape, visibility.of(set));
+        // Outside the client's licence is indistinguishable from absent.
+        const json = await service.store(set).jsonByKey(key, shape, licence.visibility.of(set));
         if (json === undefined) throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);
-        const [record] = await withExpansions(service, visibility, q.expand, [key], [json]);
-        sendJson(res, entityBody(`${serviceRoot(req, options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`, record));
+        const [record] = await withExpansions(service, licence, q.expand, [key], [json]);
+        const body = entityBody(`${serviceRoot(req, options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`, record);
+        await charge(res, 'A', q);
+        sendJson(res, body);
       });
     },
     navigation(set: EntitySetSpec) {
@@ -113,7 +136,8 @@ export function resourceHandlers(service: ListingService, options: AppOptions): 
         if (!nav?.join || !target || nav.join.referencedKey !== set.key) throw badRequest(`${set.name} has no navigation ${req.params[1]} to follow`, req.params[1]);
         await service.ready();
         // The parent must exist and be visible; otherwise the path leads nowhere (404, as for a missing record).
-        if ((await service.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visibility.of(set))) === undefined) {
+        const visible = licences.of(clientOf(res)).visibility.of(set);
+        if ((await service.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visible)) === undefined) {
           throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);
         }
         const fk = target.fieldsByName[nav.join.foreignKey];

@@ -1,6 +1,8 @@
 /** The service document and the metadata document (XML or CSDL JSON). */
 import type { Request, RequestHandler } from 'express';
 import type { ListingService } from '../service';
+import { clientOf } from '../auth/http';
+import type { Licences } from '../auth/licence';
 import type { AppOptions } from './app';
 import { badRequest, notAcceptable } from './odata-error';
 import { serviceRoot, sendJson } from './response';
@@ -15,13 +17,15 @@ export function serviceDocument(service: ListingService, options: AppOptions): R
   };
 }
 
-export function metadataDocument(service: ListingService): RequestHandler {
+/** The metadata as the client is licensed to see it (without its hidden fields). */
+export function metadataDocument(licences: Licences): RequestHandler {
   return (req, res) => {
+    const view = licences.of(clientOf(res)).metadata();
     if (metadataFormat(req) === 'json') {
-      sendJson(res, service.model.metadataJson);
+      sendJson(res, view.json);
     } else {
       res.setHeader('Content-Type', 'application/xml; charset=utf-8');
-      res.end(service.model.metadataXml);
+      res.end(view.xml);
     }
   };
 }

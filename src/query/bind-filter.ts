@@ -41,7 +41,12 @@ export class FilterBinder {
   /** Names of the fields the filter uses. */
   readonly fieldsUsed = new Set<string>();
 
-  constructor(private readonly set: EntitySetSpec, private readonly now: () => string = () => new Date().toISOString()) {}
+  constructor(
+    private readonly set: EntitySetSpec,
+    private readonly now: () => string = () => new Date().toISOString(),
+    /** Fields the client is not licensed to see. */
+    private readonly hidden: ReadonlySet<string> = new Set(),
+  ) {}
 
   predicate(node: ExprNode): BoundPredicate {
     switch (node.kind) {
@@ -140,6 +145,7 @@ export class FilterBinder {
       throw badRequest(`${this.set.name} has no field ${path[0]}`, path[0]);
     }
     if (path.length > 1) throw badRequest(`${path[0]} has no members to navigate to (${name})`, name);
+    if (this.hidden.has(f.name)) throw forbidden(`your licence does not include ${f.name}`, f.name);
     if (f.restricted) {
       throw forbidden(`${f.name} is a restricted field and cannot be used in $filter. ${this.set.name} can be filtered on: ${filterableNames(this.set)}`, f.name);
     }

@@ -18,7 +18,11 @@ export interface BindOptions {
   sets?: ReadonlyMap<string, EntitySetSpec>;
   /** Order when the request names none (a navigation path orders like its expansion); default: the set's. */
   defaultOrder?: readonly string[];
+  /** Fields a set's records must not show this client (403 when named). */
+  hidden?: (set: EntitySetSpec) => ReadonlySet<string>;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: BindOptions = {}): BoundQuery {
   if (tree.unsupported.length > 0) {
@@ -37,12 +41,13 @@ export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: B
   }
   const expand = tree.expand ? bindExpand(set, tree.expand, options) : [];
 
-  const binder = new FilterBinder(set, options.now);
+  const hidden = options.hidden?.(set) ?? NONE;
+  const binder = new FilterBinder(set, options.now, hidden);
   const filter: BoundPredicate | undefined = tree.filter ? binder.predicate(tree.filter) : undefined;
   return {
     filter,
-    orderBy: options.single ? [] : bindOrder(set, tree, binder.fieldsUsed, options.defaultOrder),
-    select: tree.select ? bindSelect(set, tree) : undefined,
+    orderBy: options.single ? [] : bindOrder(set, tree, binder.fieldsUsed, options.defaultOrder, hidden),
+    select: tree.select ? bindSelect(set, tree, hidden) : undefined,
     top: tree.top,
     count: tree.count ?? false,
     skiptoken: tree.skiptoken,
@@ -51,12 +56,13 @@ export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: B
   };
 }
 
-function sortField(set: EntitySetSpec, name: string): FieldSpec {
+function sortField(set: EntitySetSpec, name: string, hidden: ReadonlySet<string>): FieldSpec {
   const f = set.fieldsByName[name];
   if (!f) {
     if (set.navigations.some((n) => n.name === name)) throw notImplemented(`ordering by related records (${name}) is not supported`, name);
     throw badRequest(`${set.name} has no field ${name}`, name);
   }
+  if (hidden.has(name)) throw forbidden(`your licence does not include ${name}`, name);
   const sortable = set.fields.filter((x) => x.sortable).map((x) => x.name).join(', ');
   if (f.restricted) throw forbidden(`${f.name} is a restricted field and cannot be used in $orderby. ${set.name} can be ordered by: ${sortable}`, f.name);
   if (!f.sortable || !f.column) {
@@ -71,14 +77,16 @@ function changeTimestampsUsed(set: EntitySetSpec, used: ReadonlySet<string>): Fi
     && f.name.endsWith('ChangeTimestamp'));
 }
 
-function bindOrder(set: EntitySetSpec, tree: QueryOptionsTree, filterFields: ReadonlySet<string>, defaultOrder?: readonly string[]): BoundOrder[] {
+function bindOrder(
+  set: EntitySetSpec, tree: QueryOptionsTree, filterFields: ReadonlySet<string>, defaultOrder: readonly string[] | undefined, hidden: ReadonlySet<string>,
+): BoundOrder[] {
   const required = changeTimestampsUsed(set, filterFields);
   let order: BoundOrder[];
   if (tree.orderby) {
     order = tree.orderby.map((item) => {
       if (item.expr.kind !== 'member') throw notImplemented('$orderby takes field names only (no expressions)', '$orderby');
       if (item.expr.path.length > 1) throw notImplemented(`ordering by ${item.expr.path.join('/')} is not supported`, item.expr.path.join('/'));
-      const f = sortField(set, item.expr.path[0]);
+      const f = sortField(set, item.expr.path[0], hidden);
       return { field: f, column: f.column!, direction: item.direction };
     });
     const seen = new Set<string>();
@@ -106,7 +114,7 @@ function bindOrder(set: EntitySetSpec, tree: QueryOptionsTree, filterFields: Rea
   return order;
 }
 
-function bindSelect(set: EntitySetSpec, tree: QueryOptionsTree): FieldSpec[] | undefined {
+function bindSelect(set: EntitySetSpec, tree: QueryOptionsTree, hidden: ReadonlySet<string>): FieldSpec[] | undefined {
   const names = new Set<string>();
   for (const item of tree.select!) {
     if (item.path[0] === '*') return undefined;
@@ -116,6 +124,7 @@ function bindSelect(set: EntitySetSpec, tree: QueryOptionsTree): FieldSpec[] | u
       throw badRequest(`${set.name} has no field ${name}`, name);
     }
     if (item.path.length > 1) throw badRequest(`${name} has no members to select (${item.path.join('/')})`, item.path.join('/'));
+    if (hidden.has(name)) throw forbidden(`your licence does not include ${name}`, name);
     names.add(name);
   }
   return set.fields.filter((f) => names.has(f.name));
@@ -144,7 +153,7 @@ function bindExpand(set: EntitySetSpec, items: readonly ExpandItem[], options: B
       if (value !== undefined) throw notImplemented(`${option} inside $expand=${name}(…) is not supported`, name);
     }
     if (o.unsupported.length) throw notImplemented(`${o.unsupported.join(', ')} inside $expand=${name}(…) is not supported`, name);
-    const bound = bindQuery(target, { ...o, expand: undefined }, { now: options.now, defaultOrder: navigation.order });
+    const bound = bindQuery(target, { ...o, expand: undefined }, { now: options.now, defaultOrder: navigation.order, hidden: options.hidden });
     return {
       navigation,
       target,

@@ -21,9 +21,12 @@ export const WHOLE_RECORD: Projection = {
   contextSuffix: '',
 };
 
-export function projection(set: EntitySetSpec, select: readonly FieldSpec[] | undefined): Projection {
-  if (!select) return WHOLE_RECORD;
-  const contextSuffix = `(${select.map((f) => f.name).join(',')})`;
+/** `hidden`: fields this client may not see; whole records then lose them (the client's metadata lacks them too). */
+export function projection(set: EntitySetSpec, selected: readonly FieldSpec[] | undefined, hidden?: ReadonlySet<string>): Projection {
+  if (!selected && !hidden?.size) return WHOLE_RECORD;
+  const contextSuffix = selected ? `(${selected.map((f) => f.name).join(',')})` : '';
+  const select = selected ?? set.fields.filter((f) => !hidden!.has(f.name));
+  if (!selected) return { ...cutDown(select), contextSuffix };
   // Selected fields are always present in the result, null when the record has no value.
   const empty = (f: FieldSpec) => (f.collection ? [] : null);
   if (select.every((f) => f.column && !f.collection)) {
@@ -40,6 +43,19 @@ export function projection(set: EntitySetSpec, select: readonly FieldSpec[] | un
       return JSON.stringify(Object.fromEntries(select.map((f) => [f.name, record[f.name] ?? empty(f)])));
     },
     contextSuffix,
+  };
+}
+
+/** Whole records less some fields, which keep the stored form (absent when null). */
+function cutDown(keep: readonly FieldSpec[]): Omit<Projection, 'contextSuffix'> {
+  return {
+    columns: [RECORD_COLUMN],
+    json: (row) => {
+      const record = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const f of keep) if (record[f.name] !== undefined) out[f.name] = record[f.name];
+      return JSON.stringify(out);
+    },
   };
 }
 

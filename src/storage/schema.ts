@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { ColumnSpec, TableSpec } from '../model/service-model';
 import { Database, NO_PAD_BINARY_COLLATION } from './database';
-import { createSettingsTable } from './settings';
+import { createInternalTables } from './internal-schema';
 
 /** Width of stored timestamps: `YYYY-MM-DDTHH:mm:ss.sssZ`, so text order is time order on both databases. */
 export const TIMESTAMP_WIDTH = 24;
@@ -18,7 +18,7 @@ export async function ensureSchema(db: Database, tables: readonly TableSpec[]): 
   const added: AddedColumns = new Map();
   await db.withSchemaBuilder(async (k) => {
     const collation = db.dialect === 'mysql' ? await binaryCollation(k) : undefined;
-    await createSettingsTable(k, collation);
+    await createInternalTables(k, collation);
     for (const table of tables) {
       if (await k.schema.hasTable(table.name)) {
         const missing = await addMissingColumns(k, table, db.dialect);

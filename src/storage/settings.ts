@@ -3,21 +3,10 @@
  * last ModificationTimestamp handed out (writers allocate strictly after it).
  */
 import { randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { Database, Executor } from './database';
+import { SETTINGS_TABLE } from './internal-schema';
 
-export const SETTINGS_TABLE = 'reso_server_settings';
 const CLOCK = 'modification-clock';
-
-/** `collation`: the MariaDB/MySQL collation of the other tables; undefined on SQLite. */
-export async function createSettingsTable(k: Knex, collation: string | undefined): Promise<void> {
-  if (await k.schema.hasTable(SETTINGS_TABLE)) return;
-  await k.schema.createTable(SETTINGS_TABLE, (t) => {
-    if (collation) { t.charset('utf8mb4'); t.collate(collation); }
-    t.string('name', 64).primary();
-    t.text('value').notNullable();
-  });
-}
 
 export class Settings {
   private readonly readSql: string;

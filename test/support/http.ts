@@ -3,9 +3,12 @@ import { Config, configFromEnv } from '../../src/config';
 import type { ServiceModel } from '../../src/model/service-model';
 import { RunningServer, startServer } from '../../src/server';
 
+/** The static token every test server registers for its `demo` client; `get` sends it unless told otherwise. */
+export const TEST_TOKEN = 'test-token-5f0c2a9e';
+
 /** The product's defaults (as with an empty environment), a free port, no demo data, and the given changes. */
 export function testConfig(databaseUrl: string, overrides: Partial<Config> = {}): Config {
-  return { ...configFromEnv({}), port: 0, databaseUrl, seedListings: 0, ...overrides };
+  return { ...configFromEnv({}), port: 0, databaseUrl, seedListings: 0, demoToken: TEST_TOKEN, ...overrides };
 }
 
 export async function startTestServer(model: ServiceModel, databaseUrl: string, overrides: Partial<Config> = {}): Promise<RunningServer> {
@@ -20,8 +23,11 @@ export interface HttpResult {
   json: any;
 }
 
+/** GET with the test token, unless `headers` has an Authorization of its own ('' sends none). */
 export async function get(url: string, headers: Record<string, string> = {}): Promise<HttpResult> {
-  const res = await fetch(url, { headers });
+  const auth = Object.keys(headers).find((h) => h.toLowerCase() === 'authorization');
+  const sent = auth === undefined ? { ...headers, Authorization: `Bearer ${TEST_TOKEN}` } : headers[auth] === '' ? omit(headers, auth) : headers;
+  const res = await fetch(url, { headers: sent });
   const text = await res.text();
   let json: unknown;
   try {
@@ -39,4 +45,8 @@ export function odataError(r: HttpResult): { code: string; message: string; targ
     throw new Error(`expected an OData error body, got ${r.status} ${r.text.slice(0, 300)}`);
   }
   return e;
+}
+
+function omit(h: Record<string, string>, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(h).filter(([k]) => k !== name));
 }

@@ -1,0 +1,103 @@
+/** The operator's commands: `reso-server clients …` and `reso-server usage …`. */
+import { Licence } from '../auth/licence';
+import type { ListingService } from '../service';
+
+export const CLIENTS_USAGE = `reso-server clients add --name <name> [--id <id>] [--scope "<OData filter on Property>"]
+                       [--hide Field,Set.Field] [--rate <requests/minute>] [--admin] [--static-token]
+reso-server clients list
+reso-server clients revoke <id>
+reso-server clients rotate <id>`;
+
+function options(args: string[]): { flags: Map<string, string | true>; positional: string[] } {
+  const flags = new Map<string, string | true>();
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith('--')) { positional.push(a); continue; }
+    const boolean = ['--admin', '--static-token', '--json'].includes(a);
+    if (boolean) flags.set(a, true);
+    else if (args[i + 1] === undefined) throw new Error(`${a} needs a value`);
+    else flags.set(a, args[++i]);
+  }
+  return { flags, positional };
+}
+
+const text = (v: string | true | undefined) => (typeof v === 'string' ? v : undefined);
+
+export async function runClients(service: ListingService, args: string[], log: (l: string) => void): Promise<number> {
+  const [sub, ...rest] = args;
+  const { flags, positional } = options(rest);
+  await service.ready();
+  switch (sub) {
+    case 'add': {
+      const name = text(flags.get('--name'));
+      if (!name) throw new Error(`clients add needs --name\n\n${CLIENTS_USAGE}`);
+      const rate = text(flags.get('--rate'));
+      const spec = {
+        id: text(flags.get('--id')),
+        name,
+        scope: text(flags.get('--scope')),
+        hiddenFields: text(flags.get('--hide'))?.split(',').map((f) => f.trim()).filter(Boolean),
+        rateLimit: rate === undefined ? undefined : Number(rate),
+        admin: flags.get('--admin') === true,
+      };
+      if (spec.rateLimit !== undefined && (!Number.isInteger(spec.rateLimit) || spec.rateLimit < 1)) throw new Error('--rate needs a positive integer');
+      // A scope or hidden field the service could not apply is refused now, not at the first request.
+      new Licence(service.model, service.db.dialect, undefined, { ...spec, id: 'check', hiddenFields: spec.hiddenFields ?? [], createdAt: '' });
+      const { client, secret } = await service.clients.add(spec);
+      log(`client_id:     ${client.id}\nclient_secret: ${secret}   (shown once; only its hash is stored)`);
+      if (flags.get('--static-token')) log(`static token:  ${await service.clients.issueToken(client.id, undefined)}   (does not expire; revoke the client to end it)`);
+      return 0;
+    }
+    case 'list': {
+      const rows = (await service.clients.list()).map((c) => [
+        c.id, c.name, c.revokedAt ? `revoked ${c.revokedAt}` : 'active', c.admin ? 'admin' : '', c.scope ?? '(all listings)',
+        c.hiddenFields.join(',') || '-', c.rateLimit ? `${c.rateLimit}/min` : '-',
+      ]);
+      log(table(['client', 'name', 'state', 'role', 'scope', 'hidden fields', 'rate'], rows));
+      return 0;
+    }
+    case 'revoke':
+    case 'rotate': {
+      const id = positional[0];
+      if (!id) throw new Error(`clients ${sub} needs a client id`);
+      if (sub === 'revoke') {
+        await service.clients.revoke(id);
+        log(`client ${id} revoked: its secret and tokens no longer work`);
+      } else {
+        log(`client_id:     ${id}\nclient_secret: ${await service.clients.rotate(id)}   (the old secret no longer works)`);
+      }
+      return 0;
+    }
+    default:
+      throw new Error(CLIENTS_USAGE);
+  }
+}
+
+export async function runUsage(service: ListingService, args: string[], log: (l: string) => void): Promise<number> {
+  const { flags } = options(args);
+  await service.ready();
+  const rows = await service.meter.usage({ client: text(flags.get('--client')), from: text(flags.get('--from')), to: text(flags.get('--to')) });
+  if (flags.get('--json')) {
+    log(JSON.stringify(rows));
+    return 0;
+  }
+  const byKey = new Map<string, { hour: string; client: string; A: number; B: number }>();
+  for (const r of rows) {
+    const k = `${r.hour}\u0000${r.client}`;
+    const row = byKey.get(k) ?? byKey.set(k, { hour: r.hour, client: r.client, A: 0, B: 0 }).get(k)!;
+    row[r.class] += r.count;
+  }
+  const lines = [...byKey.values()].map((r) => [`${r.hour}:00Z`, r.client, String(r.A), String(r.B)]);
+  const totalA = [...byKey.values()].reduce((n, r) => n + r.A, 0);
+  const totalB = [...byKey.values()].reduce((n, r) => n + r.B, 0);
+  lines.push(['total', '', String(totalA), String(totalB)]);
+  log(table(['hour (UTC)', 'client', 'class A', 'class B'], lines));
+  return 0;
+}
+
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}

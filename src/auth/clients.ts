@@ -1,0 +1,167 @@
+/**
+ * API clients (OAuth2 client credentials) and their access tokens. Secrets are kept as scrypt hashes and
+ * tokens as SHA-256 hashes: the database never holds anything that grants access by itself.
+ */
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Database } from '../storage/database';
+import { CLIENTS_TABLE, TOKENS_TABLE } from '../storage/internal-schema';
+
+const scrypt = promisify(scryptCb) as (secret: string, salt: Buffer, length: number) => Promise<Buffer>;
+
+export interface Client {
+  readonly id: string;
+  readonly name: string;
+  /** OData filter on Property: the listings this client is licensed to see; undefined: all. */
+  readonly scope?: string;
+  /** Fields the client may not see: removed from payloads and its metadata, 403 when filtered. */
+  readonly hiddenFields: readonly string[];
+  /** Requests per minute; undefined: unlimited. */
+  readonly rateLimit?: number;
+  readonly admin: boolean;
+  readonly createdAt: string;
+  readonly revokedAt?: string;
+}
+
+export interface NewClient {
+  id?: string;
+  name: string;
+  scope?: string;
+  hiddenFields?: readonly string[];
+  rateLimit?: number;
+  admin?: boolean;
+}
+
+/** How long an access token from the token endpoint lives. */
+export const TOKEN_LIFETIME_SECONDS = 3600;
+/** How long a looked-up token is trusted without asking the database again (bounds how late a revocation bites). */
+const CACHE_MS = 5_000;
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
+const newSecret = () => randomBytes(32).toString('base64url');
+
+async function hashSecret(secret: string): Promise<string> {
+  const salt = randomBytes(16);
+  return `scrypt$${salt.toString('base64url')}$${(await scrypt(secret, salt, 32)).toString('base64url')}`;
+}
+
+async function secretMatches(secret: string, stored: string): Promise<boolean> {
+  const [kind, salt, hash] = stored.split('$');
+  if (kind !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const actual = await scrypt(secret, Buffer.from(salt, 'base64url'), expected.length);
+  return timingSafeEqual(actual, expected);
+}
+
+function rowToClient(r: Record<string, unknown>): Client {
+  return {
+    id: r.client_id as string,
+    name: r.name as string,
+    ...(r.scope ? { scope: r.scope as string } : {}),
+    hiddenFields: JSON.parse(r.hidden_fields as string) as string[],
+    ...(r.rate_limit !== null && r.rate_limit !== undefined ? { rateLimit: Number(r.rate_limit) } : {}),
+    admin: r.admin === 1 || r.admin === true,
+    createdAt: r.created_at as string,
+    ...(r.revoked_at ? { revokedAt: r.revoked_at as string } : {}),
+  };
+}
+
+export class ClientRegistry {
+  private readonly cache = new Map<string, { client: Client | undefined; until: number }>();
+
+  constructor(private readonly db: Database) {}
+
+  /** Creates a client; returns it with its secret, which is shown once and never stored. */
+  async add(spec: NewClient): Promise<{ client: Client; secret: string }> {
+    const id = spec.id ?? `client-${randomBytes(6).toString('hex')}`;
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw new Error('a client id is 1–64 letters, digits, ".", "_" or "-"');
+    const secret = newSecret();
+    const row = {
+      client_id: id,
+      name: spec.name,
+      secret_hash: await hashSecret(secret),
+      scope: spec.scope ?? null,
+      hidden_fields: JSON.stringify(spec.hiddenFields ?? []),
+      rate_limit: spec.rateLimit ?? null,
+      admin: spec.admin ? 1 : 0,
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    };
+    if (await this.get(id)) throw new Error(`client ${id} exists already`);
+    const { sql, bindings } = this.db.sql(CLIENTS_TABLE).insert(row).toSQL().toNative();
+    await this.db.run(sql, bindings as unknown[]);
+    return { client: (await this.get(id))!, secret };
+  }
+
+  async get(id: string): Promise<Client | undefined> {
+    const { sql } = this.db.sql(CLIENTS_TABLE).select('*').where('client_id', '').toSQL().toNative();
+    const rows = await this.db.all(sql, [id]);
+    return rows.length ? rowToClient(rows[0]) : undefined;
+  }
+
+  async list(): Promise<Client[]> {
+    const { sql } = this.db.sql(CLIENTS_TABLE).select('*').orderBy('client_id').toSQL().toNative();
+    return (await this.db.all(sql)).map(rowToClient);
+  }
+
+  /** Revokes a client: its secret and every token stop working. */
+  async revoke(id: string): Promise<void> {
+    await this.update(id, { revoked_at: new Date().toISOString() });
+    const del = this.db.sql(TOKENS_TABLE).where('client_id', '').del().toSQL().toNative();
+    await this.db.run(del.sql, [id]);
+  }
+
+  /** A new secret for a client; the old one stops working (tokens already issued run out as usual). */
+  async rotate(id: string): Promise<string> {
+    const secret = newSecret();
+    await this.update(id, { secret_hash: await hashSecret(secret) });
+    return secret;
+  }
+
+  private async update(id: string, values: Record<string, unknown>): Promise<void> {
+    const existing = await this.get(id);
+    if (!existing) throw new Error(`no client ${id}`);
+    const { sql, bindings } = this.db.sql(CLIENTS_TABLE).update(values).where('client_id', id).toSQL().toNative();
+    await this.db.run(sql, bindings as unknown[]);
+    this.cache.clear();
+  }
+
+  /** The client whose id and secret these are, if it is active. */
+  async authenticate(id: string, secret: string): Promise<Client | undefined> {
+    const { sql } = this.db.sql(CLIENTS_TABLE).select('*').where('client_id', '').toSQL().toNative();
+    const [row] = await this.db.all(sql, [id]);
+    if (!row || row.revoked_at || !(await secretMatches(secret, row.secret_hash as string))) return undefined;
+    return rowToClient(row);
+  }
+
+  /** Issues an access token; `lifetimeSeconds` undefined makes a static token that does not expire. */
+  async issueToken(clientId: string, lifetimeSeconds: number | undefined, token = randomBytes(32).toString('base64url')): Promise<string> {
+    const now = Date.now();
+    const row = {
+      token_hash: hashToken(token),
+      client_id: clientId,
+      expires_at: lifetimeSeconds === undefined ? null : new Date(now + lifetimeSeconds * 1000).toISOString(),
+      created_at: new Date(now).toISOString(),
+    };
+    const { sql, bindings } = this.db.sql(TOKENS_TABLE).insert(row).onConflict('token_hash').merge().toSQL().toNative();
+    await this.db.run(sql, bindings as unknown[]);
+    return token;
+  }
+
+  /** The active client a bearer token belongs to, or undefined (unknown, expired or revoked). */
+  async byToken(token: string): Promise<Client | undefined> {
+    const hash = hashToken(token);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.client;
+    const { sql } = this.db.sql(TOKENS_TABLE).join(CLIENTS_TABLE, `${TOKENS_TABLE}.client_id`, `${CLIENTS_TABLE}.client_id`)
+      .select(`${CLIENTS_TABLE}.*`, `${TOKENS_TABLE}.expires_at`).where(`${TOKENS_TABLE}.token_hash`, '').toSQL().toNative();
+    const [row] = await this.db.all(sql, [hash]);
+    const valid = row && !row.revoked_at && (!row.expires_at || (row.expires_at as string) > new Date(now).toISOString());
+    const client = valid ? rowToClient(row) : undefined;
+    if (this.cache.size > 10_000) this.cache.clear();
+    const expires = row?.expires_at ? Date.parse(row.expires_at as string) : Infinity;
+    this.cache.set(hash, { client, until: Math.min(now + CACHE_MS, expires) });
+    return client;
+  }
+}

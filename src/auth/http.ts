@@ -1,0 +1,79 @@
+/**
+ * OAuth2 on the wire: `POST /oauth2/token` (client-credentials grant, credentials as HTTP Basic or in the
+ * form body, RFC 6749 §4.4) and the bearer check in front of every endpoint under the service root.
+ */
+import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ODataError } from '../http/odata-error';
+import type { Client, ClientRegistry } from './clients';
+import { TOKEN_LIFETIME_SECONDS } from './clients';
+
+const REALM = 'reso';
+
+export const unauthorized = (message: string, error?: 'invalid_token') =>
+  new ODataError(401, 'Unauthorized', message, undefined, [], {
+    'WWW-Authenticate': `Bearer realm="${REALM}"${error ? `, error="${error}"` : ''}`,
+  });
+
+/** The authenticated client of a request (set by `requireBearer`). */
+export function clientOf(res: Response): Client {
+  return res.locals.client as Client;
+}
+
+export function requireBearer(clients: ClientRegistry, ready: () => Promise<void>): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const header = req.headers.authorization;
+    if (!header) return next(unauthorized('this service needs an access token: send Authorization: Bearer <token> (get one from POST /oauth2/token)'));
+    const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
+    if (!m) return next(unauthorized('the Authorization header must be "Bearer <token>"', 'invalid_token'));
+    ready().then(() => clients.byToken(m[1])).then((client) => {
+      if (!client) return next(unauthorized('the access token is unknown, expired or revoked', 'invalid_token'));
+      res.locals.client = client;
+      next();
+    }, next);
+  };
+}
+
+function formDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+function tokenError(res: Response, status: number, error: string, description: string, basic = false): void {
+  if (basic) res.setHeader('WWW-Authenticate', `Basic realm="${REALM}"`);
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(status).json({ error, error_description: description });
+}
+
+export function tokenEndpoint(clients: ClientRegistry, ready: () => Promise<void>): express.Router {
+  const router = express.Router();
+  router.post('/oauth2/token', express.urlencoded({ extended: false, limit: '16kb' }), (req, res, next) => {
+    (async () => {
+      const body = (req.body ?? {}) as Record<string, string>;
+      let id = body.client_id;
+      let secret = body.client_secret;
+      const basic = /^Basic\s+(.+)$/i.exec(req.headers.authorization ?? '');
+      if (basic) {
+        const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+        const colon = decoded.indexOf(':');
+        if (colon < 0) return tokenError(res, 401, 'invalid_client', 'HTTP Basic credentials must be client_id:client_secret', true);
+        // RFC 6749 §2.3.1: both parts are form-urlencoded before Basic encoding.
+        id = formDecode(decoded.slice(0, colon));
+        secret = formDecode(decoded.slice(colon + 1));
+      }
+      if (body.grant_type !== 'client_credentials') {
+        return tokenError(res, 400, body.grant_type ? 'unsupported_grant_type' : 'invalid_request', 'grant_type must be client_credentials');
+      }
+      if (!id || !secret) return tokenError(res, 401, 'invalid_client', 'send client_id and client_secret (HTTP Basic or form body)', !!basic);
+      await ready();
+      const client = await clients.authenticate(id, secret);
+      if (!client) return tokenError(res, 401, 'invalid_client', 'unknown client, wrong secret, or revoked', !!basic);
+      const token = await clients.issueToken(client.id, TOKEN_LIFETIME_SECONDS);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS });
+    })().catch(next);
+  });
+  return router;
+}

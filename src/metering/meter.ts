@@ -1,0 +1,89 @@
+/**
+ * Usage by transaction class (spec §1, §8): a fetch by key is class A; a query (each page, each $count)
+ * is class B; expanding Media, OpenHouse or historyTransactional adds one class B each; PropertyRooms and
+ * PropertyUnits are free. Counts are kept per client, UTC hour and class in the database.
+ *
+ * Durable by group commit: a response is sent only after its count is committed, and the counts of all
+ * requests waiting at that moment are committed together in one transaction (increments, so several
+ * instances on one database add up). A crash loses no count of a response that was sent.
+ */
+import type { Database } from '../storage/database';
+import { USAGE_TABLE } from '../storage/internal-schema';
+
+export type TransactionClass = 'A' | 'B';
+
+/** Expansions that cost one class B transaction each (spec §4 "Expansion rules for Property" 2 and 3). */
+export const CHARGED_EXPANSIONS: ReadonlySet<string> = new Set(['Media', 'OpenHouse', 'historyTransactional']);
+
+export interface UsageRow {
+  client: string;
+  hour: string;
+  class: TransactionClass;
+  count: number;
+}
+
+export class Meter {
+  private pending = new Map<string, number>();
+  private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private scheduled = false;
+  private readonly upsertSql: string;
+
+  constructor(private readonly db: Database) {
+    const t = `\`${USAGE_TABLE}\``;
+    this.upsertSql = db.dialect === 'mysql'
+      ? `INSERT INTO ${t} (\`client_id\`, \`hour\`, \`class\`, \`count\`) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE \`count\` = \`count\` + VALUES(\`count\`)`
+      : `INSERT INTO ${t} (\`client_id\`, \`hour\`, \`class\`, \`count\`) VALUES (?, ?, ?, ?) ON CONFLICT (\`client_id\`, \`hour\`, \`class\`) DO UPDATE SET \`count\` = \`count\` + excluded.\`count\``;
+  }
+
+  /** Counts transactions for a client; resolves once they are committed. */
+  record(clientId: string, counts: Partial<Record<TransactionClass, number>>, at = new Date()): Promise<void> {
+    const hour = at.toISOString().slice(0, 13);
+    for (const cls of ['A', 'B'] as const) {
+      const n = counts[cls] ?? 0;
+      if (n > 0) {
+        const key = `${clientId}\u0000${hour}\u0000${cls}`;
+        this.pending.set(key, (this.pending.get(key) ?? 0) + n);
+      }
+    }
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => { void this.flush(); });
+      }
+    });
+  }
+
+  /** Commits what is pending; callers waiting on it are released (or see the error). */
+  async flush(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.pending;
+    const waiters = this.waiters;
+    this.pending = new Map();
+    this.waiters = [];
+    if (waiters.length === 0) return;
+    try {
+      if (batch.size > 0) {
+        await this.db.transaction(async (tx) => {
+          for (const [key, n] of batch) await tx.run(this.upsertSql, [...key.split('\u0000'), n]);
+        });
+      }
+      for (const w of waiters) w.resolve();
+    } catch (e) {
+      for (const w of waiters) w.reject(e);
+    }
+  }
+
+  /** Usage rows, oldest hour first; bounds are UTC hours `YYYY-MM-DDTHH` (inclusive). */
+  async usage(filter: { client?: string; from?: string; to?: string } = {}): Promise<UsageRow[]> {
+    let q = this.db.sql(USAGE_TABLE).select('client_id', 'hour', 'class', 'count');
+    const params: unknown[] = [];
+    if (filter.client) { q = q.where('client_id', ''); params.push(filter.client); }
+    if (filter.from) { q = q.where('hour', '>=', ''); params.push(filter.from.slice(0, 13)); }
+    if (filter.to) { q = q.where('hour', '<=', ''); params.push(filter.to.slice(0, 13)); }
+    const { sql } = q.orderBy([{ column: 'hour' }, { column: 'client_id' }, { column: 'class' }]).toSQL().toNative();
+    return (await this.db.all(sql, params)).map((r) => ({
+      client: r.client_id as string, hour: r.hour as string, class: r.class as TransactionClass, count: Number(r.count),
+    }));
+  }
+}

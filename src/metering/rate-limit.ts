@@ -1,0 +1,36 @@
+/**
+ * Per-client request limits (optional, set with the client): a fixed one-minute window per instance.
+ * Answers carry the RateLimit headers (IETF draft: RateLimit-Limit, -Remaining, -Reset); past the limit,
+ * 429 with Retry-After.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { ODataError } from '../http/odata-error';
+import { clientOf } from '../auth/http';
+
+const WINDOW_MS = 60_000;
+
+export function rateLimiter() {
+  const windows = new Map<string, { start: number; used: number }>();
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const client = clientOf(res);
+    if (!client?.rateLimit) return next();
+    const now = Date.now();
+    let w = windows.get(client.id);
+    if (!w || now - w.start >= WINDOW_MS) {
+      if (windows.size > 100_000) windows.clear();
+      w = { start: now, used: 0 };
+      windows.set(client.id, w);
+    }
+    const reset = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
+    res.setHeader('RateLimit-Limit', String(client.rateLimit));
+    res.setHeader('RateLimit-Reset', String(reset));
+    if (w.used >= client.rateLimit) {
+      res.setHeader('RateLimit-Remaining', '0');
+      return next(new ODataError(429, 'TooManyRequests',
+        `client ${client.id} may make ${client.rateLimit} requests a minute; retry after ${reset} s`, undefined, [], { 'Retry-After': String(reset) }));
+    }
+    w.used++;
+    res.setHeader('RateLimit-Remaining', String(client.rateLimit - w.used));
+    next();
+  };
+}

@@ -1,0 +1,22 @@
+/** `GET /admin/usage?client=&from=&to=`: usage by client, hour and class, for admin clients only. */
+import type { RequestHandler } from 'express';
+import { clientOf } from '../auth/http';
+import { ODataError } from '../http/odata-error';
+import type { ListingService } from '../service';
+
+const HOUR = /^\d{4}-\d{2}-\d{2}(T\d{2})?/;
+
+export function usageReport(service: ListingService): RequestHandler {
+  return (req, res, next) => {
+    (async () => {
+      if (!clientOf(res)?.admin) throw new ODataError(403, 'Forbidden', 'usage is available to admin clients only');
+      const q = req.query as Record<string, string>;
+      for (const bound of ['from', 'to'] as const) {
+        if (q[bound] !== undefined && !HOUR.test(q[bound])) throw new ODataError(400, 'BadRequest', `${bound} must be a UTC hour YYYY-MM-DDTHH or a date`, bound);
+      }
+      const rows = await service.meter.usage({ client: q.client, from: q.from, to: q.to && q.to.length === 10 ? `${q.to}T23` : q.to });
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify({ value: rows }));
+    })().catch(next);
+  };
+}
