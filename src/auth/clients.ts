@@ -143,6 +143,9 @@ export class ClientRegistry {
       expires_at: lifetimeSeconds === undefined ? null : new Date(now + lifetimeSeconds * 1000).toISOString(),
       created_at: new Date(now).toISOString(),
     };
+    const { sql: owner } = this.db.sql(TOKENS_TABLE).select('client_id').where('token_hash', '').toSQL().toNative();
+    const [existing] = await this.db.all(owner, [row.token_hash]);
+    if (existing && existing.client_id !== clientId) throw new Error('that token belongs to another client; choose another');
     const { sql, bindings } = this.db.sql(TOKENS_TABLE).insert(row).onConflict('token_hash').merge().toSQL().toNative();
     await this.db.run(sql, bindings as unknown[]);
     return token;

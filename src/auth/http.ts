@@ -55,6 +55,9 @@ export function tokenEndpoint(clients: ClientRegistry, ready: () => Promise<void
       let id = body.client_id;
       let secret = body.client_secret;
       const basic = /^Basic\s+(.+)$/i.exec(req.headers.authorization ?? '');
+      if (basic && (body.client_id !== undefined || body.client_secret !== undefined)) {
+        return tokenError(res, 400, 'invalid_request', 'send the client credentials one way: HTTP Basic or the form body, not both');
+      }
       if (basic) {
         const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
         const colon = decoded.indexOf(':');

@@ -7,6 +7,7 @@
 import type { EntitySetSpec, ServiceModel } from '../model/service-model';
 import { Visibility } from '../query/visibility';
 import type { Dialect } from '../storage/database';
+import { ODataError } from '../http/odata-error';
 import type { Client } from './clients';
 
 const NONE: ReadonlySet<string> = new Set();
@@ -17,14 +18,16 @@ export class Licence {
   private views?: { xml: string; json: string };
 
   constructor(private readonly model: ServiceModel, dialect: Dialect, feedScope: string | undefined, client?: Client) {
-    const scopes = [feedScope, client?.scope].filter((s): s is string => !!s);
-    this.visibility = new Visibility(model, dialect, scopes.length ? scopes.map((s) => `(${s})`).join(' and ') : undefined);
+    // Each scope is bound on its own and the conditions are joined in SQL: a client scope can only narrow the feed.
+    this.visibility = new Visibility(model, dialect, [feedScope, client?.scope].filter((s): s is string => !!s));
+    const links = new Set(model.entitySets.flatMap((s) => s.navigations.flatMap((n) => (n.join ? [`${n.target}.${n.join.foreignKey}`] : []))));
     for (const entry of client?.hiddenFields ?? []) {
       // `Field` is a Property field; `Set.Field` names another set's.
       const [setName, field] = entry.includes('.') ? entry.split('.', 2) : ['Property', entry];
       const set = model.entitySets.find((s) => s.name === setName);
       if (!set?.fieldsByName[field]) throw new Error(`hidden field ${entry} is not a field of the dictionary`);
       if (field === set.key) throw new Error(`the key ${entry} cannot be hidden`);
+      if (links.has(`${set.name}.${field}`)) throw new Error(`${set.name}.${field} links ${set.name} to its listing and cannot be hidden`);
       (this.hidden.get(set.name) ?? this.hidden.set(set.name, new Set()).get(set.name)!).add(field);
     }
   }
@@ -103,7 +106,12 @@ export class Licences {
     let licence = this.byClient.get(key);
     if (!licence) {
       if (this.byClient.size > 10_000) this.byClient.clear();
-      licence = new Licence(this.model, this.dialect, this.feedScope, client);
+      try {
+        licence = new Licence(this.model, this.dialect, this.feedScope, client);
+      } catch (e) {
+        // `clients add` checks this; a client written some other way, or a dictionary changed since, can still fail.
+        throw new ODataError(403, 'Forbidden', `the licence of client ${client.id} cannot be applied (${(e as Error).message}); the operator must correct it`);
+      }
       this.byClient.set(key, licence);
     }
     return licence;

@@ -105,6 +105,9 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
       return handle(async (req, res) => {
         const licence = licences.of(clientOf(res));
         const { q } = bind(set, req, licence);
+        for (const [option, given] of [['$expand', q.expand.length > 0], ['$select', q.select !== undefined]] as const) {
+          if (given) throw badRequest(`${option} does not apply to /$count, which answers a number`, option);
+        }
         await service.ready();
         const n = await service.store(set).count(where(set, q, licence));
         await charge(res, 'B', q);

@@ -63,10 +63,20 @@ export class Meter {
     this.waiters = [];
     if (waiters.length === 0) return;
     try {
-      if (batch.size > 0) {
-        await this.db.transaction(async (tx) => {
-          for (const [key, n] of batch) await tx.run(this.upsertSql, [...key.split('\u0000'), n]);
-        });
+      // Rows are locked in key order, so instances flushing at once cannot deadlock each other; a deadlock
+      // that happens anyway (another writer) is retried, as the transaction was rolled back whole.
+      const rows = [...batch].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (let attempt = 1; rows.length > 0; attempt++) {
+        try {
+          await this.db.transaction(async (tx) => {
+            for (const [key, n] of rows) await tx.run(this.upsertSql, [...key.split('\u0000'), n]);
+          });
+          break;
+        } catch (e) {
+          const code = (e as { cause?: { code?: string } }).cause?.code;
+          if (attempt >= 5 || (code !== 'ER_LOCK_DEADLOCK' && code !== 'ER_LOCK_WAIT_TIMEOUT')) throw e;
+          await new Promise((r) => setTimeout(r, 5 * attempt));
+        }
       }
       for (const w of waiters) w.resolve();
     } catch (e) {

@@ -1,10 +1,11 @@
 /**
  * `$skiptoken`: the position after the last record of a page, as that record's sort values (ending with
- * its key), never an offset. Signed with HMAC-SHA256 under the server secret, and bound to the query it
- * came from by a digest of that query's options, so a tampered token or one moved to another query is a
- * 400. Stateless: any instance holding the secret can serve the next page.
+ * its key), never an offset. Sealed with AES-256-GCM under a key derived from the server secret: tampering
+ * is detected (400), and the values stay unreadable, since a sort value may be a field the client is not
+ * licensed to see. Bound to the query it came from by a digest of that query's options, so a token moved
+ * to another query is a 400 too. Stateless: any instance holding the secret serves the next page.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { badRequest } from '../http/odata-error';
 
 export interface PagePosition {
@@ -14,45 +15,51 @@ export interface PagePosition {
   readonly returned: number;
 }
 
-const VERSION = 1;
+const VERSION = 2;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
-/** What a token is bound to: the set and every option that shapes the result, as the client wrote them. */
-export function queryDigest(setName: string, options: Readonly<Record<string, string | undefined>>): string {
+/** What a token is bound to: the path and every option that shapes the result, as the client wrote them. */
+export function queryDigest(path: string, options: Readonly<Record<string, string | undefined>>): string {
   const parts = Object.entries(options)
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`);
-  return createHash('sha256').update(`${setName}\n${parts.join('\n')}`).digest('base64url').slice(0, 22);
+  return createHash('sha256').update(`${path}\n${parts.join('\n')}`).digest('base64url').slice(0, 22);
 }
 
 export class SkipTokens {
-  constructor(private readonly secret: Buffer) {}
+  private readonly key: Buffer;
+
+  constructor(secret: Buffer) {
+    this.key = createHmac('sha256', secret).update('reso-server $skiptoken v2').digest();
+  }
 
   encode(position: PagePosition, digest: string): string {
-    const payload = Buffer.from(JSON.stringify({ v: VERSION, q: digest, l: position.last, n: position.returned })).toString('base64url');
-    return `${payload}.${this.sign(payload)}`;
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(digest));
+    const body = Buffer.concat([cipher.update(JSON.stringify({ v: VERSION, l: position.last, n: position.returned }), 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
   }
 
   decode(token: string, digest: string): PagePosition {
     const invalid = (why: string) => badRequest(`$skiptoken ${why}; follow @odata.nextLink exactly as the service sent it`, '$skiptoken');
-    const dot = token.indexOf('.');
-    if (dot < 1 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) throw invalid('is not one this service issued');
-    const payload = token.slice(0, dot);
-    const given = Buffer.from(token.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(this.sign(payload), 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid('has been altered or was not issued by this service');
-    let body: { v?: unknown; q?: unknown; l?: unknown; n?: unknown };
+    if (!/^[A-Za-z0-9_-]+$/.test(token)) throw invalid('is not one this service issued');
+    const raw = Buffer.from(token, 'base64url');
+    if (raw.length <= IV_BYTES + TAG_BYTES) throw invalid('is not one this service issued');
+    let text: string;
     try {
-      body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
+      // The query digest is authenticated data: a token only opens for the query it was issued for.
+      decipher.setAAD(Buffer.from(digest));
+      decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+      text = Buffer.concat([decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {
-      throw invalid('is not one this service issued');
+      throw invalid('was altered, was not issued by this service, or belongs to a different query (its path, $filter, $orderby, $select or $top differ)');
     }
+    const body = JSON.parse(text) as { v?: unknown; l?: unknown; n?: unknown };
     if (body.v !== VERSION || !Array.isArray(body.l) || typeof body.n !== 'number') throw invalid('is from another version of this service');
-    if (body.q !== digest) throw invalid('belongs to a different query (its $filter, $orderby, $select or $top differ)');
     return { last: body.l, returned: body.n };
-  }
-
-  private sign(payload: string): string {
-    return createHmac('sha256', this.secret).update(payload).digest('base64url');
   }
 }

@@ -147,10 +147,10 @@ export class FilterBinder {
     if (path.length > 1) throw badRequest(`${path[0]} has no members to navigate to (${name})`, name);
     if (this.hidden.has(f.name)) throw forbidden(`your licence does not include ${f.name}`, f.name);
     if (f.restricted) {
-      throw forbidden(`${f.name} is a restricted field and cannot be used in $filter. ${this.set.name} can be filtered on: ${filterableNames(this.set)}`, f.name);
+      throw forbidden(`${f.name} is a restricted field and cannot be used in $filter. ${this.set.name} can be filtered on: ${filterableNames(this.set, this.hidden)}`, f.name);
     }
     if (!f.filterable || !f.column) {
-      throw notImplemented(`${f.name} cannot be filtered on (it is not indexed). ${this.set.name} can be filtered on: ${filterableNames(this.set)}`, f.name);
+      throw notImplemented(`${f.name} cannot be filtered on (it is not indexed). ${this.set.name} can be filtered on: ${filterableNames(this.set, this.hidden)}`, f.name);
     }
     this.fieldsUsed.add(f.name);
     return { kind: 'field', field: f, column: f.column, type: fieldType(f) };
@@ -299,8 +299,9 @@ function flip<T extends string>(op: T): T {
   return m[op] as T;
 }
 
-export function filterableNames(set: EntitySetSpec): string {
-  return set.fields.filter((f) => f.filterable).map((f) => f.name).join(', ');
+/** What may be filtered on, as a client sees it (its hidden fields are not named). */
+export function filterableNames(set: EntitySetSpec, hidden: ReadonlySet<string> = new Set()): string {
+  return set.fields.filter((f) => f.filterable && !hidden.has(f.name)).map((f) => f.name).join(', ');
 }
 
 function typeLabel(t: ValueType): string {

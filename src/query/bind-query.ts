@@ -63,7 +63,7 @@ function sortField(set: EntitySetSpec, name: string, hidden: ReadonlySet<string>
     throw badRequest(`${set.name} has no field ${name}`, name);
   }
   if (hidden.has(name)) throw forbidden(`your licence does not include ${name}`, name);
-  const sortable = set.fields.filter((x) => x.sortable).map((x) => x.name).join(', ');
+  const sortable = set.fields.filter((x) => x.sortable && !hidden.has(x.name)).map((x) => x.name).join(', ');
   if (f.restricted) throw forbidden(`${f.name} is a restricted field and cannot be used in $orderby. ${set.name} can be ordered by: ${sortable}`, f.name);
   if (!f.sortable || !f.column) {
     throw notImplemented(`${f.name} cannot be ordered by (it is not indexed). ${set.name} can be ordered by: ${sortable}`, f.name);

@@ -17,21 +17,28 @@ export const LISTINGS = 'Property';
 export class Visibility {
   private readonly bySet = new Map<string, SqlFragment>();
 
-  /** Binds the scope once; a scope that is not a valid filter on Property stops the server at start. */
-  constructor(model: ServiceModel, dialect: Dialect, feedScope: string | undefined) {
-    if (!feedScope) return;
+  /**
+   * Binds each scope once (all must hold); a scope that is not a valid filter on Property stops the server
+   * at start (the feed scope) or is refused when the client is created (a client's).
+   */
+  constructor(model: ServiceModel, dialect: Dialect, scopes: readonly string[]) {
+    if (scopes.length === 0) return;
     const listings = model.entitySets.find((s) => s.name === LISTINGS);
-    if (!listings) throw new Error('FEED_SCOPE needs a Property entity set');
-    let scope: SqlFragment;
-    let outside: SqlFragment;
-    try {
-      const q = bindQuery(listings, parseQueryOptions({ $filter: feedScope }));
-      scope = translateFilter(q.filter!, dialect);
-      outside = translateFilter(q.filter!, dialect, true);
-    } catch (e) {
-      throw new Error(`FEED_SCOPE is not a usable filter on Property: ${(e as Error).message}`);
+    if (!listings) throw new Error('a scope needs a Property entity set');
+    let scope: SqlFragment | undefined;
+    let outside: SqlFragment | undefined;
+    for (const text of scopes) {
+      let q;
+      try {
+        q = bindQuery(listings, parseQueryOptions({ $filter: text }));
+      } catch (e) {
+        throw new Error(`the scope ${JSON.stringify(text)} is not a usable filter on Property: ${(e as Error).message}`);
+      }
+      scope = both(scope, translateFilter(q.filter!, dialect));
+      // Outside any one scope is outside them all.
+      outside = either(outside, translateFilter(q.filter!, dialect, true));
     }
-    this.bySet.set(listings.name, scope);
+    this.bySet.set(listings.name, scope!);
     const key = quoteIdentifier(listings.fieldsByName[listings.key].column!);
     for (const nav of listings.navigations) {
       if (!nav.join) continue;
@@ -40,8 +47,8 @@ export class Visibility {
       // Hidden: records of a listing outside the scope. Records of other resources (a Member's media) and
       // records without a parent stay visible.
       this.bySet.set(child.name, {
-        sql: `(${fk} IS NULL OR ${fk} NOT IN (SELECT ${key} FROM ${quoteIdentifier(listings.table)} WHERE ${outside.sql}))`,
-        params: outside.params,
+        sql: `(${fk} IS NULL OR ${fk} NOT IN (SELECT ${key} FROM ${quoteIdentifier(listings.table)} WHERE ${outside!.sql}))`,
+        params: outside!.params,
       });
     }
   }
@@ -50,6 +57,11 @@ export class Visibility {
   of(set: EntitySetSpec): SqlFragment | undefined {
     return this.bySet.get(set.name);
   }
+}
+
+/** `a OR b`, either side optional. */
+function either(a: SqlFragment | undefined, b: SqlFragment): SqlFragment {
+  return a ? { sql: `(${a.sql}) OR (${b.sql})`, params: [...a.params, ...b.params] } : b;
 }
 
 /** `a AND b`, either side optional. */

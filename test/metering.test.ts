@@ -1,0 +1,279 @@
+/**
+ * Metering by transaction class (spec §1 item 6, §4 "Expansion rules for Property", §8): scripted mixes of
+ * requests from several clients, sent concurrently, against usage as the service reports it (GET /admin/usage
+ * and `reso-server usage --json`). Expected counts come from the script alone (support/licence-script.ts),
+ * never from the service's meter. Also: counts are durable before the response, survive a restart, add up
+ * across two instances on one database, and the per-client rate limit answers 429 without charging.
+ */
+import { expect } from 'chai';
+import { serviceModel } from '../generated';
+import type { RunningServer } from '../src/server';
+import { seedDemoData } from '../src/seed/demo-data';
+import { describeEachDatabase, TestDatabase } from './support/databases';
+import { startTestServer, TEST_TOKEN } from './support/http';
+import { call, originOf, parseCredentials, runCli } from './support/licence-http';
+import { CHILDREN, evaluate, Expr, Prng, readTable, render } from './support/licence-oracle';
+import { addUsage, Charge, expectedUsage, run, script, ScriptData, Sent } from './support/licence-script';
+
+const CLIENTS = 3;
+const PAGE = 10;
+const LISTINGS = 40;
+const CONCURRENCY = 32;
+/** The third scripted client is licensed for part of the listings only: its out-of-scope fetches are 404s, not charged. */
+const SCOPE: Expr = { k: 'or', a: { k: 'in', field: 'MlsStatus', values: ['Active', 'Pending'] }, b: { k: 'cmp', field: 'ListingKey', op: 'lt', value: 'L000010' } };
+
+interface UsageRow { client: string; hour: string; class: string; count: number }
+
+const zero = (): Charge[] => Array.from({ length: CLIENTS }, () => ({ A: 0, B: 0 }));
+
+describeEachDatabase('Metering by transaction class', (target) => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  let data: ScriptData;
+  const ids = Array.from({ length: CLIENTS }, (_, i) => `meter-${i}`);
+  const tokens: string[] = [];
+  let expected = zero();
+  const startHour = new Date().toISOString().slice(0, 13);
+  /** Clients this suite charges besides the scripted ones (the rate-limited one). */
+  const extra = new Map<string, Charge>();
+
+  const byClient = (rows: readonly UsageRow[]) => {
+    const out = new Map<string, Charge>();
+    for (const r of rows) {
+      const c = out.get(r.client) ?? out.set(r.client, { A: 0, B: 0 }).get(r.client)!;
+      expect(['A', 'B'], `class of ${JSON.stringify(r)}`).to.include(r.class);
+      c[r.class as 'A' | 'B'] += r.count;
+    }
+    return out;
+  };
+  const adminUsage = async (root: string, query = ''): Promise<UsageRow[]> => {
+    const r = await call(`${originOf(root)}/admin/usage${query}`, { token: TEST_TOKEN });
+    expect(r.status, r.text.slice(0, 200)).to.equal(200);
+    expect(r.headers.get('content-type')).to.match(/^application\/json/);
+    return r.json.value;
+  };
+  const cliUsage = async (): Promise<UsageRow[]> => {
+    const r = await runCli(db.url, ['usage', '--json']);
+    expect(r.code, r.stderr).to.equal(0);
+    const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('[')).pop();
+    return JSON.parse(line ?? 'null');
+  };
+  /** Asserts usage (per client and class, summed over hours) equals what the scripts cost. */
+  const expectUsage = (rows: readonly UsageRow[], label: string) => {
+    const now = new Date().toISOString().slice(0, 13);
+    for (const r of rows) {
+      expect(r.hour, `${label}: hour of ${JSON.stringify(r)}`).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}$/);
+      expect(r.hour >= startHour && r.hour <= now, `${label}: hour ${r.hour} outside the test's hours`).to.equal(true);
+      expect(r.count, `${label}: ${JSON.stringify(r)}`).to.be.above(0);
+    }
+    const got = byClient(rows);
+    const want = new Map<string, Charge>([...ids.map((id, i) => [id, expected[i]] as const), ...extra]);
+    for (const [id, c] of want) if (c.A === 0 && c.B === 0) want.delete(id);
+    expect(Object.fromEntries(got), `${label}: usage by client and class`).to.deep.equal(Object.fromEntries(want));
+  };
+  /** Responses with another status than scripted, as lines. */
+  const statusProblems = (sent: readonly Sent[]) => sent.filter((s) => s.status !== s.expect)
+    .map((s) => `${s.kind} ${s.url}: ${s.status}, expected ${s.expect}`);
+  /** Checks the usage reports and the statuses, and fails once with everything that is wrong. */
+  const verify = async (sent: readonly Sent[], reports: [string, () => Promise<UsageRow[]>][]) => {
+    const problems: string[] = [];
+    for (const [label, read] of reports) {
+      try {
+        expectUsage(await read(), label);
+      } catch (e) {
+        const { actual, expected: wanted } = e as { actual?: unknown; expected?: unknown };
+        problems.push(`${(e as Error).message}${actual === undefined ? '' : `: got ${JSON.stringify(actual)}, expected ${JSON.stringify(wanted)}`}`);
+      }
+    }
+    const wrong = statusProblems(sent);
+    if (wrong.length) problems.push(`${wrong.length} response(s) with an unexpected status, e.g.\n    ${wrong.slice(0, 8).join('\n    ')}`);
+    if (problems.length) expect.fail(problems.join('\n  '));
+  };
+  const summary = (sent: readonly Sent[]) => {
+    const kinds = new Map<string, number>();
+    for (const s of sent) kinds.set(s.kind, (kinds.get(s.kind) ?? 0) + 1);
+    return kinds;
+  };
+
+  before(async function () {
+    this.timeout(120_000);
+    db = await target.create();
+    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
+    await seedDemoData(server.service, { listings: LISTINGS });
+    const children = new Map(await Promise.all(CHILDREN.map(async (c) => [c.set, await readTable(server.service.db, c.set)] as const)));
+    const listings = await readTable(server.service.db, 'Property');
+    const scoped = new Set(listings.filter((r) => evaluate(SCOPE, r)).map((r) => r.ListingKey as string));
+    expect(scoped.size).to.be.within(5, LISTINGS - 5);
+    data = {
+      listingKeys: listings.map((r) => r.ListingKey as string),
+      children,
+      members: (await readTable(server.service.db, 'Member')).map((r) => r.MemberKey as string),
+      visible: ids.map((_, i) => (i === CLIENTS - 1 ? scoped : undefined)),
+    };
+    for (const [i, id] of ids.entries()) {
+      const licence = i === CLIENTS - 1 ? { scope: render(SCOPE), hiddenFields: ['PublicRemarks'] } : {};
+      await server.service.clients.add({ id, name: `Metered ${id}`, ...licence });
+      tokens.push(await server.service.clients.issueToken(id, undefined));
+    }
+  });
+  after(async function () {
+    this.timeout(60_000);
+    await server?.close();
+    await db?.drop();
+  });
+
+  it('a count is committed before its response is sent (the table, read right after each response, already holds it)', async function () {
+    this.timeout(60_000);
+    const items = script(new Prng(11), data, 1, 40);
+    const running = { A: 0, B: 0 };
+    for (const s of items) {
+      const r = await call(`${server.url}/${s.url}`, { token: tokens[0] });
+      expect(r.status, `${s.url}: ${r.text.slice(0, 200)}`).to.equal(s.expect);
+      if (s.expect < 400) { running.A += s.charge.A; running.B += s.charge.B; }
+      const rows = await server.service.db.all('SELECT `class`, `count` FROM `reso_usage` WHERE `client_id` = ?', [ids[0]]);
+      const got = { A: 0, B: 0 };
+      for (const row of rows) got[row.class as 'A' | 'B'] += Number(row.count);
+      expect(got, `after ${s.kind} ${s.url}`).to.deep.equal(running);
+    }
+    expected[0] = { ...running };
+  });
+
+  it('≥ 1,000 concurrent requests from 3 clients (key fetches, queries with and without $expand, nextLink walks, /$count, navigation paths, errors): usage equals the script exactly', async function () {
+    this.timeout(120_000);
+    const sent = await run(script(new Prng(12345), data, CLIENTS, 760), tokens, [server.url], CONCURRENCY, new Prng(1));
+    const kinds = summary(sent);
+    expect(sent.length, JSON.stringify(Object.fromEntries(kinds))).to.be.at.least(1000);
+    for (const k of ['key', 'key+expand', 'query', 'query+expand', 'walk', 'count', 'nav', 'related', 'error 400', 'error 403', 'error 404', 'error 501',
+      'key (out of scope)', 'nav (out of scope)']) {
+      expect(kinds.get(k) ?? 0, `requests of kind ${k}`).to.be.at.least(5);
+    }
+    expect(sent.filter((s) => s.kind === 'walk').length, 'walks follow nextLink').to.be.above(kinds.size);
+    expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+    await verify(sent, [['GET /admin/usage', () => adminUsage(server.url)], ['usage --json', cliUsage]]);
+    expect(await cliUsage(), 'the CLI and /admin/usage report the same rows').to.deep.equal(await adminUsage(server.url));
+  });
+
+  it('GET /admin/usage?client= and from/to narrow the rows; a non-admin client gets 403', async function () {
+    this.timeout(30_000);
+    const one = await adminUsage(server.url, `?client=${ids[1]}`);
+    expect(one.length).to.be.above(0);
+    expect(new Set(one.map((r) => r.client))).to.deep.equal(new Set([ids[1]]));
+    const hour = new Date().toISOString().slice(0, 13);
+    const window = await adminUsage(server.url, `?from=${startHour}&to=${hour}`);
+    expect(window).to.deep.equal(await adminUsage(server.url));
+    expect(await adminUsage(server.url, '?from=2000-01-01T00&to=2000-01-01T23')).to.deep.equal([]);
+    const denied = await call(`${originOf(server.url)}/admin/usage`, { token: tokens[0] });
+    expect(denied.status).to.equal(403);
+    const cli = await runCli(db.url, ['usage', '--json', '--client', ids[2]]);
+    expect(cli.code, cli.stderr).to.equal(0);
+    expect(JSON.parse(cli.stdout.trim().split('\n').pop()!)).to.deep.equal(await adminUsage(server.url, `?client=${ids[2]}`));
+  });
+
+  it('after a restart on the same database, another batch adds up exactly (nothing lost, nothing doubled)', async function () {
+    this.timeout(120_000);
+    await server.close();
+    expectUsage(await cliUsage(), 'usage --json while no server runs');
+    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
+    expectUsage(await adminUsage(server.url), 'right after the restart');
+    const sent = await run(script(new Prng(777), data, CLIENTS, 300), tokens, [server.url], CONCURRENCY, new Prng(2));
+    expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+    await verify(sent, [['GET /admin/usage after the second batch', () => adminUsage(server.url)], ['usage --json after the second batch', cliUsage]]);
+  });
+
+  it('two instances on one database at once (walks continue on either): counts add up exactly', async function () {
+    this.timeout(120_000);
+    const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
+    try {
+      const sent = await run(script(new Prng(4242), data, CLIENTS, 600), tokens, [server.url, second.url], CONCURRENCY, new Prng(3));
+      expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+      await verify(sent, [
+        ['GET /admin/usage on the first instance', () => adminUsage(server.url)],
+        ['GET /admin/usage on the second instance', () => adminUsage(second.url)],
+      ]);
+    } finally {
+      await second.close();
+    }
+    expectUsage(await cliUsage(), 'usage --json after the second instance stopped');
+  });
+
+  it('two instances committing the same usage rows in opposite orders: no request fails (e.g. a deadlock as 503), counts add up', async function () {
+    this.timeout(120_000);
+    const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
+    const sent: Sent[] = [];
+    try {
+      const key = data.listingKeys[0];
+      for (let round = 0; round < 120; round++) {
+        // Each instance gets the clients' requests in the other's reverse order, all at once.
+        const plan = ids.flatMap((_, i) => [[server.url, i], [second.url, CLIENTS - 1 - i]] as const);
+        const replies = await Promise.all(plan.map(([root, i]) => call(`${root}/Property('${key}')`, { token: tokens[i] })));
+        replies.forEach((r, n) => sent.push({
+          client: plan[n][1], kind: 'key', url: `Property('${key}') on instance ${plan[n][0] === server.url ? 1 : 2}`,
+          status: r.status, expect: 200, charge: { A: 1, B: 0 },
+        }));
+      }
+      expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+      await verify(sent, [['GET /admin/usage', () => adminUsage(server.url)]]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('rate limit (clients add --rate 5): the 6th request within a minute gets 429 with Retry-After and RateLimit-*, uncharged; others are unaffected', async function () {
+    this.timeout(60_000);
+    const added = await runCli(db.url, ['clients', 'add', '--name', 'Limited', '--id', 'limited', '--rate', '5', '--static-token']);
+    expect(added.code, added.stderr).to.equal(0);
+    const { token } = parseCredentials(added.stdout);
+    const key = data.listingKeys[0];
+    const allowed = [`Property('${key}')`, `Property('${key}')?$expand=Media,PropertyRooms`, 'Property?$top=3', 'Property/$count', `Property('${key}')/OpenHouse`];
+    for (let i = 0; i < allowed.length; i++) {
+      const r = await call(`${server.url}/${allowed[i]}`, { token });
+      expect(r.status, `request ${i + 1}: ${r.text.slice(0, 200)}`).to.equal(200);
+      expect(r.headers.get('ratelimit-limit'), `request ${i + 1}`).to.equal('5');
+      expect(r.headers.get('ratelimit-remaining'), `request ${i + 1}`).to.equal(String(4 - i));
+      expect(Number(r.headers.get('ratelimit-reset')), `request ${i + 1}`).to.be.within(1, 60);
+    }
+    for (const url of [`Property('${key}')`, 'Property?$top=3', 'Property/$count', `Property('${key}')?$expand=Media`]) {
+      const r = await call(`${server.url}/${url}`, { token });
+      expect(r.status, `${url} past the limit: ${r.text.slice(0, 200)}`).to.equal(429);
+      const retry = Number(r.headers.get('retry-after'));
+      expect(Number.isInteger(retry) && retry >= 1 && retry <= 60, `Retry-After ${r.headers.get('retry-after')}`).to.equal(true);
+      expect(r.headers.get('ratelimit-limit')).to.equal('5');
+      expect(r.headers.get('ratelimit-remaining')).to.equal('0');
+      expect(Number(r.headers.get('ratelimit-reset'))).to.be.within(1, 60);
+      expect(r.json?.error?.code).to.be.a('string');
+    }
+    // Other clients are unaffected, and so is the demo client.
+    for (let i = 0; i < 8; i++) {
+      const r = await call(`${server.url}/Property('${key}')`, { token: tokens[1] });
+      expect(r.status).to.equal(200);
+      expect(r.headers.get('ratelimit-remaining')).to.equal(null);
+    }
+    expected[1].A += 8;
+    // Charged: the five answered requests (A, A+1B for Media, B, B, B); none of the 429s.
+    extra.set('limited', { A: 2, B: 4 });
+    expectUsage(await adminUsage(server.url), 'after the rate-limited requests');
+  });
+
+  it('/$count is one class B whatever else the request names ($expand there expands nothing); an error on it costs nothing', async function () {
+    this.timeout(30_000);
+    await server.service.clients.add({ id: 'counter', name: 'Counter' });
+    const token = await server.service.clients.issueToken('counter', undefined);
+    const usage = async () => byClient(await adminUsage(server.url, '?client=counter')).get('counter') ?? { A: 0, B: 0 };
+    const cases: [string, number][] = [
+      ['Property/$count', 1],
+      ["Property/$count?$filter=MlsStatus%20eq%20'Active'", 1],
+      ['Property/$count?$expand=Media,OpenHouse,historyTransactional', 1],
+      ['Property/$count?$expand=Media', 1],
+      ['Property/$count?$filter=OwnerName%20eq%20%27x%27', 0],
+    ];
+    const wrong: string[] = [];
+    for (const [url, b] of cases) {
+      const before = await usage();
+      const r = await call(`${server.url}/${url}`, { token });
+      const after = await usage();
+      const want = r.status === 200 ? b : 0;
+      if (after.A !== before.A || after.B - before.B !== want) wrong.push(`${url} → ${r.status} ${r.text.slice(0, 60)}: charged A ${after.A - before.A}, B ${after.B - before.B}; expected B ${want}`);
+    }
+    expect(wrong).to.deep.equal([]);
+  });
+});

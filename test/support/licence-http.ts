@@ -1,0 +1,126 @@
+/**
+ * HTTP and process helpers for the authentication, licensing and metering tests: requests with an explicit
+ * bearer token (or none), nextLink walks, a bounded concurrent pool, the token endpoint, and the operator
+ * CLI run as a child process.
+ */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export interface Call {
+  /** Bearer token to send; undefined sends no Authorization header. */
+  token?: string;
+  /** Raw Authorization header (wins over token). */
+  authorization?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export async function call(url: string, c: Call = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...(c.headers ?? {}) };
+  if (c.authorization !== undefined) headers.Authorization = c.authorization;
+  else if (c.token !== undefined) headers.Authorization = `Bearer ${c.token}`;
+  const res = await fetch(url, { method: c.method ?? 'GET', headers, body: c.body });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** Every page of a query (following @odata.nextLink), stopping at the first non-200 page. */
+export async function walk(url: string, token: string, headers: Record<string, string> = {}, maxPages = 1000): Promise<{ pages: Reply[]; records: any[]; urls: string[] }> {
+  const pages: Reply[] = [];
+  const records: any[] = [];
+  const urls: string[] = [];
+  for (let next: string | undefined = url; next;) {
+    if (pages.length >= maxPages) throw new Error(`more than ${maxPages} pages from ${url}`);
+    urls.push(next);
+    const r = await call(next, { token, headers });
+    pages.push(r);
+    if (r.status !== 200) break;
+    records.push(...(r.json?.value ?? []));
+    next = r.json['@odata.nextLink'];
+  }
+  return { pages, records, urls };
+}
+
+/** Runs the tasks with at most `limit` in flight; resolves with their results in order. */
+export async function pool<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let nextIndex = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = nextIndex++;
+      if (i >= tasks.length) return;
+      results[i] = await tasks[i]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+/** The server's origin (scheme, host, port) from its service root URL. */
+export function originOf(serviceRoot: string): string {
+  return new URL(serviceRoot).origin;
+}
+
+/** POST /oauth2/token with the client-credentials grant, credentials as HTTP Basic or in the form body. */
+export async function requestToken(
+  serviceRoot: string,
+  creds: { id?: string; secret?: string; via: 'basic' | 'form' | 'none' },
+  form: Record<string, string> = { grant_type: 'client_credentials' },
+): Promise<Reply> {
+  const body = new URLSearchParams(form);
+  const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
+  if (creds.via === 'basic') {
+    const pair = `${encodeURIComponent(creds.id ?? '')}:${encodeURIComponent(creds.secret ?? '')}`;
+    headers.Authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+  } else if (creds.via === 'form') {
+    if (creds.id !== undefined) body.set('client_id', creds.id);
+    if (creds.secret !== undefined) body.set('client_secret', creds.secret);
+  }
+  return call(`${originOf(serviceRoot)}/oauth2/token`, { method: 'POST', headers, body: body.toString() });
+}
+
+export const CLI = resolve(__dirname, '../../src/cli.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node dist/src/cli.js <args>` with DATABASE_URL set; never throws on a non-zero exit. */
+export function runCli(databaseUrl: string, args: readonly string[], timeoutMs = 30_000): Promise<CliResult> {
+  return new Promise((done) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl };
+    delete env.DEMO_TOKEN;
+    delete env.FEED_SCOPE;
+    execFile(process.execPath, [CLI, ...args], { env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1) : 0;
+      done({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** Parses `clients add` / `clients rotate` output: client_id, client_secret and (with --static-token) the token. */
+export function parseCredentials(stdout: string): { id: string; secret: string; token?: string } {
+  const id = /^client_id:\s+(\S+)/m.exec(stdout)?.[1];
+  const secret = /^client_secret:\s+(\S+)/m.exec(stdout)?.[1];
+  const token = /^static token:\s+(\S+)/m.exec(stdout)?.[1];
+  if (!id || !secret) throw new Error(`no credentials in CLI output:\n${stdout}`);
+  return { id, secret, ...(token ? { token } : {}) };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
