@@ -28,6 +28,11 @@ export interface AppOptions {
   maxFilterLength: number;
   /** The operator's distribution scope: an OData filter on Property (see query/visibility.ts). */
   feedScope?: string;
+  /**
+   * No authentication, licensing or metering: for measuring what they cost (bench/). Deliberately not
+   * reachable from configuration or the command line.
+   */
+  anonymous?: boolean;
 }
 
 export function createApp(service: ListingService, options: AppOptions): express.Express {
@@ -59,7 +64,7 @@ export function createApp(service: ListingService, options: AppOptions): express
     }
     next();
   });
-  odata.use(authenticate, rateLimiter());
+  if (!options.anonymous) odata.use(authenticate, rateLimiter());
   odata.get('/', serviceDocument(service, options));
   odata.get(/^\/\$metadata$/, metadataDocument(licences));
   service.model.mountRoutes(odata, resourceHandlers(service, options, { licences, meter: service.meter }));
