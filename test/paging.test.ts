@@ -335,25 +335,26 @@ describeEachDatabase('Paging (spec §4 Paging, §8)', (target) => {
       });
 
       it('garbage, empty, or a client-made offset', async () => {
-        for (const t of ['abc', '', '10', 'eyJ2IjoxfQ', '....', 'a.b', `${token}x`, token.split('.')[0]]) {
+        for (const t of ['abc', '', '10', '0', 'eyJ2IjoxfQ', '....', 'a.b', 'A'.repeat(token.length), '%00']) {
           expect400Token(await get(withToken(link, t)), `token "${t}"`);
         }
       });
 
-      it('tampered: the position changed and the signature kept', async () => {
-        const [payload, signature] = token.split('.');
-        const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-        for (const changed of [{ ...body, n: 0 }, { ...body, l: body.l.map(() => null) }, { ...body, l: ['9999-12-31T00:00:00.000Z', 'Z'] }]) {
-          const forged = `${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${signature}`;
-          expect400Token(await get(withToken(link, forged)), `forged ${JSON.stringify(changed)}`);
+      it('tampered: any one character changed', async () => {
+        // (Not the last character: in base64url its low bits may be padding that decoding ignores.)
+        const positions = [0, 1, Math.floor(token.length / 3), Math.floor(token.length / 2), token.length - 2];
+        for (const i of positions) {
+          const c = token[i];
+          const flipped = token.slice(0, i) + (c === 'A' ? 'B' : 'A') + token.slice(i + 1);
+          expect400Token(await get(withToken(link, flipped)), `character ${i} changed`);
         }
       });
 
-      it('tampered: the signature changed', async () => {
-        const [payload, signature] = token.split('.');
-        const flipped = (signature[0] === 'A' ? 'B' : 'A') + signature.slice(1);
-        expect400Token(await get(withToken(link, `${payload}.${flipped}`)), 'flipped signature');
-        expect400Token(await get(withToken(link, `${payload}.${signature.slice(0, -4)}`)), 'short signature');
+      it('tampered: cut short, or lengthened by whole bytes', async () => {
+        expect400Token(await get(withToken(link, token.slice(0, -4))), 'cut short');
+        expect400Token(await get(withToken(link, token.slice(4))), 'start cut');
+        expect400Token(await get(withToken(link, `${token}AAAA`)), 'lengthened');
+        expect400Token(await get(withToken(link, `AAAA${token}`)), 'prefixed');
       });
 
       const reuse: [string, (l: string) => string][] = [

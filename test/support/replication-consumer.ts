@@ -57,6 +57,8 @@ export const RELATED: readonly RelatedSpec[] = [
 export interface ConsumerStats {
   requests: number;
   recordsReceived: number;
+  /** Records each set's ModificationTimestamp increments returned (after the first pull). */
+  incrementRecords: Record<'Property' | RelatedSet, number>;
   incrementalPulls: number;
   listingUpserts: number;
   /** Listings deleted because they arrived with MlsStatus 'Delete'. */
@@ -130,7 +132,7 @@ export class ReplicationConsumer {
   /** High-water mark per set: the last ModificationTimestamp a pull of that set returned. */
   readonly marks: Partial<Record<'Property' | RelatedSet, string>> = {};
   readonly stats: ConsumerStats = {
-    requests: 0, recordsReceived: 0, incrementalPulls: 0, listingUpserts: 0, deletedByStatus: 0, removedByCheck: 0,
+    requests: 0, recordsReceived: 0, incrementRecords: { Property: 0, Media: 0, OpenHouse: 0, HistoryTransactional: 0 }, incrementalPulls: 0, listingUpserts: 0, deletedByStatus: 0, removedByCheck: 0,
     relatedRemovedByCheck: 0, relatedRemovedByResync: 0, resyncs: 0, checks: 0,
   };
 
@@ -188,6 +190,7 @@ export class ReplicationConsumer {
       ? `${this.base}/Property`
       : `${this.base}/Property?$filter=${encodeURIComponent(`ModificationTimestamp gt ${odataString(mark)}`)}`;
     const walk = await this.walk(url);
+    if (mark !== undefined) this.stats.incrementRecords.Property += walk.records.length;
     const changed = new Set<string>();
     for (const r of walk.records) {
       const key = r.ListingKey as string;
@@ -210,6 +213,7 @@ export class ReplicationConsumer {
       ? `${this.base}/${spec.set}`
       : `${this.base}/${spec.set}?$filter=${encodeURIComponent(`ModificationTimestamp gt ${odataString(mark)}`)}`;
     const walk = await this.walk(url);
+    if (mark !== undefined) this.stats.incrementRecords[spec.set] += walk.records.length;
     const store = this.related[spec.set];
     for (const r of walk.records) this.applyRelated(store, r);
     this.advance(spec.set, walk);

@@ -228,8 +228,10 @@ export class RandomWriter {
     return `RW${String(this.seq++).padStart(6, '0')}`;
   }
 
-  /** A listing for a related-record change: any listing the writer knows (in any status), or one yet to be created. */
+  /** A listing for a related-record change: any listing the writer knows (in any status), or one yet to be created (or never). */
   private targetListing(allowPlanned: boolean): string {
+    // Now and then a listing that will never be created (the related record stays parentless).
+    if (allowPlanned && this.rng.chance(0.01)) return `RX${String(this.seq++).padStart(6, '0')}`;
     if (allowPlanned && this.rng.chance(0.04)) {
       const key = this.newListingKey();
       this.planned.push(key);
