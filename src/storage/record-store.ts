@@ -52,7 +52,6 @@ const WRITE_BATCH = 50;
 export class RecordStore {
   readonly encode: RecordEncoder;
   private readonly byKeySql: string;
-  private readonly firstPageSql: string;
   private readonly countSql: string;
   private readonly upsertSql = new Map<number, string>();
   private readonly shapes = new Map<string, string>();
@@ -67,8 +66,6 @@ export class RecordStore {
     this.insertOrder = sorted.map((c) => this.columns.indexOf(c));
     const q = () => db.sql(table.name);
     this.byKeySql = q().select(RECORD_COLUMN).where(set.key, 0).toSQL().toNative().sql;
-    const order = set.defaultOrder.map((column) => ({ column, order: 'asc' as const }));
-    this.firstPageSql = q().select(RECORD_COLUMN).orderBy(order).limit(1).toSQL().toNative().sql;
     this.countSql = q().count({ n: '*' }).toSQL().toNative().sql;
   }
 
@@ -81,12 +78,6 @@ export class RecordStore {
       });
     const rows = await this.db.all(sql, scope ? [key, ...scope.params] : [key]);
     return rows.length ? projection.json(rows[0]) : undefined;
-  }
-
-  /** The first `limit` records in the set's default order, as JSON texts. */
-  async firstPage(limit: number): Promise<string[]> {
-    const rows = await this.db.all(this.firstPageSql, [limit]);
-    return rows.map((r) => r[RECORD_COLUMN] as string);
   }
 
   async count(where?: SqlFragment): Promise<number> {
