@@ -25,14 +25,30 @@ export interface UsageRow {
 export class Meter {
   private pending = new Map<string, number>();
   private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
-  private scheduled = false;
-  private readonly upsertSql: string;
+  /** The one commit loop; while a commit is in flight, new counts gather for the next (group commit). */
+  private running?: Promise<void>;
+  /** Multi-row increment statements by row count. */
+  private readonly upserts = new Map<number, string>();
 
-  constructor(private readonly db: Database) {
-    const t = `\`${USAGE_TABLE}\``;
-    this.upsertSql = db.dialect === 'mysql'
-      ? `INSERT INTO ${t} (\`client_id\`, \`hour\`, \`class\`, \`count\`) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE \`count\` = \`count\` + VALUES(\`count\`)`
-      : `INSERT INTO ${t} (\`client_id\`, \`hour\`, \`class\`, \`count\`) VALUES (?, ?, ?, ?) ON CONFLICT (\`client_id\`, \`hour\`, \`class\`) DO UPDATE SET \`count\` = \`count\` + excluded.\`count\``;
+  constructor(private readonly db: Database) {}
+
+  /**
+   * One statement adds every row of a batch: atomic on its own, and on MariaDB it needs neither an explicit
+   * transaction nor the writers' lock (increments commute), so a commit is one round trip.
+   */
+  private upsert(rows: number): string {
+    let sql = this.upserts.get(rows);
+    if (!sql) {
+      const t = `\`${USAGE_TABLE}\``;
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?)').join(', ');
+      const head = `INSERT INTO ${t} (\`client_id\`, \`hour\`, \`class\`, \`count\`) VALUES ${values}`;
+      sql = this.db.dialect === 'mysql'
+        ? `${head} ON DUPLICATE KEY UPDATE \`count\` = \`count\` + VALUES(\`count\`)`
+        : `${head} ON CONFLICT (\`client_id\`, \`hour\`, \`class\`) DO UPDATE SET \`count\` = \`count\` + excluded.\`count\``;
+      if (this.upserts.size > 64) this.upserts.clear();
+      this.upserts.set(rows, sql);
+    }
+    return sql;
   }
 
   /** Counts transactions for a client; resolves once they are committed. */
@@ -45,42 +61,50 @@ export class Meter {
         this.pending.set(key, (this.pending.get(key) ?? 0) + n);
       }
     }
-    return new Promise((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => { void this.flush(); });
-      }
-    });
+    const committed = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    // The first count after a quiet spell starts the loop on the next turn, so a burst joins one batch.
+    this.running ??= new Promise<void>((r) => setImmediate(r)).then(() => this.loop());
+    return committed;
   }
 
-  /** Commits what is pending; callers waiting on it are released (or see the error). */
+  /** Resolves when everything recorded so far is committed (or has failed). */
   async flush(): Promise<void> {
-    this.scheduled = false;
-    const batch = this.pending;
-    const waiters = this.waiters;
-    this.pending = new Map();
-    this.waiters = [];
-    if (waiters.length === 0) return;
+    while (this.running) await this.running;
+  }
+
+  private async loop(): Promise<void> {
     try {
-      // Rows are locked in key order, so instances flushing at once cannot deadlock each other; a deadlock
-      // that happens anyway (another writer) is retried, as the transaction was rolled back whole.
-      const rows = [...batch].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      for (let attempt = 1; rows.length > 0; attempt++) {
+      while (this.waiters.length > 0) {
+        const batch = this.pending;
+        const waiters = this.waiters;
+        this.pending = new Map();
+        this.waiters = [];
         try {
-          await this.db.transaction(async (tx) => {
-            for (const [key, n] of rows) await tx.run(this.upsertSql, [...key.split('\u0000'), n]);
-          });
-          break;
+          await this.commit(batch);
+          for (const w of waiters) w.resolve();
         } catch (e) {
-          const code = (e as { cause?: { code?: string } }).cause?.code;
-          if (attempt >= 5 || (code !== 'ER_LOCK_DEADLOCK' && code !== 'ER_LOCK_WAIT_TIMEOUT')) throw e;
-          await new Promise((r) => setTimeout(r, 5 * attempt));
+          for (const w of waiters) w.reject(e);
         }
       }
-      for (const w of waiters) w.resolve();
-    } catch (e) {
-      for (const w of waiters) w.reject(e);
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private async commit(batch: Map<string, number>): Promise<void> {
+    if (batch.size === 0) return;
+    // Rows are locked in key order, so instances committing at once cannot deadlock each other; a deadlock
+    // that happens anyway (another writer) is retried, as the transaction was rolled back whole.
+    const rows = [...batch].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.db.run(this.upsert(rows.length), rows.flatMap(([key, n]) => [...key.split('\u0000'), n]));
+        return;
+      } catch (e) {
+        const code = (e as { cause?: { code?: string } }).cause?.code;
+        if (attempt >= 5 || (code !== 'ER_LOCK_DEADLOCK' && code !== 'ER_LOCK_WAIT_TIMEOUT')) throw e;
+        await new Promise((r) => setTimeout(r, 5 * attempt));
+      }
     }
   }
 
