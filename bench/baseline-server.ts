@@ -4,6 +4,13 @@
  *
  *   GET /Property/:key  ->  SELECT _record FROM Property WHERE ListingKey = ?
  *   GET /Property       ->  SELECT _record FROM Property ORDER BY ModificationTimestamp, ListingKey LIMIT 100
+ *   GET /filtered?ts=T  ->  … WHERE ModificationTimestamp > ? ORDER BY ModificationTimestamp, ListingKey LIMIT 100
+ *   GET /walk?limit=N[&ts=T&key=K]
+ *                       ->  the N records after position (T, K) in (ModificationTimestamp, ListingKey) order, by the
+ *                           keyset form that seeks the index on both databases
+ *                           (`ModificationTimestamp >= ? AND (ModificationTimestamp > ? OR ListingKey > ?)`), as
+ *                           `{"value":[…],"@odata.nextLink":"/walk?ts=…&key=…&limit=N"}`; one row more than N is read
+ *                           to know whether another page follows, as the product does.
  *
  * Environment: PORT (0 = any free port), DATABASE_URL (sqlite:<path> or mysql://…).
  * Prints `baseline listening on http://localhost:<port>` once it accepts connections.
@@ -17,9 +24,37 @@ import { exitWithParent } from './orphan-guard';
 
 const BY_KEY = 'SELECT _record FROM Property WHERE ListingKey = ?';
 const PAGE = 'SELECT _record FROM Property ORDER BY ModificationTimestamp, ListingKey LIMIT 100';
+const FILTERED = 'SELECT _record FROM Property WHERE ModificationTimestamp > ? ORDER BY ModificationTimestamp, ListingKey LIMIT 100';
+const WALK_COLUMNS = 'SELECT _record, ModificationTimestamp, ListingKey FROM Property';
+const WALK_ORDER = 'ORDER BY ModificationTimestamp, ListingKey LIMIT ?';
+const WALK_FIRST = `${WALK_COLUMNS} ${WALK_ORDER}`;
+const WALK_NEXT = `${WALK_COLUMNS} WHERE ModificationTimestamp >= ? AND (ModificationTimestamp > ? OR ListingKey > ?) ${WALK_ORDER}`;
 const CONTENT_TYPE = 'application/json; charset=utf-8';
+const MAX_WALK_LIMIT = 10_000;
 
 type Row = { _record: string };
+type WalkRow = Row & { ModificationTimestamp: string; ListingKey: string };
+
+/** The walk's SQL and parameters for a request, or undefined (400) when its parameters are not usable. */
+function walkQuery(query: express.Request['query']): { sql: string; params: (string | number)[]; limit: number } | undefined {
+  const limit = Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WALK_LIMIT) return undefined;
+  const { ts, key } = query;
+  if (ts === undefined && key === undefined) return { sql: WALK_FIRST, params: [limit + 1], limit };
+  if (typeof ts !== 'string' || typeof key !== 'string') return undefined;
+  return { sql: WALK_NEXT, params: [ts, ts, key, limit + 1], limit };
+}
+
+function walkBody(rows: WalkRow[], limit: number): string {
+  const page = rows.length > limit ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  const next = rows.length > limit
+    ? `,"@odata.nextLink":${JSON.stringify(`/walk?ts=${encodeURIComponent(last.ModificationTimestamp)}&key=${encodeURIComponent(last.ListingKey)}&limit=${limit}`)}`
+    : '';
+  return `{"value":[${page.map((r) => r._record).join(',')}]${next}}`;
+}
+
+const badRequest = (res: express.Response) => { res.statusCode = 400; res.end(); };
 
 function createApp(url: string): { app: express.Express; close: () => Promise<void> } {
   const app = express();
@@ -27,6 +62,9 @@ function createApp(url: string): { app: express.Express; close: () => Promise<vo
     const db = new BetterSqlite3(url.slice('sqlite:'.length), { readonly: true });
     const byKey = db.prepare(BY_KEY);
     const page = db.prepare(PAGE);
+    const filtered = db.prepare(FILTERED);
+    const walkFirst = db.prepare(WALK_FIRST);
+    const walkNext = db.prepare(WALK_NEXT);
     app.get('/Property/:key', (req, res) => {
       const row = byKey.get(req.params.key) as Row | undefined;
       if (!row) { res.statusCode = 404; res.end(); return; }
@@ -37,6 +75,19 @@ function createApp(url: string): { app: express.Express; close: () => Promise<vo
       const rows = page.all() as Row[];
       res.setHeader('Content-Type', CONTENT_TYPE);
       res.end(`{"value":[${rows.map((r) => r._record).join(',')}]}`);
+    });
+    app.get('/filtered', (req, res) => {
+      if (typeof req.query.ts !== 'string') { badRequest(res); return; }
+      const rows = filtered.all(req.query.ts) as Row[];
+      res.setHeader('Content-Type', CONTENT_TYPE);
+      res.end(`{"value":[${rows.map((r) => r._record).join(',')}]}`);
+    });
+    app.get('/walk', (req, res) => {
+      const q = walkQuery(req.query);
+      if (!q) { badRequest(res); return; }
+      const rows = (q.sql === WALK_FIRST ? walkFirst : walkNext).all(...q.params) as WalkRow[];
+      res.setHeader('Content-Type', CONTENT_TYPE);
+      res.end(walkBody(rows, q.limit));
     });
     return { app, close: async () => { db.close(); } };
   }
@@ -55,6 +106,21 @@ function createApp(url: string): { app: express.Express; close: () => Promise<vo
       pool.execute(PAGE).then(([rows]) => {
         res.setHeader('Content-Type', CONTENT_TYPE);
         res.end(`{"value":[${(rows as Row[]).map((r) => r._record).join(',')}]}`);
+      }, next);
+    });
+    app.get('/filtered', (req, res, next) => {
+      if (typeof req.query.ts !== 'string') { badRequest(res); return; }
+      pool.execute(FILTERED, [req.query.ts]).then(([rows]) => {
+        res.setHeader('Content-Type', CONTENT_TYPE);
+        res.end(`{"value":[${(rows as Row[]).map((r) => r._record).join(',')}]}`);
+      }, next);
+    });
+    app.get('/walk', (req, res, next) => {
+      const q = walkQuery(req.query);
+      if (!q) { badRequest(res); return; }
+      pool.execute(q.sql, q.params).then(([rows]) => {
+        res.setHeader('Content-Type', CONTENT_TYPE);
+        res.end(walkBody(rows as WalkRow[], q.limit));
       }, next);
     });
     return { app, close: () => pool.end() };

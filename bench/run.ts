@@ -2,13 +2,17 @@
  * `npm run bench [-- options]`: the product against a bare Express + driver baseline over the same database.
  *
  * Seeds N demo listings into a benchmark database (reused while it holds the same data), starts the product
- * (`reso-server serve`) and bench/baseline-server as child processes, and loads each in turn with autocannon
- * from this process: fetch by key (rotating through real ListingKeys) and the first page of 100. Rounds
- * alternate (BP PB BP …) so drift on a shared machine hits both; the best round of each counts.
+ * (`reso-server serve`) and bench/baseline-server as child processes, and measures scenario families, each
+ * against the baseline in the same run:
+ * - key-and-page: fetch by key (rotating through real ListingKeys) and the first page of 100, under autocannon;
+ * - filtered: the first page of `$filter=ModificationTimestamp gt '<T>'` (half the listings match);
+ * - replication: a full walk of every listing through @odata.nextLink at the maximum page size (bench/walk.ts);
+ * - deep: the latency of the first page against a page 90% of the way through the walk.
+ * Rounds alternate (BP PB BP …) so drift on a shared machine hits both; the best round of each counts.
  * The figure that matters is the ratio product/baseline (target: at least 0.60).
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -18,6 +22,7 @@ import { serviceModel } from '../generated';
 import { seedDemoData } from '../src/seed/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
+import { walk, WalkResult } from './walk';
 
 const ROOT = resolve(__dirname, '../..');
 const BENCH_DIR = join(ROOT, '.bench');
@@ -25,13 +30,26 @@ const DOC = join(ROOT, 'docs/benchmarks.md');
 const TARGET_RATIO = 0.6;
 const KEY_SAMPLE = 1000;
 const MYSQL_DB = 'reso_bench';
+/** Where the deep page starts, as a fraction of the walk. */
+const DEEP_AT = 0.9;
+/** Page size of the filtered and deep-page scenarios: the product's default (PAGE_SIZE). */
+const PAGE = 100;
+
+const SCENARIOS = ['key', 'page', 'filtered', 'replication', 'deep'] as const;
+type ScenarioName = typeof SCENARIOS[number];
 
 const USAGE = `Usage: node dist/bench/run.js [options]   (npm run bench -- [options])
 
+  --scenarios LIST  comma-separated, from ${SCENARIOS.join(',')} (default: all). Families: key-and-page
+                    (key, page), filtered, replication, deep
   --listings N      demo listings in the benchmark database (default 20000)
-  --duration S      seconds per measurement (default 10)
-  --connections C   concurrent connections (default 16)
-  --rounds R        measurements per server and scenario, in the order BP PB BP … (default 3)
+  --duration S      seconds per autocannon measurement (default 10)
+  --connections C   concurrent connections under autocannon (default 16)
+  --rounds R        autocannon measurements per server and scenario, in the order BP PB BP … (default 3)
+  --walk-rounds W   replication: timed walks per server, after one untimed warm-up walk each (default 5)
+  --walk-page-size P  replication: the product runs with MAX_PAGE_SIZE=P and the walk sends
+                    Prefer: odata.maxpagesize=P; the baseline walks with limit=P; the deep-page
+                    capture walk uses it too (default 1000)
   --warmup S        seconds of discarded load before each measurement (default 2)
   --db sqlite|mysql database (default sqlite: .bench/listings-N.sqlite; mysql: database ${MYSQL_DB} on
                     MYSQL_URL, default mysql://root@127.0.0.1:3306/test)
@@ -41,6 +59,9 @@ const USAGE = `Usage: node dist/bench/run.js [options]   (npm run bench -- [opti
   --write           record the results in docs/benchmarks.md`;
 
 interface Options {
+  scenarios: Set<ScenarioName>;
+  walkPageSize: number;
+  walkRounds: number;
   listings: number;
   duration: number;
   connections: number;
@@ -55,6 +76,7 @@ interface Options {
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
+    scenarios: new Set(SCENARIOS), walkPageSize: 1000, walkRounds: 5,
     listings: 20000, duration: 10, connections: 16, rounds: 3, warmup: 2,
     db: 'sqlite', reseed: false, drop: false, pin: true, write: false,
   };
@@ -66,6 +88,15 @@ function parseArgs(argv: string[]): Options {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     switch (a) {
+      case '--scenarios': {
+        const names = String(argv[++i] ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+        const bad = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
+        if (!names.length || bad.length) throw new Error(`--scenarios takes a list from ${SCENARIOS.join(',')}${bad.length ? ` (not ${bad.join(', ')})` : ''}`);
+        o.scenarios = new Set(names as ScenarioName[]);
+        break;
+      }
+      case '--walk-page-size': o.walkPageSize = num(++i, a, 1); if (o.walkPageSize > 10_000) throw new Error('--walk-page-size is at most 10000 (the product\'s MAX_PAGE_SIZE limit)'); break;
+      case '--walk-rounds': o.walkRounds = num(++i, a, 2); break;
       case '--listings': o.listings = num(++i, a, 100); break;
       case '--duration': o.duration = num(++i, a, 1); break;
       case '--connections': o.connections = num(++i, a, 1); break;
@@ -214,6 +245,8 @@ async function sampleKeys(url: string): Promise<string[]> {
 interface ServerProcess {
   name: string;
   port: number;
+  /** Sent with every request to this server (the product's bearer token). */
+  headers: Record<string, string>;
   child: ChildProcess;
   output(): string;
 }
@@ -234,7 +267,7 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-function startChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, pin: boolean): Promise<ServerProcess> {
+function startChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, pin: boolean, headers: Record<string, string> = {}): Promise<ServerProcess> {
   const command = pin ? 'taskset' : process.execPath;
   const argv = pin ? ['-c', '1', process.execPath, script, ...args] : [script, ...args];
   const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env, BENCH_PARENT_PID: String(process.pid) }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -250,7 +283,8 @@ function startChild(name: string, script: string, args: string[], env: NodeJS.Pr
       if (child.exitCode === null) child.kill('SIGKILL');
       rejectStart(new Error(`${name} server ${why}\n--- its output ---\n${tail}`));
     };
-    const timer = setTimeout(() => fail('did not start within 60 s'), 60_000);
+    // Generous: on a freshly seeded large database the product's first start can take a while.
+    const timer = setTimeout(() => fail('did not start within 180 s'), 180_000);
     child.on('error', (e) => fail(`could not be started: ${e.message}`));
     child.on('exit', (code, signal) => {
       children.delete(child);
@@ -269,7 +303,7 @@ function startChild(name: string, script: string, args: string[], env: NodeJS.Pr
       if (m) {
         settled = true;
         clearTimeout(timer);
-        resolveStart({ name, port: Number(m[1]), child, output: () => tail });
+        resolveStart({ name, port: Number(m[1]), headers, child, output: () => tail });
       }
     });
   });
@@ -300,18 +334,15 @@ interface Target {
   server: ServerProcess;
   /** Path of the i-th request. */
   path: (i: number) => string;
-}
-
-interface Scenario {
-  name: string;
-  product: Target;
-  baseline: Target;
+  headers?: Record<string, string>;
 }
 
 interface Measurement {
   reqPerSec: number;
   p50: number;
   p99: number;
+  /** Mean latency, ms. */
+  latencyMean: number;
   bytesPerReq: number;
   /** The server's CPU use during the measurement, in % of one core (NaN where /proc is missing). */
   serverCpu: number;
@@ -341,6 +372,7 @@ function load(target: Target, seconds: number, connections: number): Promise<aut
       connections,
       duration: seconds,
       timeout: 30,
+      headers: { ...target.server.headers, ...target.headers },
       requests: [{ setupRequest: (req) => ({ ...req, path: target.path(n++) }) }],
     }, (err, result) => (err ? rejectRun(err) : resolveRun(result)));
   });
@@ -367,13 +399,14 @@ async function measure(what: string, target: Target, o: Options): Promise<Measur
     reqPerSec: r.requests.total / r.duration,
     p50: r.latency.p50,
     p99: r.latency.p99,
+    latencyMean: r.latency.mean,
     bytesPerReq: r.throughput.total / r.requests.total,
     serverCpu: (100 * cpu) / r.duration,
     loadCpu: (own.user + own.system) / 1e4 / r.duration,
     requests: r.requests.total,
     serverCpuSeconds: cpu,
   };
-  log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, `
+  log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50} ms, mean ${m.latencyMean.toFixed(1)} ms, p99 ${m.p99} ms, `
     + `CPU server ${m.serverCpu.toFixed(0)}% load generator ${m.loadCpu.toFixed(0)}%`);
   return m;
 }
@@ -390,43 +423,180 @@ const mean = (ms: Measurement[]) => ms.reduce((a, b) => a + b.reqPerSec, 0) / ms
 const perCpuSecond = (ms: Measurement[]) => ms.reduce((a, b) => a + b.requests, 0) / ms.reduce((a, b) => a + b.serverCpuSeconds, 0);
 const cpuRatio = (r: ScenarioResult) => perCpuSecond(r.product) / perCpuSecond(r.baseline);
 
-async function get(port: number, path: string): Promise<{ status: number; body: string }> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`);
+async function get(server: ServerProcess, path: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(`http://127.0.0.1:${server.port}${path}`, { headers: server.headers });
   return { status: res.status, body: await res.text() };
 }
 
+async function getValue(server: ServerProcess, path: string): Promise<Record<string, unknown>[]> {
+  const r = await get(server, path);
+  if (r.status !== 200) throw new Error(`${server.name} GET ${path.slice(0, 200)}: status ${r.status}\n${r.body.slice(0, 500)}`);
+  return (JSON.parse(r.body) as { value: Record<string, unknown>[] }).value;
+}
+
 /** Both servers must answer 200 with the same records before their speed means anything. */
-async function checkSameAnswers(product: ServerProcess, baseline: ServerProcess, keys: string[]): Promise<void> {
+async function checkKeyAndPage(product: ServerProcess, baseline: ServerProcess, keys: string[]): Promise<void> {
   for (const key of keys.slice(0, 5)) {
-    const p = await get(product.port, productKeyPath(key));
-    const b = await get(baseline.port, baselineKeyPath(key));
+    const p = await get(product, productKeyPath(key));
+    const b = await get(baseline, baselineKeyPath(key));
     if (p.status !== 200 || b.status !== 200) throw new Error(`key ${key}: product ${p.status}, baseline ${b.status}\n${p.body.slice(0, 500)}`);
     const { '@odata.context': _ctx, ...record } = JSON.parse(p.body) as Record<string, unknown>;
     if (JSON.stringify(record) !== JSON.stringify(JSON.parse(b.body))) throw new Error(`key ${key}: product and baseline serve different records`);
   }
-  const p = await get(product.port, '/odata/Property');
-  const b = await get(baseline.port, '/Property');
-  if (p.status !== 200 || b.status !== 200) throw new Error(`page: product ${p.status}, baseline ${b.status}\n${p.body.slice(0, 500)}`);
-  const pv = (JSON.parse(p.body) as { value: unknown[] }).value;
-  const bv = (JSON.parse(b.body) as { value: unknown[] }).value;
-  if (pv.length !== 100 || JSON.stringify(pv) !== JSON.stringify(bv)) {
-    throw new Error(`first page: product has ${pv.length} records, baseline ${bv.length}, or they differ`);
+  await checkSamePage('first page', product, '/odata/Property', baseline, '/Property');
+}
+
+async function checkSamePage(what: string, product: ServerProcess, productPath: string, baseline: ServerProcess, baselinePath: string): Promise<Record<string, unknown>[]> {
+  const pv = await getValue(product, productPath);
+  const bv = await getValue(baseline, baselinePath);
+  if (pv.length !== PAGE || JSON.stringify(pv) !== JSON.stringify(bv)) {
+    throw new Error(`${what}: product has ${pv.length} records, baseline ${bv.length}, or they differ`);
   }
+  return pv;
 }
 
 const productKeyPath = (key: string) => `/odata/Property(${encodeURIComponent(`'${key.replace(/'/g, "''")}'`)})`;
 const baselineKeyPath = (key: string) => `/Property/${encodeURIComponent(key)}`;
+const pathOf = (link: string) => { const u = new URL(link); return `${u.pathname}${u.search}`; };
+
+/** Positions in the data that the filtered and deep-page scenarios need, read from the database directly. */
+interface DataFacts {
+  listings: number;
+  /** The filter's timestamp: that of the listing at the middle of the (ModificationTimestamp, ListingKey) order. */
+  filterTs: string;
+  /** Listings with ModificationTimestamp > filterTs. */
+  filterMatches: number;
+  /** Records before the deep page, a multiple of the walk page size. */
+  deepAfter: number;
+  /** Sort values of the last record before the deep page, and the key of its first. */
+  deepTs: string;
+  deepKey: string;
+  deepFirstKey: string;
+}
+
+async function dataFacts(url: string, o: Options): Promise<DataFacts> {
+  const db = openDatabase(url);
+  try {
+    const n = Number((await db.all('SELECT COUNT(*) AS n FROM Property'))[0].n);
+    // Literal offsets: the runner's own reads, not a measured path.
+    const at = async (i: number) => (await db.all(`SELECT ModificationTimestamp AS t, ListingKey AS k FROM Property ORDER BY ModificationTimestamp, ListingKey LIMIT 1 OFFSET ${i}`))[0];
+    const mid = await at(Math.floor(n / 2) - 1);
+    const filterTs = String(mid.t);
+    const filterMatches = Number((await db.all('SELECT COUNT(*) AS n FROM Property WHERE ModificationTimestamp > ?', [filterTs]))[0].n);
+    const p = o.walkPageSize;
+    const deepAfter = Math.min(Math.max(p, Math.round((DEEP_AT * n) / p) * p), Math.floor((n - PAGE) / p) * p);
+    if (deepAfter < p) throw new Error(`${n} listings are too few for a deep page at page size ${p}`);
+    const last = await at(deepAfter - 1);
+    const first = await at(deepAfter);
+    return { listings: n, filterTs, filterMatches, deepAfter, deepTs: String(last.t), deepKey: String(last.k), deepFirstKey: String(first.k) };
+  } finally {
+    await db.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Running rounds
+
+/** Interleaved rounds over named targets: the listed order on odd rounds, reversed on even ones. */
+async function interleaved<K extends string>(scenario: string, order: readonly K[], targets: Record<K, Target>, o: Options): Promise<Record<K, Measurement[]>> {
+  const out = Object.fromEntries(order.map((k) => [k, [] as Measurement[]])) as Record<K, Measurement[]>;
+  const width = Math.max(...order.map((k) => k.length));
+  for (let round = 1; round <= o.rounds; round++) {
+    for (const k of round % 2 === 1 ? order : [...order].reverse()) {
+      out[k].push(await measure(`${scenario} ${k.padEnd(width)} #${round}`, targets[k], o));
+    }
+  }
+  return out;
+}
+
+async function runPair(name: string, product: Target, baseline: Target, o: Options): Promise<ScenarioResult> {
+  // Baseline, product; product, baseline; …: a steady drift in the machine's load favours neither.
+  const r = await interleaved(name, ['baseline', 'product'] as const, { baseline, product }, o);
+  return { name, product: r.product, baseline: r.baseline };
+}
+
+interface WalkMeasurement extends WalkResult {
+  serverCpuSeconds: number;
+}
+
+async function timedWalk(what: string, server: ServerProcess, first: string, headers: Record<string, string>, keyField: string): Promise<WalkMeasurement> {
+  assertAlive(server);
+  const cpuBefore = cpuSeconds(server.child.pid);
+  const w = await walk(`http://127.0.0.1:${server.port}${first}`, { headers: { ...server.headers, ...headers }, keyField });
+  const serverCpuSeconds = cpuSeconds(server.child.pid) - cpuBefore;
+  assertAlive(server);
+  log(`  ${what}: ${w.records} records in ${w.seconds.toFixed(2)} s (${fmt(w.records / w.seconds)} records/s), `
+    + `${w.requests} requests, ${(w.bytes / 1e6).toFixed(0)} MB, server CPU ${(100 * serverCpuSeconds / w.seconds).toFixed(0)}%`);
+  return { ...w, serverCpuSeconds };
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Report
 
-const SECTION = 'key-and-page';
-const SECTION_TITLE = 'Fetch by key and first page';
-const SECTION_INTRO = `Scenarios: **key** is \`GET /odata/Property('<ListingKey>')\`, rotating through about ${KEY_SAMPLE} real keys
+interface Family {
+  id: string;
+  title: string;
+  intro: (o: Options) => string;
+}
+
+const KEY_AND_PAGE: Family = {
+  id: 'key-and-page',
+  title: 'Fetch by key and first page',
+  intro: () => `Scenarios: **key** is \`GET /odata/Property('<ListingKey>')\`, rotating through about ${KEY_SAMPLE} real keys
 spread over the table, against the baseline's \`GET /Property/<key>\`; **page** is \`GET /odata/Property\`
 (the first page of 100 listings in the default order) against the baseline's \`GET /Property\`.
 The baseline (\`bench/baseline-server.ts\`) is bare Express 4 with the same driver (a better-sqlite3 prepared
-statement or a mysql2 \`pool.execute\`) sending the stored record text as it is; no middleware.`;
+statement or a mysql2 \`pool.execute\`) sending the stored record text as it is; no middleware.`,
+};
+
+const FILTERED: Family = {
+  id: 'filtered',
+  title: 'Filtered query (query language)',
+  intro: () => `Scenario **filtered** is \`GET /odata/Property?$filter=ModificationTimestamp gt '<T>'\` (the timestamp
+as a quoted string, the spec's form), the first page of ${PAGE} in the default order, with T the
+ModificationTimestamp of the listing in the middle of the (ModificationTimestamp, ListingKey) order, so
+the filter matches half the listings. The baseline does the same SQL by hand with the raw driver,
+\`SELECT _record FROM Property WHERE ModificationTimestamp > ? ORDER BY ModificationTimestamp, ListingKey LIMIT ${PAGE}\`,
+records joined into \`{"value":[…]}\` (\`GET /filtered?ts=<T>\`). Before measuring, both must return the
+same ${PAGE} records. Columns as in the introduction.`,
+};
+
+const REPLICATION: Family = {
+  id: 'replication',
+  title: 'Replication walk (paging)',
+  intro: () => `A full walk of every listing the way a replicating client does it: \`GET /odata/Property\` with
+\`Prefer: odata.maxpagesize=P\` (the product started with \`MAX_PAGE_SIZE=P\`; P is given with each run),
+then every \`@odata.nextLink\` exactly as sent (a signed \`$skiptoken\` holding the keyset position) with the
+same header, until a page has none. The baseline's \`GET /walk?limit=P[&ts=…&key=…]\` runs the raw keyset
+query with the form that seeks the (ModificationTimestamp, ListingKey) index on both databases,
+\`ModificationTimestamp >= ? AND (ModificationTimestamp > ? OR ListingKey > ?) ORDER BY ModificationTimestamp, ListingKey LIMIT P+1\`,
+and answers in the same shape with the next position as its nextLink, so both are walked by the same client
+code (\`bench/walk.ts\`: one keep-alive connection; it reads the nextLink from the page's tail and sends
+the next request before reading the page). The client does not JSON.parse the pages: parsing 5 MB of
+listings takes it longer than the server needs to produce them, and the walk would measure the client; it
+takes each record's key from its \`"ListingKey":"…"\` member (records are flat; the deep-page capture walk
+parses every page and checks the scan against it). Every walk hashes the keys it received in order: all
+walks of both servers must return the same keys in the same order and count (every listing) or the run
+fails. After one untimed warm-up walk per server (the first walk of a large database reads it into the
+page cache), walks alternate baseline, product / product, baseline, …; the best of each counts. **ratio** is product/baseline of records per second (wall clock, client included);
+**ratio per CPU-s** is product/baseline of records per second of server CPU over all walks. The
+\`$select=ListingKey\` walk is the removed-listings check (every key the feed still has), product only.`,
+};
+
+const DEEP: Family = {
+  id: 'deep-page',
+  title: 'Deep page against first page',
+  intro: () => `Whether page k costs more than page 1: autocannon on two fixed URLs per server, the first page and a page
+${Math.round(DEEP_AT * 100)}% of the way through the walk, both of ${PAGE} records (the product's default page size). For the
+product the deep URL is the \`@odata.nextLink\` captured by walking at the maximum page size up to that
+point (its \`$skiptoken\` holds the keyset position, so the page is one index seek away whatever its
+depth); for the baseline it is its keyset endpoint \`GET /walk?ts=…&key=…&limit=${PAGE}\` at the same position,
+against \`GET /walk?limit=${PAGE}\`. Before measuring, the two servers must return the same records for the first
+and for the deep page. Rounds run first/deep of one server back to back, alternating the order.
+**deep/first** is the ratio of the deep page's latency to the first page's at the best round of each
+(p50 and mean; ≈ 1 means the cost does not grow with depth); with C connections latency is about
+C / throughput, so the ratio is that of the cost per request.`,
+};
 
 const INTRO_BEGIN = '<!-- bench-intro -->';
 const INTRO_END = '<!-- /bench-intro -->';
@@ -434,21 +604,26 @@ const DOC_INTRO = `# Benchmarks
 
 ${INTRO_BEGIN}
 What is measured: the product (\`reso-server serve\`) and a baseline doing the least an Express + database
-driver handler can do, serving the same rows from the same database, each loaded in turn by
-[autocannon](https://github.com/mcollina/autocannon) from a separate process (\`npm run bench\`, source in
-\`bench/\`). Every figure that matters is a **ratio product/baseline measured in the same run**: the runs
-happen on a shared, noisy 2-core machine (servers pinned to one core, the load generator to the other),
-so absolute requests per second drift between runs and only mean something next to the baseline beside them.
+driver handler can do, serving the same rows from the same database, each loaded in turn from a separate
+process (\`npm run bench\`, source in \`bench/\`; [autocannon](https://github.com/mcollina/autocannon) for
+request rates and latencies, a nextLink-following client for walks). Every figure that matters is a
+**ratio product/baseline measured in the same run**: the runs happen on a shared, noisy 2-core machine
+(servers pinned to one core, the load generator to the other), so absolute requests per second drift
+between runs and only mean something next to the baseline beside them. The product is measured as it is
+deployed: every request to it carries a bearer token (of its \`demo\` client, registered through
+\`DEMO_TOKEN\`), so token checks and usage metering are part of its figures; the baseline has neither.
 Target: a ratio of at least ${TARGET_RATIO.toFixed(2)} in every scenario.
 
-Columns: **ratio** is product/baseline of the best round's requests per second (the headline figure);
-**ratio per CPU-s** is product/baseline of requests per second of server CPU time over all rounds, which
-holds up better when other work on the machine takes CPU from the servers (see *server CPU*: a server
-well below 100% of its core was starved by other processes or waiting on the database). Latencies are
-autocannon's, in ms, at the best round; *body* is the product's response size.
+Columns of the request-rate tables (key-and-page, filtered): **ratio** is product/baseline of the best
+round's requests per second (the headline figure); **ratio per CPU-s** is product/baseline of requests per
+second of server CPU time over all rounds, which holds up better when other work on the machine takes CPU
+from the servers (see *server CPU*: a server well below 100% of its core was starved by other processes or
+waiting on the database). Latencies are autocannon's, in ms, at the best round; *body* is the product's
+response size. The replication and deep-page families explain their own columns.
 
 Each scenario family below has its own section; each run records its date, exact command, data size and
-database. \`npm run bench -- --write\` replaces the previous run of the same family and database.
+database. \`npm run bench -- --write\` replaces the previous run of the same family and database (only of
+the families it ran: \`--scenarios\` picks them).
 ${INTRO_END}
 `;
 
@@ -478,24 +653,27 @@ function rounds(results: ScenarioResult[]): string {
     + `baseline ${r.baseline.map((m) => fmt(m.reqPerSec)).join(', ')}`).join('. ');
 }
 
-function runSection(o: Options, db: BenchDatabase, command: string, results: ScenarioResult[]): string {
+function loadLine(o: Options): string {
+  return `- Load: ${o.connections} connections; ${o.duration} s per measurement after ${o.warmup} s of warm-up; ${o.rounds} rounds per server
+  in the order baseline-product, product-baseline, …; the best round of each counts`;
+}
+
+/** One run of a family on one database, in its markers. */
+function runSection(family: Family, o: Options, db: BenchDatabase, command: string, details: string[], body: string): string {
   const cpu = cpus()[0]?.model?.trim() ?? 'unknown CPU';
-  return `<!-- bench-run ${SECTION} ${o.db} -->
+  return `<!-- bench-run ${family.id} ${o.db} -->
 ### ${o.db === 'sqlite' ? 'SQLite' : 'MariaDB/MySQL'}, ${o.listings} listings: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC
 
 - Command: \`${command}\`
 - Data: ${o.listings} demo listings (with their media, rooms, open houses…) in \`${db.description}\`
-- Load: ${o.connections} connections; ${o.duration} s per measurement after ${o.warmup} s of warm-up; ${o.rounds} rounds per server
-  in the order baseline-product, product-baseline, …; the best round of each counts
-- Every round, req/s: ${rounds(results)}
+${details.join('\n')}
 - Node ${process.version}, ${cpus().length} × ${cpu}${o.pin ? '; servers pinned to CPU 1, load generator to CPU 0' : ''}; load average ${loadAtStart.toFixed(1)} at the start
 
-${table(results)}
+${body}
 <!-- /bench-run -->`;
 }
 
-function writeDoc(o: Options, db: BenchDatabase, command: string, results: ScenarioResult[]): void {
-  const run = runSection(o, db, command, results);
+function writeDoc(family: Family, o: Options, run: string): void {
   let doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : DOC_INTRO;
   // The intro is ours: refresh it so it describes the current columns.
   const a = doc.indexOf(INTRO_BEGIN);
@@ -504,23 +682,211 @@ function writeDoc(o: Options, db: BenchDatabase, command: string, results: Scena
     const fresh = DOC_INTRO.slice(DOC_INTRO.indexOf(INTRO_BEGIN), DOC_INTRO.indexOf(INTRO_END));
     doc = doc.slice(0, a) + fresh + doc.slice(b);
   }
-  const begin = `<!-- bench-family ${SECTION} -->`;
-  const end = `<!-- /bench-family ${SECTION} -->`;
+  const begin = `<!-- bench-family ${family.id} -->`;
+  const end = `<!-- /bench-family ${family.id} -->`;
   const i = doc.indexOf(begin);
   const j = i < 0 ? -1 : doc.indexOf(end, i);
   const runs = new Map<string, string>();
   if (i >= 0 && j > i) {
-    const re = new RegExp(`<!-- bench-run ${SECTION} (\\w+) -->[\\s\\S]*?<!-- /bench-run -->`, 'g');
+    const re = new RegExp(`<!-- bench-run ${family.id} (\\w+) -->[\\s\\S]*?<!-- /bench-run -->`, 'g');
     for (const m of doc.slice(i, j).matchAll(re)) runs.set(m[1], m[0]);
   }
   runs.set(o.db, run);
   const ordered = ['sqlite', 'mysql'].filter((d) => runs.has(d)).map((d) => runs.get(d)!);
-  const family = `${begin}\n## ${SECTION_TITLE}\n\n${SECTION_INTRO}\n\n${ordered.join('\n\n')}\n${end}`;
-  if (i >= 0 && j > i) doc = doc.slice(0, i) + family + doc.slice(j + end.length);
-  else doc = `${doc.replace(/\s*$/, '')}\n\n${family}\n`;
+  const section = `${begin}\n## ${family.title}\n\n${family.intro(o)}\n\n${ordered.join('\n\n')}\n${end}`;
+  if (i >= 0 && j > i) doc = doc.slice(0, i) + section + doc.slice(j + end.length);
+  else doc = `${doc.replace(/\s*$/, '')}\n\n${section}\n`;
   mkdirSync(join(ROOT, 'docs'), { recursive: true });
   writeFileSync(DOC, doc);
-  log(`wrote ${relative(ROOT, DOC)}`);
+  log(`wrote ${relative(ROOT, DOC)} (${family.id}, ${o.db})`);
+}
+
+/** What one family's run produced: lines for the console and, with --write, its section. */
+interface FamilyRun {
+  family: Family;
+  console: string;
+  details: string[];
+  body: string;
+  /** Headline ratios below the target, by scenario. */
+  low: string[];
+}
+
+function pairRun(family: Family, o: Options, results: ScenarioResult[], extra: string[] = []): FamilyRun {
+  const lines = [table(results)];
+  for (const r of results) {
+    lines.push(`${r.name}: ratio of best ${(best(r.product).reqPerSec / best(r.baseline).reqPerSec).toFixed(2)}, `
+      + `ratio of means ${(mean(r.product) / mean(r.baseline)).toFixed(2)}, `
+      + `ratio of requests per server CPU-second ${cpuRatio(r).toFixed(2)}`);
+  }
+  for (const r of results) {
+    for (const [side, m] of [['product', best(r.product)], ['baseline', best(r.baseline)]] as const) {
+      if (m.loadCpu > 90) lines.push(`${r.name} ${side}: the load generator used ${m.loadCpu.toFixed(0)}% of its core and may be the limit`);
+      else if (m.serverCpu < 80) lines.push(`${r.name} ${side}: the server got only ${m.serverCpu.toFixed(0)}% of a core (other load on the machine, or waiting on the database)`);
+    }
+  }
+  return {
+    family,
+    console: lines.join('\n'),
+    details: [...extra, loadLine(o), `- Every round, req/s: ${rounds(results)}`],
+    body: table(results),
+    low: results.filter((r) => best(r.product).reqPerSec / best(r.baseline).reqPerSec < TARGET_RATIO).map((r) => r.name),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Families
+
+interface Servers {
+  product: ServerProcess;
+  baseline: ServerProcess;
+}
+
+async function keyAndPageFamily(s: Servers, keys: string[], o: Options): Promise<FamilyRun> {
+  await checkKeyAndPage(s.product, s.baseline, keys);
+  const results: ScenarioResult[] = [];
+  if (o.scenarios.has('key')) {
+    results.push(await runPair('key',
+      { server: s.product, path: (i) => productKeyPath(keys[i % keys.length]) },
+      { server: s.baseline, path: (i) => baselineKeyPath(keys[i % keys.length]) }, o));
+  }
+  if (o.scenarios.has('page')) {
+    results.push(await runPair('page', { server: s.product, path: () => '/odata/Property' }, { server: s.baseline, path: () => '/Property' }, o));
+  }
+  return pairRun(KEY_AND_PAGE, o, results);
+}
+
+async function filteredFamily(s: Servers, facts: DataFacts, o: Options): Promise<FamilyRun> {
+  const productPath = `/odata/Property?$filter=${encodeURIComponent(`ModificationTimestamp gt '${facts.filterTs}'`)}`;
+  const baselinePath = `/filtered?ts=${encodeURIComponent(facts.filterTs)}`;
+  const page = await checkSamePage('filtered page', s.product, productPath, s.baseline, baselinePath);
+  if (!page.every((r) => String(r.ModificationTimestamp) > facts.filterTs)) throw new Error('filtered page: a record is not after the filter\'s timestamp');
+  log(`filtered: T = ${facts.filterTs}, matching ${facts.filterMatches} of ${facts.listings} listings; same ${PAGE} records from both`);
+  const r = await runPair('filtered', { server: s.product, path: () => productPath }, { server: s.baseline, path: () => baselinePath }, o);
+  return pairRun(FILTERED, o, [r], [
+    `- Filter: \`ModificationTimestamp gt '${facts.filterTs}'\`, matching ${facts.filterMatches} of ${facts.listings} listings`,
+  ]);
+}
+
+async function replicationFamily(s: Servers, o: Options): Promise<FamilyRun> {
+  const P = o.walkPageSize;
+  const prefer = { Prefer: `odata.maxpagesize=${P}` };
+  const walkRounds = o.walkRounds;
+  const runs: Record<'product' | 'baseline' | 'select', WalkMeasurement[]> = { product: [], baseline: [], select: [] };
+  const expected = { hash: '', records: o.listings };
+  const check = (what: string, w: WalkResult) => {
+    if (w.records !== expected.records) throw new Error(`${what}: ${w.records} records, not ${expected.records}`);
+    if (!expected.hash) expected.hash = w.keysHash;
+    else if (w.keysHash !== expected.hash) throw new Error(`${what}: the keys differ from the first walk's (in content or order)`);
+  };
+  // Untimed: the first walk over a large database reads it from disk into the page cache, for whichever server
+  // comes first. These walks are checked like the others.
+  check('warm-up walk baseline', await timedWalk('warm-up walk baseline', s.baseline, `/walk?limit=${P}`, {}, 'ListingKey'));
+  check('warm-up walk product', await timedWalk('warm-up walk product ', s.product, '/odata/Property', prefer, 'ListingKey'));
+  check('warm-up $select walk', await timedWalk('warm-up walk $select=ListingKey', s.product, '/odata/Property?$select=ListingKey', prefer, 'ListingKey'));
+  for (let round = 1; round <= walkRounds; round++) {
+    const order = round % 2 === 1 ? (['baseline', 'product'] as const) : (['product', 'baseline'] as const);
+    for (const side of order) {
+      const w = side === 'product'
+        ? await timedWalk(`walk product  #${round}`, s.product, '/odata/Property', prefer, 'ListingKey')
+        : await timedWalk(`walk baseline #${round}`, s.baseline, `/walk?limit=${P}`, {}, 'ListingKey');
+      check(`walk ${side} #${round}`, w);
+      runs[side].push(w);
+    }
+    const sel = await timedWalk(`walk $select=ListingKey #${round}`, s.product, '/odata/Property?$select=ListingKey', prefer, 'ListingKey');
+    check(`$select=ListingKey walk #${round}`, sel);
+    runs.select.push(sel);
+  }
+  log(`replication: every walk returned the same ${expected.records} keys in the same order (sha256 ${expected.hash.slice(0, 12)}…)`);
+
+  const rate = (w: WalkMeasurement) => w.records / w.seconds;
+  const bestWalk = (ws: WalkMeasurement[]) => ws.reduce((a, b) => (rate(b) > rate(a) ? b : a));
+  const perCpu = (ws: WalkMeasurement[]) => ws.reduce((a, w) => a + w.records, 0) / ws.reduce((a, w) => a + w.serverCpuSeconds, 0);
+  const p = bestWalk(runs.product);
+  const b = bestWalk(runs.baseline);
+  const sel = bestWalk(runs.select);
+  const ratio = rate(p) / rate(b);
+  const cpuR = perCpu(runs.product) / perCpu(runs.baseline);
+  const cpuShare = (w: WalkMeasurement) => `${(100 * w.serverCpuSeconds / w.seconds).toFixed(0)}%`;
+  const body = [
+    '| walk | product records/s | baseline records/s | ratio | ratio per CPU-s | product time | baseline time | requests | product data | server CPU product / baseline |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| all records, maxpagesize=${P} | ${fmt(rate(p))} | ${fmt(rate(b))} | **${ratio.toFixed(2)}**${ratio < TARGET_RATIO ? ' ⚠' : ''} | ${cpuR.toFixed(2)} `
+      + `| ${p.seconds.toFixed(1)} s | ${b.seconds.toFixed(1)} s | ${p.requests} | ${(p.bytes / 1e6).toFixed(0)} MB | ${cpuShare(p)} / ${cpuShare(b)} |`,
+    `| \`$select=ListingKey\`, maxpagesize=${P} (product only) | ${fmt(rate(sel))} | | | | ${sel.seconds.toFixed(1)} s | | ${sel.requests} | ${(sel.bytes / 1e6).toFixed(1)} MB | ${cpuShare(sel)} / |`,
+  ].join('\n');
+  const every = (ws: WalkMeasurement[]) => ws.map((w) => `${fmt(rate(w))} (${w.seconds.toFixed(1)} s)`).join(', ');
+  return {
+    family: REPLICATION,
+    console: `${body}\nreplication: ratio of best ${ratio.toFixed(2)}, ratio of records per server CPU-second ${cpuR.toFixed(2)}`,
+    details: [
+      `- Walk: page size P = ${P} (product started with MAX_PAGE_SIZE=${P}, every request sends \`Prefer: odata.maxpagesize=${P}\`); `
+        + `after one untimed warm-up walk each, ${walkRounds} walks per server, in the order baseline-product, product-baseline, …, `
+        + 'each round followed by the `$select` walk; the best of each counts',
+      `- Verified: every walk returned the same ${expected.records} keys in the same order (sha256 of the keys ${expected.hash.slice(0, 16)}…)`,
+      `- Every walk, records/s (time): product ${every(runs.product)}; baseline ${every(runs.baseline)}; $select=ListingKey ${every(runs.select)}`,
+    ],
+    body,
+    low: ratio < TARGET_RATIO ? ['replication'] : [],
+  };
+}
+
+async function deepFamily(s: Servers, facts: DataFacts, o: Options): Promise<FamilyRun> {
+  const P = o.walkPageSize;
+  // The product's nextLink after `deepAfter` records, captured by walking at the maximum page size.
+  const capture = await walk(`http://127.0.0.1:${s.product.port}/odata/Property`, {
+    headers: { ...s.product.headers, Prefer: `odata.maxpagesize=${P}` }, keyField: 'ListingKey', stopAfter: facts.deepAfter, parse: true,
+  });
+  if (capture.records !== facts.deepAfter || !capture.lastNextLink) throw new Error(`deep page: the capture walk read ${capture.records} records, not ${facts.deepAfter}`);
+  const paths = {
+    'product first': '/odata/Property',
+    'product deep': pathOf(capture.lastNextLink),
+    'baseline first': `/walk?limit=${PAGE}`,
+    'baseline deep': `/walk?ts=${encodeURIComponent(facts.deepTs)}&key=${encodeURIComponent(facts.deepKey)}&limit=${PAGE}`,
+  };
+  await checkSamePage('first page', s.product, paths['product first'], s.baseline, paths['baseline first']);
+  const deepPage = await checkSamePage('deep page', s.product, paths['product deep'], s.baseline, paths['baseline deep']);
+  if (deepPage[0].ListingKey !== facts.deepFirstKey) throw new Error(`deep page starts at ${String(deepPage[0].ListingKey)}, not at record ${facts.deepAfter + 1} (${facts.deepFirstKey})`);
+  log(`deep page: records ${facts.deepAfter + 1}–${facts.deepAfter + PAGE} of ${facts.listings}; same records from both servers`);
+
+  const order = ['baseline first', 'baseline deep', 'product first', 'product deep'] as const;
+  const target = (k: typeof order[number]): Target => ({ server: k.startsWith('product') ? s.product : s.baseline, path: () => paths[k] });
+  const m = await interleaved('deep', order, {
+    'baseline first': target('baseline first'), 'baseline deep': target('baseline deep'),
+    'product first': target('product first'), 'product deep': target('product deep'),
+  }, o);
+
+  const lines = [
+    '| server | first page req/s | deep page req/s | first p50 / mean ms | deep p50 / mean ms | deep/first p50 | deep/first mean |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  const summary: string[] = [];
+  const perRound: string[] = [];
+  for (const side of ['product', 'baseline'] as const) {
+    const f = best(m[`${side} first`]);
+    const d = best(m[`${side} deep`]);
+    const r50 = d.p50 / f.p50;
+    const rMean = d.latencyMean / f.latencyMean;
+    lines.push(`| ${side} | ${fmt(f.reqPerSec)} | ${fmt(d.reqPerSec)} | ${f.p50} / ${f.latencyMean.toFixed(1)} | ${d.p50} / ${d.latencyMean.toFixed(1)} `
+      + `| **${r50.toFixed(2)}** | **${rMean.toFixed(2)}** |`);
+    summary.push(`${side}: deep/first p50 ${r50.toFixed(2)}, mean ${rMean.toFixed(2)}`);
+    perRound.push(`${side} ${m[`${side} first`].map((x, i) => (m[`${side} deep`][i].latencyMean / x.latencyMean).toFixed(2)).join(', ')}`);
+  }
+  const pf = best(m['product first']);
+  const pd = best(m['product deep']);
+  const body = lines.join('\n');
+  return {
+    family: DEEP,
+    console: `${body}\n${summary.join('; ')}`,
+    details: [
+      `- Deep page: records ${facts.deepAfter + 1}–${facts.deepAfter + PAGE} of ${facts.listings} (${Math.round(100 * facts.deepAfter / facts.listings)}%), `
+        + `the product's nextLink after ${facts.deepAfter / P} pages of ${P}; pages of ${PAGE} records (${(pf.bytesPerReq / 1024).toFixed(0)} KB first, ${(pd.bytesPerReq / 1024).toFixed(0)} KB deep)`,
+      `- Load: ${o.connections} connections; ${o.duration} s per measurement after ${o.warmup} s of warm-up; ${o.rounds} rounds of `
+        + 'baseline first, baseline deep, product first, product deep (reversed on even rounds); the best round (req/s) of each URL counts',
+      `- Every round, deep/first mean latency: ${perRound.join('; ')}`,
+    ],
+    body,
+    low: [],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -541,9 +907,12 @@ async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const o = parseArgs(argv);
   const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
+  const want = (...names: ScenarioName[]) => names.some((n) => o.scenarios.has(n));
+  if (want('replication') && o.listings < 100_000) log(`note: the replication walk covers ${o.listings} listings (the documented runs walk at least 100000)`);
   const db = await prepareDatabase(o);
-  const keys = await sampleKeys(db.url);
-  if (keys.length < 10) throw new Error(`only ${keys.length} listing keys in the benchmark database`);
+  const keys = want('key', 'page') ? await sampleKeys(db.url) : [];
+  if (want('key', 'page') && keys.length < 10) throw new Error(`only ${keys.length} listing keys in the benchmark database`);
+  const facts = want('filtered', 'deep') ? await dataFacts(db.url, o) : undefined;
   o.pin = pinSelf(o.pin);
   loadAtStart = loadavg()[0];
 
@@ -551,53 +920,31 @@ async function main(): Promise<number> {
   try {
     const env = { DATABASE_URL: db.url, PORT: '0', NODE_ENV: 'production' };
     // `reso-server serve` itself, through a script of its own name (see bench/product-server.ts).
+    // Every /odata request needs a bearer token: the product registers this one for its admin `demo` client.
+    const token = randomBytes(24).toString('base64url');
     const product = await startChild('product', join(__dirname, 'product-server.js'), [],
-      { ...env, PAGE_SIZE: '100', SEED_LISTINGS: '0' }, o.pin);
+      { ...env, PAGE_SIZE: String(PAGE), MAX_PAGE_SIZE: String(o.walkPageSize), SEED_LISTINGS: '0', DEMO_TOKEN: token }, o.pin,
+      { Authorization: `Bearer ${token}` });
     servers.push(product);
     const baseline = await startChild('baseline', join(__dirname, 'baseline-server.js'), [], env, o.pin);
     servers.push(baseline);
-    log(`product on port ${product.port}, baseline on port ${baseline.port}; ${keys.length} keys`);
-    await checkSameAnswers(product, baseline, keys);
+    log(`product on port ${product.port} (pid ${product.child.pid}), baseline on port ${baseline.port} (pid ${baseline.child.pid}); `
+      + `scenarios ${[...o.scenarios].join(',')}`);
+    const s: Servers = { product, baseline };
 
-    const scenarios: Scenario[] = [
-      {
-        name: 'key',
-        product: { server: product, path: (i) => productKeyPath(keys[i % keys.length]) },
-        baseline: { server: baseline, path: (i) => baselineKeyPath(keys[i % keys.length]) },
-      },
-      {
-        name: 'page',
-        product: { server: product, path: () => '/odata/Property' },
-        baseline: { server: baseline, path: () => '/Property' },
-      },
-    ];
-    const results: ScenarioResult[] = [];
-    for (const s of scenarios) {
-      const r: ScenarioResult = { name: s.name, product: [], baseline: [] };
-      // Baseline, product; product, baseline; …: a steady drift in the machine's load favours neither.
-      for (let round = 1; round <= o.rounds; round++) {
-        const order = round % 2 === 1 ? (['baseline', 'product'] as const) : (['product', 'baseline'] as const);
-        for (const side of order) r[side].push(await measure(`${s.name} ${side.padEnd(8)} #${round}`, s[side], o));
-      }
-      results.push(r);
-    }
+    const done: FamilyRun[] = [];
+    const finish = (run: FamilyRun) => {
+      done.push(run);
+      console.log(`\n== ${run.family.id}: ${o.listings} listings, ${db.description}\n${run.console}\n`);
+      if (o.write) writeDoc(run.family, o, runSection(run.family, o, db, command, run.details, run.body));
+    };
+    if (want('key', 'page')) finish(await keyAndPageFamily(s, keys, o));
+    if (want('filtered')) finish(await filteredFamily(s, facts!, o));
+    if (want('replication')) finish(await replicationFamily(s, o));
+    if (want('deep')) finish(await deepFamily(s, facts!, o));
 
-    console.log(`\n${o.listings} listings, ${db.description}, ${o.connections} connections, ${o.duration} s × ${o.rounds} rounds (best round counts)\n`);
-    console.log(table(results));
-    for (const r of results) {
-      console.log(`${r.name}: ratio of best ${(best(r.product).reqPerSec / best(r.baseline).reqPerSec).toFixed(2)}, `
-        + `ratio of means ${(mean(r.product) / mean(r.baseline)).toFixed(2)}, `
-        + `ratio of requests per server CPU-second ${cpuRatio(r).toFixed(2)}`);
-    }
-    for (const r of results) {
-      for (const [side, m] of [['product', best(r.product)], ['baseline', best(r.baseline)]] as const) {
-        if (m.loadCpu > 90) console.log(`${r.name} ${side}: the load generator used ${m.loadCpu.toFixed(0)}% of its core and may be the limit`);
-        else if (m.serverCpu < 80) console.log(`${r.name} ${side}: the server got only ${m.serverCpu.toFixed(0)}% of a core (other load on the machine, or waiting on the database)`);
-      }
-    }
-    if (o.write) writeDoc(o, db, command, results);
-    const low = results.filter((r) => best(r.product).reqPerSec / best(r.baseline).reqPerSec < TARGET_RATIO);
-    if (low.length) console.log(`\nbelow the target ratio ${TARGET_RATIO}: ${low.map((r) => r.name).join(', ')}`);
+    const low = done.flatMap((r) => r.low);
+    if (low.length) console.log(`\nbelow the target ratio ${TARGET_RATIO}: ${low.join(', ')}`);
     return 0;
   } finally {
     await Promise.all(servers.map(stopChild));
