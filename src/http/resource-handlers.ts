@@ -66,8 +66,8 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
     const size = pageSize(req, options.pageSize, options.maxPageSize);
     await service.ready();
     const store = service.store(set);
-    // A token is bound to the path too, so it cannot move between parents of a navigation.
-    const digest = queryDigest(req.path, { ...tree.texts, skiptoken: undefined, format: undefined });
+    // A token is bound to the client and the path too: it continues one client's walk of one query.
+    const digest = queryDigest(`${clientOf(res)?.id ?? ''} ${req.path}`, { ...tree.texts, skiptoken: undefined, format: undefined });
     const position = q.skiptoken !== undefined ? service.skipTokens.decode(q.skiptoken, digest) : undefined;
     const returned = position?.returned ?? 0;
     const limit = Math.min(size.size, (q.top ?? Number.MAX_SAFE_INTEGER) - returned);
