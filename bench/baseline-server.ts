@@ -5,6 +5,10 @@
  *   GET /Property/:key  ->  SELECT _record FROM Property WHERE ListingKey = ?
  *   GET /Property       ->  SELECT _record FROM Property ORDER BY ModificationTimestamp, ListingKey LIMIT 100
  *   GET /filtered?ts=T  ->  … WHERE ModificationTimestamp > ? ORDER BY ModificationTimestamp, ListingKey LIMIT 100
+ *   GET /expand         ->  the first page (SELECT _record, ListingKey … LIMIT 100) and ONE query for all its media,
+ *                           SELECT ResourceRecordKey, _record FROM Media WHERE ResourceRecordKey IN (…the page's keys…)
+ *                           ORDER BY ResourceRecordKey, `Order`, MediaKey, spliced into each record as "Media":[…]
+ *                           (the product's `$expand=Media`, done by hand)
  *   GET /walk?limit=N[&ts=T&key=K]
  *                       ->  the N records after position (T, K) in (ModificationTimestamp, ListingKey) order, by the
  *                           keyset form that seeks the index on both databases
@@ -25,6 +29,10 @@ import { exitWithParent } from './orphan-guard';
 const BY_KEY = 'SELECT _record FROM Property WHERE ListingKey = ?';
 const PAGE = 'SELECT _record FROM Property ORDER BY ModificationTimestamp, ListingKey LIMIT 100';
 const FILTERED = 'SELECT _record FROM Property WHERE ModificationTimestamp > ? ORDER BY ModificationTimestamp, ListingKey LIMIT 100';
+const PAGE_WITH_KEYS = 'SELECT _record, ListingKey FROM Property ORDER BY ModificationTimestamp, ListingKey LIMIT 100';
+/** The page's media in one statement; `n` placeholders. */
+const mediaOf = (n: number) => `SELECT ResourceRecordKey, _record FROM Media WHERE ResourceRecordKey IN (${Array(n).fill('?').join(', ')}) `
+  + 'ORDER BY ResourceRecordKey, `Order`, MediaKey';
 const WALK_COLUMNS = 'SELECT _record, ModificationTimestamp, ListingKey FROM Property';
 const WALK_ORDER = 'ORDER BY ModificationTimestamp, ListingKey LIMIT ?';
 const WALK_FIRST = `${WALK_COLUMNS} ${WALK_ORDER}`;
@@ -33,6 +41,8 @@ const CONTENT_TYPE = 'application/json; charset=utf-8';
 const MAX_WALK_LIMIT = 10_000;
 
 type Row = { _record: string };
+type KeyedRow = Row & { ListingKey: string };
+type MediaRow = Row & { ResourceRecordKey: string };
 type WalkRow = Row & { ModificationTimestamp: string; ListingKey: string };
 
 /** The walk's SQL and parameters for a request, or undefined (400) when its parameters are not usable. */
@@ -54,6 +64,17 @@ function walkBody(rows: WalkRow[], limit: number): string {
   return `{"value":[${page.map((r) => r._record).join(',')}]${next}}`;
 }
 
+/** Each listing with its media spliced in, as `"Media":[…]` at the end of the record (`[]` when it has none). */
+function expandBody(page: KeyedRow[], media: MediaRow[]): string {
+  const byListing = new Map<string, string[]>();
+  for (const m of media) {
+    const list = byListing.get(m.ResourceRecordKey);
+    if (list) list.push(m._record);
+    else byListing.set(m.ResourceRecordKey, [m._record]);
+  }
+  return `{"value":[${page.map((r) => `${r._record.slice(0, -1)},"Media":[${(byListing.get(r.ListingKey) ?? []).join(',')}]}`).join(',')}]}`;
+}
+
 const badRequest = (res: express.Response) => { res.statusCode = 400; res.end(); };
 
 function createApp(url: string): { app: express.Express; close: () => Promise<void> } {
@@ -63,6 +84,8 @@ function createApp(url: string): { app: express.Express; close: () => Promise<vo
     const byKey = db.prepare(BY_KEY);
     const page = db.prepare(PAGE);
     const filtered = db.prepare(FILTERED);
+    const pageWithKeys = db.prepare(PAGE_WITH_KEYS);
+    const mediaStatements = new Map<number, BetterSqlite3.Statement>();
     const walkFirst = db.prepare(WALK_FIRST);
     const walkNext = db.prepare(WALK_NEXT);
     app.get('/Property/:key', (req, res) => {
@@ -81,6 +104,17 @@ function createApp(url: string): { app: express.Express; close: () => Promise<vo
       const rows = filtered.all(req.query.ts) as Row[];
       res.setHeader('Content-Type', CONTENT_TYPE);
       res.end(`{"value":[${rows.map((r) => r._record).join(',')}]}`);
+    });
+    app.get('/expand', (_req, res) => {
+      const page = pageWithKeys.all() as KeyedRow[];
+      let media: MediaRow[] = [];
+      if (page.length) {
+        let st = mediaStatements.get(page.length);
+        if (!st) mediaStatements.set(page.length, st = db.prepare(mediaOf(page.length)));
+        media = st.all(...page.map((r) => r.ListingKey)) as MediaRow[];
+      }
+      res.setHeader('Content-Type', CONTENT_TYPE);
+      res.end(expandBody(page, media));
     });
     app.get('/walk', (req, res) => {
       const q = walkQuery(req.query);
@@ -114,6 +148,15 @@ function createApp(url: string): { app: express.Express; close: () => Promise<vo
         res.setHeader('Content-Type', CONTENT_TYPE);
         res.end(`{"value":[${(rows as Row[]).map((r) => r._record).join(',')}]}`);
       }, next);
+    });
+    app.get('/expand', (_req, res, next) => {
+      (async () => {
+        const [page] = await pool.execute(PAGE_WITH_KEYS);
+        const rows = page as KeyedRow[];
+        const [media] = rows.length ? await pool.execute(mediaOf(rows.length), rows.map((r) => r.ListingKey)) : [[]];
+        res.setHeader('Content-Type', CONTENT_TYPE);
+        res.end(expandBody(rows, media as MediaRow[]));
+      })().catch(next);
     });
     app.get('/walk', (req, res, next) => {
       const q = walkQuery(req.query);

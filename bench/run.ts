@@ -7,7 +7,11 @@
  * - key-and-page: fetch by key (rotating through real ListingKeys) and the first page of 100, under autocannon;
  * - filtered: the first page of `$filter=ModificationTimestamp gt '<T>'` (half the listings match);
  * - replication: a full walk of every listing through @odata.nextLink at the maximum page size (bench/walk.ts);
- * - deep: the latency of the first page against a page 90% of the way through the walk.
+ * - deep: the latency of the first page against a page 90% of the way through the walk;
+ * - expand: the first page with `$expand=Media` against a baseline doing the page and one media query by hand, and the
+ *   number of SQL statements per page (bench/counting-server.ts) for several page sizes and navigations;
+ * - auth-cost: fetch by key on the product against the same product without authentication, licensing and
+ *   metering (bench/anonymous-server.ts); that ratio's target is AUTH_TARGET_RATIO.
  * Rounds alternate (BP PB BP …) so drift on a shared machine hits both; the best round of each counts.
  * The figure that matters is the ratio product/baseline (target: at least 0.60).
  */
@@ -22,26 +26,32 @@ import { serviceModel } from '../generated';
 import { seedDemoData } from '../src/seed/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
+import { CLIENTS_TABLE, TOKENS_TABLE, USAGE_TABLE } from '../src/storage/internal-schema';
 import { walk, WalkResult } from './walk';
 
 const ROOT = resolve(__dirname, '../..');
 const BENCH_DIR = join(ROOT, '.bench');
 const DOC = join(ROOT, 'docs/benchmarks.md');
 const TARGET_RATIO = 0.6;
+/** auth-cost: the product with authentication and metering against itself without them. */
+const AUTH_TARGET_RATIO = 0.8;
 const KEY_SAMPLE = 1000;
 const MYSQL_DB = 'reso_bench';
+/** expand: the navigations of the statements-per-page table, and its page sizes. */
+const ALL_NAVIGATIONS = ['Media', 'OpenHouse', 'historyTransactional', 'PropertyRooms', 'PropertyUnits'];
+const COUNT_PAGE_SIZES = [10, 50, 100];
 /** Where the deep page starts, as a fraction of the walk. */
 const DEEP_AT = 0.9;
 /** Page size of the filtered and deep-page scenarios: the product's default (PAGE_SIZE). */
 const PAGE = 100;
 
-const SCENARIOS = ['key', 'page', 'filtered', 'replication', 'deep'] as const;
+const SCENARIOS = ['key', 'page', 'filtered', 'replication', 'deep', 'expand', 'auth-cost'] as const;
 type ScenarioName = typeof SCENARIOS[number];
 
 const USAGE = `Usage: node dist/bench/run.js [options]   (npm run bench -- [options])
 
-  --scenarios LIST  comma-separated, from ${SCENARIOS.join(',')} (default: all). Families: key-and-page
-                    (key, page), filtered, replication, deep
+  --scenarios LIST  comma-separated, from ${SCENARIOS.join(',')} (default: all).
+                    Families: key-and-page (key, page), filtered, replication, deep, expand, auth-cost
   --listings N      demo listings in the benchmark database (default 20000)
   --duration S      seconds per autocannon measurement (default 10)
   --connections C   concurrent connections under autocannon (default 16)
@@ -53,8 +63,10 @@ const USAGE = `Usage: node dist/bench/run.js [options]   (npm run bench -- [opti
   --warmup S        seconds of discarded load before each measurement (default 2)
   --db sqlite|mysql database (default sqlite: .bench/listings-N.sqlite; mysql: database ${MYSQL_DB} on
                     MYSQL_URL, default mysql://root@127.0.0.1:3306/test)
+  --mysql-database NAME  mysql: the benchmark database's name (default ${MYSQL_DB}); one per data size
+                    spares reseeding when runs of different sizes alternate
   --reseed          rebuild the benchmark database even if it holds the same data
-  --drop            mysql: drop database ${MYSQL_DB} at the end (default: keep it for the next run)
+  --drop            mysql: drop the benchmark database at the end (default: keep it for the next run)
   --no-pin          do not pin the servers to CPU 1 and the load generator to CPU 0
   --write           record the results in docs/benchmarks.md`;
 
@@ -68,6 +80,7 @@ interface Options {
   rounds: number;
   warmup: number;
   db: 'sqlite' | 'mysql';
+  mysqlDatabase: string;
   reseed: boolean;
   drop: boolean;
   pin: boolean;
@@ -78,7 +91,7 @@ function parseArgs(argv: string[]): Options {
   const o: Options = {
     scenarios: new Set(SCENARIOS), walkPageSize: 1000, walkRounds: 5,
     listings: 20000, duration: 10, connections: 16, rounds: 3, warmup: 2,
-    db: 'sqlite', reseed: false, drop: false, pin: true, write: false,
+    db: 'sqlite', mysqlDatabase: MYSQL_DB, reseed: false, drop: false, pin: true, write: false,
   };
   const num = (i: number, name: string, min: number): number => {
     const n = Number(argv[i]);
@@ -106,6 +119,12 @@ function parseArgs(argv: string[]): Options {
         const v = argv[++i];
         if (v !== 'sqlite' && v !== 'mysql') throw new Error('--db is sqlite or mysql');
         o.db = v;
+        break;
+      }
+      case '--mysql-database': {
+        const v = String(argv[++i] ?? '');
+        if (!/^[A-Za-z0-9_]{1,64}$/.test(v)) throw new Error('--mysql-database takes a name of letters, digits and _');
+        o.mysqlDatabase = v;
         break;
       }
       case '--reseed': o.reseed = true; break;
@@ -163,23 +182,23 @@ async function prepareDatabase(o: Options): Promise<BenchDatabase> {
   } else {
     const admin = new URL(process.env.MYSQL_URL || 'mysql://root@127.0.0.1:3306/test');
     const target = new URL(admin.href);
-    target.pathname = `/${MYSQL_DB}`;
+    target.pathname = `/${o.mysqlDatabase}`;
     url = target.href;
-    description = `mysql://${target.host}/${MYSQL_DB}`;
-    stampFile = join(BENCH_DIR, `mysql-${MYSQL_DB}.stamp`);
+    description = `mysql://${target.host}/${o.mysqlDatabase}`;
+    stampFile = join(BENCH_DIR, `mysql-${o.mysqlDatabase}.stamp`);
     const server = new URL(admin.href);
     server.pathname = '/'; // no default database: MYSQL_URL's may not exist, and ours may not yet
     const sql = async (statement: string) => {
       const c = await mysql.createConnection({ uri: server.href, connectTimeout: 5000 });
       try { await c.query(statement); } finally { await c.end(); }
     };
-    await sql(`CREATE DATABASE IF NOT EXISTS ${MYSQL_DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+    await sql(`CREATE DATABASE IF NOT EXISTS ${o.mysqlDatabase} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
     wipe = async () => {
       rmSync(stampFile, { force: true });
-      await sql(`DROP DATABASE IF EXISTS ${MYSQL_DB}`);
-      await sql(`CREATE DATABASE ${MYSQL_DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+      await sql(`DROP DATABASE IF EXISTS ${o.mysqlDatabase}`);
+      await sql(`CREATE DATABASE ${o.mysqlDatabase} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
     };
-    if (o.drop) cleanup = async () => { rmSync(stampFile, { force: true }); await sql(`DROP DATABASE IF EXISTS ${MYSQL_DB}`); };
+    if (o.drop) cleanup = async () => { rmSync(stampFile, { force: true }); await sql(`DROP DATABASE IF EXISTS ${o.mysqlDatabase}`); };
   }
 
   const stamp = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
@@ -349,6 +368,8 @@ interface Measurement {
   /** This process's (the load generator's) CPU use during the measurement, in % of one core. */
   loadCpu: number;
   requests: number;
+  /** Responses to the warm-up load before it (not measured; a server that meters counts them too). */
+  warmupRequests: number;
   serverCpuSeconds: number;
 }
 
@@ -387,7 +408,12 @@ function checkResult(what: string, r: autocannon.Result): void {
 }
 
 async function measure(what: string, target: Target, o: Options): Promise<Measurement> {
-  if (o.warmup > 0) checkResult(`${what} (warm-up)`, await load(target, o.warmup, o.connections));
+  let warmupRequests = 0;
+  if (o.warmup > 0) {
+    const w = await load(target, o.warmup, o.connections);
+    checkResult(`${what} (warm-up)`, w);
+    warmupRequests = w.requests.total;
+  }
   const cpuBefore = cpuSeconds(target.server.child.pid);
   const ownBefore = process.cpuUsage();
   const r = await load(target, o.duration, o.connections);
@@ -404,6 +430,7 @@ async function measure(what: string, target: Target, o: Options): Promise<Measur
     serverCpu: (100 * cpu) / r.duration,
     loadCpu: (own.user + own.system) / 1e4 / r.duration,
     requests: r.requests.total,
+    warmupRequests,
     serverCpuSeconds: cpu,
   };
   log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50} ms, mean ${m.latencyMean.toFixed(1)} ms, p99 ${m.p99} ms, `
@@ -598,6 +625,40 @@ and for the deep page. Rounds run first/deep of one server back to back, alterna
 C / throughput, so the ratio is that of the cost per request.`,
 };
 
+const EXPAND: Family = {
+  id: 'expand',
+  title: '$expand (batched expansion and metering)',
+  intro: () => `Scenario **expand** is \`GET /odata/Property?$expand=Media\`: the first page of ${PAGE} listings in the default
+order, each with its media (5–30 a listing in the demo data) in display order as a \`Media\` array. The baseline's
+\`GET /expand\` does the least work by hand with the raw driver: the page query and ONE query for all the page's media,
+\`\` SELECT ResourceRecordKey, _record FROM Media WHERE ResourceRecordKey IN (…the ${PAGE} keys…) ORDER BY ResourceRecordKey, \`Order\`, MediaKey \`\`,
+spliced into the records as \`"Media":[…]\`. Before measuring, both must return the same ${PAGE} records with equal media
+arrays. Columns as in the introduction; the product's figures include its usage metering (the expansion of Media
+is a second class B transaction of the request, committed with its first).
+
+**Statements per page**: the product started in-process by \`bench/counting-server.ts\` (the same \`startServer\`
+and configuration, authentication and metering on), whose database object records every SQL statement it is sent.
+Each cell is the number of statements that read data for one page of N listings (\`Prefer: odata.maxpagesize=N\`)
+with the navigations of its row expanded, counted around that one request; the page after it (through its
+\`@odata.nextLink\`) must take the same number. Expected: 1 + the number of navigations (one batched query per
+navigation per page), whatever the page size. The other statements of each request (the usage commit; token
+lookups, which are cached) are listed under the table.`,
+};
+
+const AUTH_COST: Family = {
+  id: 'auth-cost',
+  title: 'Cost of authentication and metering',
+  intro: () => `Scenario **key** is \`GET /odata/Property('<ListingKey>')\`, rotating through the same ${KEY_SAMPLE} keys as the
+key-and-page family, on the product as deployed (**normal**: the bearer token checked, the client's licence
+applied, the usage count committed before the response goes out) against the same build and database started by
+\`bench/anonymous-server.ts\`, which makes the app with \`createApp(service, { …, anonymous: true })\` (**anonymous**:
+none of the three; an option for benchmarks only, not reachable from configuration). Both serve by the same
+query path, so the ratio normal/anonymous is what authentication, licensing and metering cost; target: at least
+${AUTH_TARGET_RATIO.toFixed(2)}. Before measuring, both must serve the same records and the normal server must refuse a
+request without a token; after the rounds, the usage table must have counted one class A transaction for every
+response the normal server sent (so metering was really on).`,
+};
+
 const INTRO_BEGIN = '<!-- bench-intro -->';
 const INTRO_END = '<!-- /bench-intro -->';
 const DOC_INTRO = `# Benchmarks
@@ -612,14 +673,16 @@ request rates and latencies, a nextLink-following client for walks). Every figur
 between runs and only mean something next to the baseline beside them. The product is measured as it is
 deployed: every request to it carries a bearer token (of its \`demo\` client, registered through
 \`DEMO_TOKEN\`), so token checks and usage metering are part of its figures; the baseline has neither.
-Target: a ratio of at least ${TARGET_RATIO.toFixed(2)} in every scenario.
+Target: a ratio of at least ${TARGET_RATIO.toFixed(2)} against the baseline in every scenario (the auth-cost family compares
+the product with itself and has its own target).
 
-Columns of the request-rate tables (key-and-page, filtered): **ratio** is product/baseline of the best
+Columns of the request-rate tables (key-and-page, filtered, expand, auth-cost): **ratio** is product/baseline of the best
 round's requests per second (the headline figure); **ratio per CPU-s** is product/baseline of requests per
 second of server CPU time over all rounds, which holds up better when other work on the machine takes CPU
 from the servers (see *server CPU*: a server well below 100% of its core was starved by other processes or
 waiting on the database). Latencies are autocannon's, in ms, at the best round; *body* is the product's
-response size. The replication and deep-page families explain their own columns.
+response size (the auth-cost table names its two sides instead of product and baseline). The
+replication and deep-page families explain their own columns.
 
 Each scenario family below has its own section; each run records its date, exact command, data size and
 database. \`npm run bench -- --write\` replaces the previous run of the same family and database (only of
@@ -631,9 +694,17 @@ function fmt(n: number): string {
   return n >= 100 ? n.toFixed(0) : n.toFixed(1);
 }
 
-function table(results: ScenarioResult[]): string {
+/** Names of the two sides of a pair (the product and its baseline, unless a family says otherwise) and their target ratio. */
+interface Sides {
+  a: string;
+  b: string;
+  target: number;
+}
+const PRODUCT_BASELINE: Sides = { a: 'product', b: 'baseline', target: TARGET_RATIO };
+
+function table(results: ScenarioResult[], sides: Sides = PRODUCT_BASELINE): string {
   const lines = [
-    '| scenario | product req/s | baseline req/s | ratio | ratio per CPU-s | product p50 / p99 ms | baseline p50 / p99 ms | server CPU product / baseline | body |',
+    `| scenario | ${sides.a} req/s | ${sides.b} req/s | ratio | ratio per CPU-s | ${sides.a} p50 / p99 ms | ${sides.b} p50 / p99 ms | server CPU ${sides.a} / ${sides.b} | body |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
@@ -641,21 +712,21 @@ function table(results: ScenarioResult[]): string {
     const b = best(r.baseline);
     const ratio = p.reqPerSec / b.reqPerSec;
     const perCpu = Number.isFinite(cpuRatio(r)) ? cpuRatio(r).toFixed(2) : 'n/a';
-    lines.push(`| ${r.name} | ${fmt(p.reqPerSec)} | ${fmt(b.reqPerSec)} | **${ratio.toFixed(2)}**${ratio < TARGET_RATIO ? ' ⚠' : ''} | ${perCpu} `
+    lines.push(`| ${r.name} | ${fmt(p.reqPerSec)} | ${fmt(b.reqPerSec)} | **${ratio.toFixed(2)}**${ratio < sides.target ? ' ⚠' : ''} | ${perCpu} `
       + `| ${p.p50} / ${p.p99} | ${b.p50} / ${b.p99} | ${p.serverCpu.toFixed(0)}% / ${b.serverCpu.toFixed(0)}% `
       + `| ${(p.bytesPerReq / 1024).toFixed(1)} KB |`);
   }
   return lines.join('\n');
 }
 
-function rounds(results: ScenarioResult[]): string {
-  return results.map((r) => `${r.name}: product ${r.product.map((m) => fmt(m.reqPerSec)).join(', ')}; `
-    + `baseline ${r.baseline.map((m) => fmt(m.reqPerSec)).join(', ')}`).join('. ');
+function rounds(results: ScenarioResult[], sides: Sides = PRODUCT_BASELINE): string {
+  return results.map((r) => `${r.name}: ${sides.a} ${r.product.map((m) => fmt(m.reqPerSec)).join(', ')}; `
+    + `${sides.b} ${r.baseline.map((m) => fmt(m.reqPerSec)).join(', ')}`).join('. ');
 }
 
-function loadLine(o: Options): string {
+function loadLine(o: Options, sides: Sides = PRODUCT_BASELINE): string {
   return `- Load: ${o.connections} connections; ${o.duration} s per measurement after ${o.warmup} s of warm-up; ${o.rounds} rounds per server
-  in the order baseline-product, product-baseline, …; the best round of each counts`;
+  in the order ${sides.b}-${sides.a}, ${sides.a}-${sides.b}, …; the best round of each counts`;
 }
 
 /** One run of a family on one database, in its markers. */
@@ -695,7 +766,17 @@ function writeDoc(family: Family, o: Options, run: string): void {
   const ordered = ['sqlite', 'mysql'].filter((d) => runs.has(d)).map((d) => runs.get(d)!);
   const section = `${begin}\n## ${family.title}\n\n${family.intro(o)}\n\n${ordered.join('\n\n')}\n${end}`;
   if (i >= 0 && j > i) doc = doc.slice(0, i) + section + doc.slice(j + end.length);
-  else doc = `${doc.replace(/\s*$/, '')}\n\n${section}\n`;
+  else {
+    // A new family goes after the last one, so hand-written sections at the end (the notes) stay at the end.
+    const ends = [...doc.matchAll(/<!-- \/bench-family [\w-]+ -->/g)];
+    const last = ends[ends.length - 1];
+    if (last?.index !== undefined) {
+      const at = last.index + last[0].length;
+      doc = `${doc.slice(0, at)}\n\n${section}${doc.slice(at)}`;
+    } else {
+      doc = `${doc.replace(/\s*$/, '')}\n\n${section}\n`;
+    }
+  }
   mkdirSync(join(ROOT, 'docs'), { recursive: true });
   writeFileSync(DOC, doc);
   log(`wrote ${relative(ROOT, DOC)} (${family.id}, ${o.db})`);
@@ -711,25 +792,26 @@ interface FamilyRun {
   low: string[];
 }
 
-function pairRun(family: Family, o: Options, results: ScenarioResult[], extra: string[] = []): FamilyRun {
-  const lines = [table(results)];
+function pairRun(family: Family, o: Options, results: ScenarioResult[], extra: string[] = [], sides: Sides = PRODUCT_BASELINE, after: string[] = []): FamilyRun {
+  const lines = [table(results, sides)];
   for (const r of results) {
     lines.push(`${r.name}: ratio of best ${(best(r.product).reqPerSec / best(r.baseline).reqPerSec).toFixed(2)}, `
       + `ratio of means ${(mean(r.product) / mean(r.baseline)).toFixed(2)}, `
       + `ratio of requests per server CPU-second ${cpuRatio(r).toFixed(2)}`);
   }
   for (const r of results) {
-    for (const [side, m] of [['product', best(r.product)], ['baseline', best(r.baseline)]] as const) {
+    for (const [side, m] of [[sides.a, best(r.product)], [sides.b, best(r.baseline)]] as const) {
       if (m.loadCpu > 90) lines.push(`${r.name} ${side}: the load generator used ${m.loadCpu.toFixed(0)}% of its core and may be the limit`);
       else if (m.serverCpu < 80) lines.push(`${r.name} ${side}: the server got only ${m.serverCpu.toFixed(0)}% of a core (other load on the machine, or waiting on the database)`);
     }
   }
+  const body = [table(results, sides), ...after].join('\n\n');
   return {
     family,
-    console: lines.join('\n'),
-    details: [...extra, loadLine(o), `- Every round, req/s: ${rounds(results)}`],
-    body: table(results),
-    low: results.filter((r) => best(r.product).reqPerSec / best(r.baseline).reqPerSec < TARGET_RATIO).map((r) => r.name),
+    console: [...lines, ...after].join('\n'),
+    details: [...extra, loadLine(o, sides), `- Every round, req/s: ${rounds(results, sides)}`],
+    body,
+    low: results.filter((r) => best(r.product).reqPerSec / best(r.baseline).reqPerSec < sides.target).map((r) => `${r.name} (target ${sides.target.toFixed(2)})`),
   };
 }
 
@@ -889,6 +971,160 @@ async function deepFamily(s: Servers, facts: DataFacts, o: Options): Promise<Fam
   };
 }
 
+/** What a statement the product sent was for: reading data, the usage commit, a token lookup. */
+function statementKind(sql: string): 'data' | 'usage commit' | 'token lookup' | 'other' {
+  if (sql.includes(USAGE_TABLE)) return 'usage commit';
+  if (sql.includes(TOKENS_TABLE) || sql.includes(CLIENTS_TABLE)) return 'token lookup';
+  return /^\s*select\b/i.test(sql) ? 'data' : 'other';
+}
+const tableOf = (sql: string) => /\bfrom\s+[`"]?(\w+)/i.exec(sql)?.[1] ?? '?';
+
+interface PageStatements {
+  records: number;
+  related: number;
+  data: string[];
+  others: string[];
+  nextLink?: string;
+}
+
+/** One page's request to the counting server, with the statements it sent in between and the page's checks. */
+async function countedPage(counting: ServerProcess, counterPort: number, path: string, size: number, navigations: readonly string[]): Promise<PageStatements> {
+  const take = async () => (await (await fetch(`http://127.0.0.1:${counterPort}/take`)).json()) as string[];
+  await take();
+  const res = await fetch(`http://127.0.0.1:${counting.port}${path}`, { headers: { ...counting.headers, Prefer: `odata.maxpagesize=${size}` } });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`statements: GET ${path} answered ${res.status}\n${text.slice(0, 500)}`);
+  const statements = await take();
+  const body = JSON.parse(text) as { value: Record<string, unknown>[]; '@odata.nextLink'?: string };
+  if (body.value.length !== size) throw new Error(`statements: GET ${path} with maxpagesize=${size} returned ${body.value.length} records`);
+  let related = 0;
+  for (const r of body.value) {
+    for (const n of navigations) {
+      if (!Array.isArray(r[n])) throw new Error(`statements: record ${String(r.ListingKey)} has no ${n} array`);
+      related += (r[n] as unknown[]).length;
+    }
+  }
+  return {
+    records: body.value.length,
+    related,
+    data: statements.filter((q) => statementKind(q) === 'data'),
+    others: statements.filter((q) => statementKind(q) !== 'data'),
+    nextLink: body['@odata.nextLink'],
+  };
+}
+
+/** The table of data statements per page, for each page size and set of navigations. */
+async function statementsPerPage(counting: ServerProcess): Promise<{ body: string; ok: boolean; details: string[] }> {
+  const m = /statement counter on port (\d+)/.exec(counting.output());
+  if (!m) throw new Error(`the counting server did not say where its counter is\n${counting.output()}`);
+  const counterPort = Number(m[1]);
+  // Untimed: the first request looks up the token (then cached) and prepares statements.
+  await countedPage(counting, counterPort, `/odata/Property?$expand=${ALL_NAVIGATIONS.join(',')}`, 10, ALL_NAVIGATIONS);
+  const rows = [[ALL_NAVIGATIONS[0]], ALL_NAVIGATIONS];
+  const lines = [
+    `| navigations | ${COUNT_PAGE_SIZES.map((n) => `page of ${n}`).join(' | ')} | expected |`,
+    `|---|${COUNT_PAGE_SIZES.map(() => '---:').join('|')}|---:|`,
+  ];
+  let ok = true;
+  const others = new Map<string, number>();
+  const tables = new Map<number, string>();
+  for (const navs of rows) {
+    const expected = 1 + navs.length;
+    const cells: string[] = [];
+    for (const size of COUNT_PAGE_SIZES) {
+      const path = `/odata/Property?$expand=${navs.join(',')}`;
+      const first = await countedPage(counting, counterPort, path, size, navs);
+      if (!first.nextLink) throw new Error(`statements: no nextLink after the first ${size} listings`);
+      const second = await countedPage(counting, counterPort, pathOf(first.nextLink), size, navs);
+      for (const p of [first, second]) {
+        const kinds = p.others.map(statementKind).reduce((a, k) => a.set(k, (a.get(k) ?? 0) + 1), new Map<string, number>());
+        const key = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ') || 'none';
+        others.set(key, (others.get(key) ?? 0) + 1);
+      }
+      tables.set(navs.length, first.data.map(tableOf).join(', '));
+      const same = first.data.length === second.data.length;
+      if (first.data.length !== expected || !same) ok = false;
+      log(`statements: ${navs.length} navigation(s), pages of ${size}: ${first.data.length} data statements (${first.related} related records), `
+        + `next page ${second.data.length} (${second.related}); besides: ${first.others.map(statementKind).join(', ') || 'none'}`);
+      cells.push(`${first.data.length}${same ? '' : ` (next page ${second.data.length})`}${first.data.length !== expected || !same ? ' ⚠' : ''} · ${fmt(first.related)} rows`);
+    }
+    lines.push(`| ${navs.length}: \`${navs.join(',')}\` | ${cells.join(' | ')} | ${expected} |`);
+  }
+  const otherLine = [...others].map(([k, n]) => `${k} (${n} of ${rows.length * COUNT_PAGE_SIZES.length * 2} requests)`).join('; ');
+  return {
+    body: lines.join('\n'),
+    ok,
+    details: [
+      `- Statements per page: each cell is data statements · related records on the page; the page after it took the same number in every cell${ok ? '' : ' **except those marked ⚠**'}. `
+        + `Tables read, in order: ${[...tables].map(([n, t]) => `${n} navigation(s): ${t}`).join('; ')}. Other statements per request: ${otherLine}`,
+    ],
+  };
+}
+
+async function expandFamily(s: Servers, o: Options, startCounting: () => Promise<ServerProcess>): Promise<FamilyRun> {
+  const productPath = '/odata/Property?$expand=Media';
+  const page = await checkSamePage('expand page', s.product, productPath, s.baseline, '/expand');
+  const counts = page.map((r) => (Array.isArray(r.Media) ? r.Media.length : -1));
+  if (counts.some((n) => n < 0)) throw new Error('expand page: a record has no Media array');
+  const media = counts.reduce((a, n) => a + n, 0);
+  if (media === 0) throw new Error('expand page: no listing on the page has media');
+  log(`expand: same ${PAGE} records with equal media arrays from both (${media} media, ${Math.min(...counts)}–${Math.max(...counts)} a listing)`);
+  const r = await runPair('expand', { server: s.product, path: () => productPath }, { server: s.baseline, path: () => '/expand' }, o);
+
+  const counting = await startCounting();
+  let statements: Awaited<ReturnType<typeof statementsPerPage>>;
+  try {
+    statements = await statementsPerPage(counting);
+  } finally {
+    await stopChild(counting);
+  }
+  const run = pairRun(EXPAND, o, [r], [
+    `- Page: ${PAGE} listings with ${media} media (${Math.min(...counts)}–${Math.max(...counts)} a listing); the same records and media arrays from both servers`,
+    ...statements.details,
+  ], PRODUCT_BASELINE, [`Statements per page (data statements · related records on the page):\n\n${statements.body}`]);
+  if (!statements.ok) run.low.push('expand statements per page (not 1 + navigations)');
+  return run;
+}
+
+/** Class A transactions of the `demo` client in the usage table, over all hours. */
+async function usageA(product: ServerProcess): Promise<number> {
+  const r = await get(product, '/admin/usage?client=demo');
+  if (r.status !== 200) throw new Error(`GET /admin/usage: status ${r.status}\n${r.body.slice(0, 300)}`);
+  return (JSON.parse(r.body) as { value: { class: string; count: number }[] }).value
+    .filter((u) => u.class === 'A').reduce((a, u) => a + u.count, 0);
+}
+
+async function authCostFamily(s: Servers, anonymous: ServerProcess, keys: string[], o: Options): Promise<FamilyRun> {
+  const refused = await fetch(`http://127.0.0.1:${s.product.port}${productKeyPath(keys[0])}`);
+  if (refused.status !== 401) throw new Error(`auth-cost: the normal server answered ${refused.status} to a request without a token, not 401`);
+  const before = await usageA(s.product);
+  const checked = keys.slice(0, 5);
+  for (const key of checked) {
+    const n = await get(s.product, productKeyPath(key));
+    const a = await get(anonymous, productKeyPath(key));
+    if (n.status !== 200 || a.status !== 200) throw new Error(`auth-cost key ${key}: normal ${n.status}, anonymous ${a.status}\n${a.body.slice(0, 300)}`);
+    // The context URLs name each server's own port.
+    const strip = (b: string) => { const { '@odata.context': _c, ...rec } = JSON.parse(b) as Record<string, unknown>; return JSON.stringify(rec); };
+    if (strip(n.body) !== strip(a.body)) throw new Error(`auth-cost key ${key}: the two servers serve different records`);
+  }
+  log(`auth-cost: the normal server refuses a request without a token (401); both serve the same records`);
+  const path = (i: number) => productKeyPath(keys[i % keys.length]);
+  const m = await interleaved('auth-cost key', ['anonymous', 'normal'] as const, { anonymous: { server: anonymous, path }, normal: { server: s.product, path } }, o);
+  await new Promise((r) => setTimeout(r, 1000)); // requests still in flight when a load stopped finish
+  const metered = (await usageA(s.product)) - before;
+  const responses = checked.length + m.normal.reduce((a, x) => a + x.requests + x.warmupRequests, 0);
+  // autocannon stops counting at the end of each load while up to one request per connection is still on its way.
+  const slack = o.connections * 2 * o.rounds;
+  if (metered < responses || metered > responses + slack) {
+    throw new Error(`auth-cost: the usage table counted ${metered} class A transactions for ${responses} responses of the normal server (metering off or miscounting?)`);
+  }
+  log(`auth-cost: metering on: ${metered} class A transactions counted for ${responses} responses received (+ those in flight at the end of each load)`);
+  return pairRun(AUTH_COST, o, [{ name: 'key', product: m.normal, baseline: m.anonymous }], [
+    `- Verified: the normal server refuses a request without a token; both serve the same records; its usage table counted ${metered} class A `
+      + `transactions during the family for ${responses} responses the load generator received (the rest were in flight when a load stopped)`,
+  ], { a: 'normal', b: 'anonymous', target: AUTH_TARGET_RATIO });
+}
+
 // ---------------------------------------------------------------------------------------------------------
 
 function pinSelf(pin: boolean): boolean {
@@ -910,8 +1146,8 @@ async function main(): Promise<number> {
   const want = (...names: ScenarioName[]) => names.some((n) => o.scenarios.has(n));
   if (want('replication') && o.listings < 100_000) log(`note: the replication walk covers ${o.listings} listings (the documented runs walk at least 100000)`);
   const db = await prepareDatabase(o);
-  const keys = want('key', 'page') ? await sampleKeys(db.url) : [];
-  if (want('key', 'page') && keys.length < 10) throw new Error(`only ${keys.length} listing keys in the benchmark database`);
+  const keys = want('key', 'page', 'auth-cost') ? await sampleKeys(db.url) : [];
+  if (want('key', 'page', 'auth-cost') && keys.length < 10) throw new Error(`only ${keys.length} listing keys in the benchmark database`);
   const facts = want('filtered', 'deep') ? await dataFacts(db.url, o) : undefined;
   o.pin = pinSelf(o.pin);
   loadAtStart = loadavg()[0];
@@ -922,14 +1158,26 @@ async function main(): Promise<number> {
     // `reso-server serve` itself, through a script of its own name (see bench/product-server.ts).
     // Every /odata request needs a bearer token: the product registers this one for its admin `demo` client.
     const token = randomBytes(24).toString('base64url');
-    const product = await startChild('product', join(__dirname, 'product-server.js'), [],
-      { ...env, PAGE_SIZE: String(PAGE), MAX_PAGE_SIZE: String(o.walkPageSize), SEED_LISTINGS: '0', DEMO_TOKEN: token }, o.pin,
-      { Authorization: `Bearer ${token}` });
+    const productEnv = { ...env, PAGE_SIZE: String(PAGE), MAX_PAGE_SIZE: String(o.walkPageSize), SEED_LISTINGS: '0' };
+    const bearer = { Authorization: `Bearer ${token}` };
+    const product = await startChild('product', join(__dirname, 'product-server.js'), [], { ...productEnv, DEMO_TOKEN: token }, o.pin, bearer);
     servers.push(product);
     const baseline = await startChild('baseline', join(__dirname, 'baseline-server.js'), [], env, o.pin);
     servers.push(baseline);
-    log(`product on port ${product.port} (pid ${product.child.pid}), baseline on port ${baseline.port} (pid ${baseline.child.pid}); `
-      + `scenarios ${[...o.scenarios].join(',')}`);
+    // auth-cost: the same product without authentication, licensing or metering (its own database connection).
+    let anonymous: ServerProcess | undefined;
+    if (want('auth-cost')) {
+      anonymous = await startChild('anonymous', join(__dirname, 'anonymous-server.js'), [], productEnv, o.pin);
+      servers.push(anonymous);
+    }
+    // expand: the product with a statement counter, started for the count only (after the measurements).
+    const startCounting = async () => {
+      const c = await startChild('counting', join(__dirname, 'counting-server.js'), [], { ...productEnv, DEMO_TOKEN: token }, o.pin, bearer);
+      servers.push(c);
+      return c;
+    };
+    log(`product on port ${product.port} (pid ${product.child.pid}), baseline on port ${baseline.port} (pid ${baseline.child.pid})`
+      + `${anonymous ? `, anonymous product on port ${anonymous.port} (pid ${anonymous.child.pid})` : ''}; scenarios ${[...o.scenarios].join(',')}`);
     const s: Servers = { product, baseline };
 
     const done: FamilyRun[] = [];
@@ -942,9 +1190,11 @@ async function main(): Promise<number> {
     if (want('filtered')) finish(await filteredFamily(s, facts!, o));
     if (want('replication')) finish(await replicationFamily(s, o));
     if (want('deep')) finish(await deepFamily(s, facts!, o));
+    if (want('expand')) finish(await expandFamily(s, o, startCounting));
+    if (want('auth-cost')) finish(await authCostFamily(s, anonymous!, keys, o));
 
     const low = done.flatMap((r) => r.low);
-    if (low.length) console.log(`\nbelow the target ratio ${TARGET_RATIO}: ${low.join(', ')}`);
+    if (low.length) console.log(`\nbelow the target: ${low.join(', ')}`);
     return 0;
   } finally {
     await Promise.all(servers.map(stopChild));
