@@ -5,7 +5,7 @@ import { createServer, Server } from 'node:http';
 /** Largest request head accepted: room for a $filter well past its own limit. */
 const MAX_URL_BYTES = 1024 * 1024;
 import type { Config } from './config';
-import { createApp } from './http/app';
+import { AppOptions, createApp } from './http/app';
 import type { ServiceModel } from './model/service-model';
 import { seedDemoData } from './seed/demo-data';
 import { ListingService } from './service';
@@ -19,7 +19,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(model: ServiceModel, config: Config, log: (line: string) => void = () => undefined): Promise<RunningServer> {
+/** `app`: options beyond configuration (bench/ starts the app anonymous to measure what auth and metering cost). */
+export async function startServer(
+  model: ServiceModel, config: Config, log: (line: string) => void = () => undefined, app: Pick<AppOptions, 'anonymous'> = {},
+): Promise<RunningServer> {
   const db = openDatabase(config.databaseUrl);
   const service = new ListingService(model, db, { pagingSecret: config.pagingSecret, demoToken: config.demoToken });
   try {
@@ -37,7 +40,8 @@ export async function startServer(model: ServiceModel, config: Config, log: (lin
     if (!(e instanceof DatabaseUnavailable)) throw e;
     log(`${db.description} is not reachable (${e.reason}); answering 503 until it is`);
   }
-  const app = createApp(service, {
+  const handler = createApp(service, {
+    ...app,
     pageSize: config.pageSize,
     maxPageSize: Math.max(config.maxPageSize, config.pageSize),
     baseUrl: config.baseUrl,
@@ -45,7 +49,7 @@ export async function startServer(model: ServiceModel, config: Config, log: (lin
     feedScope: config.feedScope,
   });
   // Long query strings must reach the service, which answers 413 with an OData body, instead of Node's bare 431.
-  const server = createServer({ maxHeaderSize: MAX_URL_BYTES }, app);
+  const server = createServer({ maxHeaderSize: MAX_URL_BYTES }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => resolve());

@@ -27,7 +27,12 @@ export interface HttpResult {
 export async function get(url: string, headers: Record<string, string> = {}): Promise<HttpResult> {
   const auth = Object.keys(headers).find((h) => h.toLowerCase() === 'authorization');
   const sent = auth === undefined ? { ...headers, Authorization: `Bearer ${TEST_TOKEN}` } : headers[auth] === '' ? omit(headers, auth) : headers;
-  const res = await fetch(url, { headers: sent });
+  return request(url, { headers: sent });
+}
+
+/** Any request, as it is sent; the body is read as text and parsed when it is JSON. */
+export async function request(url: string, init: RequestInit = {}): Promise<HttpResult> {
+  const res = await fetch(url, init);
   const text = await res.text();
   let json: unknown;
   try {

@@ -6,6 +6,8 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 
+import { request } from './http';
+
 export interface Reply {
   status: number;
   headers: Headers;
@@ -27,15 +29,7 @@ export async function call(url: string, c: Call = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...(c.headers ?? {}) };
   if (c.authorization !== undefined) headers.Authorization = c.authorization;
   else if (c.token !== undefined) headers.Authorization = `Bearer ${c.token}`;
-  const res = await fetch(url, { method: c.method ?? 'GET', headers, body: c.body });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return request(url, { method: c.method ?? 'GET', headers, body: c.body });
 }
 
 /** Every page of a query (following @odata.nextLink), stopping at the first non-200 page. */

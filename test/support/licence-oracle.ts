@@ -8,35 +8,10 @@ import type { Database } from '../../src/storage/database';
 
 export type Rec = Record<string, any>;
 
-/** mulberry32: a small seeded PRNG, so every run draws the same clients and queries. */
-export class Prng {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
-  /** `n` distinct items (fewer if there are not that many). */
-  sample<T>(items: readonly T[], n: number): T[] {
-    const copy = [...items];
-    const out: T[] = [];
-    while (out.length < n && copy.length) out.push(copy.splice(Math.floor(this.next() * copy.length), 1)[0]);
-    return out;
-  }
-}
+/** The seeded PRNG (mulberry32) the demo data uses, so every run draws the same clients and queries. */
+import { SeededRandom as Prng } from '../../src/seed/random';
+
+export { Prng };
 
 // ---------------------------------------------------------------------------------------------------------
 // The data, read from the tables (the `_record` column holds each record exactly as stored).
