@@ -4,6 +4,7 @@ import type { ListingService } from '../service';
 import { clientOf } from '../auth/http';
 import type { Licences } from '../auth/licence';
 import type { AppOptions } from './app';
+import { JSON_FORMAT, requireJsonFormat, XML_FORMAT } from './formats';
 import { badRequest, notAcceptable } from './odata-error';
 import { serviceRoot, sendJson } from './response';
 import { queryOptions } from './query-string';
@@ -30,8 +31,6 @@ export function metadataDocument(licences: Licences): RequestHandler {
   };
 }
 
-const JSON_FORMAT = /^(json|application\/json)(;.*)?$/i;
-const XML_FORMAT = /^(xml|application\/xml)(;.*)?$/i;
 
 /** $format first, then Accept; XML unless JSON is asked for (the OData default for $metadata). */
 function metadataFormat(req: Request): 'xml' | 'json' {
@@ -49,8 +48,5 @@ function metadataFormat(req: Request): 'xml' | 'json' {
 
 /** Data responses are JSON only. */
 export function jsonFormat(req: Request): void {
-  const format = queryOptions(req).$format;
-  if (format !== undefined && !JSON_FORMAT.test(format)) {
-    throw badRequest(`$format=${format} is not available; this service answers in JSON ($format=json)`, '$format');
-  }
+  requireJsonFormat(queryOptions(req).$format);
 }

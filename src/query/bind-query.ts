@@ -4,6 +4,7 @@
  * the default order is ModificationTimestamp; a filter on another change timestamp (PhotosChangeTimestamp,
  * DocumentsChangeTimestamp) orders by that field; sorting on the key is always allowed.
  */
+import { requireJsonFormat } from '../http/formats';
 import { badRequest, notImplemented } from '../http/odata-error';
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import type { ExpandItem, QueryOptionsTree } from './ast';
@@ -31,9 +32,7 @@ export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: B
   if (tree.skip !== undefined) {
     throw notImplemented('$skip is not supported; page by following @odata.nextLink from the previous response', '$skip');
   }
-  if (tree.format !== undefined && !/^(json|application\/json)(;.*)?$/i.test(tree.format)) {
-    throw badRequest(`$format=${tree.format} is not available; this service answers in JSON ($format=json)`, '$format');
-  }
+  requireJsonFormat(tree.format);
   if (options.single) {
     for (const [name, present] of [['$filter', tree.filter], ['$orderby', tree.orderby], ['$top', tree.top], ['$count', tree.count], ['$skiptoken', tree.skiptoken]] as const) {
       if (present !== undefined) throw badRequest(`${name} does not apply to a single record`, name);
