@@ -2,7 +2,7 @@
  * The product without authentication, licensing or metering, for the auth-cost family: exactly what
  * `reso-server serve` starts (src/server.ts `startServer`, configured by the same environment), with the app
  * made `anonymous`, an option that exists for benchmarks only and that no configuration reaches. So the only
- * difference from the product measured beside it is the bearer check, the client's licence and the usage commit.
+ * difference from the product measured beside it is the bearer check, the client's licence and the usage journal.
  */
 import { serviceModel } from '../generated';
 import { configFromEnv } from '../src/config';

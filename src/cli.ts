@@ -34,7 +34,15 @@ Environment:
   BASE_URL        absolute service root for links, behind a proxy (default: from the Host header)
   SEED_LISTINGS   demo listings for serve on an empty database (default 2000; 0 = none)
   DEMO_TOKEN      static access token of the "demo" client (default: a random one, printed when seeding)
-  MAX_PAGE_SIZE, PAGING_SECRET, FEED_SCOPE, FILTER_MAX_LENGTH: see the README`;
+  MAX_PAGE_SIZE, PAGING_SECRET, FEED_SCOPE, FILTER_MAX_LENGTH, USAGE_JOURNAL_DIR, USAGE_APPLY_MS: see the README`;
+
+/** The service as configured, for commands other than serve (they never charge, but usage applies journals). */
+function openService(log: (line: string) => void): ListingService {
+  const config = configFromEnv();
+  return new ListingService(serviceModel, openDatabase(config.databaseUrl), {
+    usage: { journalDir: config.usageJournalDir, applyEveryMs: config.usageApplyMs, log },
+  });
+}
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -59,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
         else throw new Error(`unknown argument ${args[i]}`);
       }
       if (listings === undefined) throw new Error('seed needs --listings N');
-      const service = new ListingService(serviceModel, openDatabase(configFromEnv().databaseUrl));
+      const service = openService(log);
       try {
         const summary = await seedDemoData(service, { listings, seed }, log);
         log(`seeded ${JSON.stringify(summary)} into ${service.db.description}`);
@@ -76,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
       if (positional.length !== 2 || (onError !== 'skip' && onError !== 'reject')) {
         throw new Error('usage: reso-server ingest <Resource> <file.ndjson> [--on-error skip|reject]');
       }
-      const service = new ListingService(serviceModel, openDatabase(configFromEnv().databaseUrl));
+      const service = openService(log);
       try {
         const report = await ingestFile(service, positional[0], positional[1], { onError });
         for (const e of report.errors) console.error(`line ${e.line}: ${e.message}`);
@@ -90,7 +98,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'clients':
     case 'usage': {
       if (args.includes('--help')) { console.log(command === 'clients' ? CLIENTS_USAGE : USAGE); return 0; }
-      const service = new ListingService(serviceModel, openDatabase(configFromEnv().databaseUrl));
+      const service = openService(log);
       try {
         return await (command === 'clients' ? runClients : runUsage)(service, args, log);
       } finally {

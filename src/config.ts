@@ -1,4 +1,7 @@
 /** Configuration from the environment; every setting is documented in the README. */
+import { dirname, join } from 'node:path';
+import { sqliteFile } from './storage/database';
+
 export interface Config {
   port: number;
   /** `sqlite:<path>` or `mysql://…`; unset means the embedded SQLite file data/reso.sqlite. */
@@ -19,6 +22,10 @@ export interface Config {
   demoToken?: string;
   /** Listings the demo data has when `serve` starts on an empty database; 0 starts empty. */
   seedListings: number;
+  /** Where each server process journals usage counts before they reach the database (see src/metering/meter.ts). */
+  usageJournalDir: string;
+  /** How often journaled usage counts are applied to the database, in milliseconds. */
+  usageApplyMs: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -33,7 +40,19 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     demoToken: env.DEMO_TOKEN || undefined,
     baseUrl: env.BASE_URL ? env.BASE_URL.replace(/\/+$/, '') : undefined,
     seedListings: intSetting(env, 'SEED_LISTINGS', 2000, 0, 10_000_000),
+    usageJournalDir: env.USAGE_JOURNAL_DIR || usageJournalDirFor(env.DATABASE_URL || undefined),
+    usageApplyMs: intSetting(env, 'USAGE_APPLY_MS', 1000, 10, 60_000),
   };
+}
+
+/**
+ * The default journal directory: beside the SQLite file, or data/usage-journal under the working directory
+ * for a server database. Every process serving one database should share it (or a directory on the same host
+ * that stays across restarts), so that the journal of a process that died is found and applied.
+ */
+export function usageJournalDirFor(databaseUrl: string | undefined): string {
+  const file = sqliteFile(databaseUrl);
+  return join(file === undefined || file === ':memory:' ? 'data' : dirname(file), 'usage-journal');
 }
 
 function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

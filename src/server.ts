@@ -24,7 +24,11 @@ export async function startServer(
   model: ServiceModel, config: Config, log: (line: string) => void = () => undefined, app: Pick<AppOptions, 'anonymous'> = {},
 ): Promise<RunningServer> {
   const db = openDatabase(config.databaseUrl);
-  const service = new ListingService(model, db, { pagingSecret: config.pagingSecret, demoToken: config.demoToken });
+  const service = new ListingService(model, db, {
+    pagingSecret: config.pagingSecret,
+    demoToken: config.demoToken,
+    usage: { journalDir: config.usageJournalDir, applyEveryMs: config.usageApplyMs, log },
+  });
   try {
     await service.ready();
     if (config.seedListings > 0 && (await service.store('Property').count()) === 0) {
@@ -40,6 +44,8 @@ export async function startServer(
     if (!(e instanceof DatabaseUnavailable)) throw e;
     log(`${db.description} is not reachable (${e.reason}); answering 503 until it is`);
   }
+  // Journaled counts move to the database from now on, starting with any a process that died left behind.
+  if (!app.anonymous) service.meter.start();
   const handler = createApp(service, {
     ...app,
     pageSize: config.pageSize,

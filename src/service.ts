@@ -13,7 +13,7 @@ import { keysetAfter } from './query/keyset';
 import { WHOLE_RECORD } from './query/projection';
 import { Settings } from './storage/settings';
 import { ClientRegistry } from './auth/clients';
-import { Meter } from './metering/meter';
+import { Meter, MeterOptions } from './metering/meter';
 import { SkipTokens } from './paging/skiptoken';
 
 export const DEMO_CLIENT = 'demo';
@@ -30,11 +30,15 @@ export class ListingService {
   /**
    * `pagingSecret`: signs $skiptoken values; without it, a secret kept in the database is used (shared by
    * every instance on it). `demoToken`: registered as a static token of the `demo` client once the database is there.
+   * `usage`: where usage counts are journaled (without a journal directory, nothing can be charged).
    */
-  constructor(readonly model: ServiceModel, readonly db: Database, private readonly options: { pagingSecret?: string; demoToken?: string } = {}) {
+  constructor(
+    readonly model: ServiceModel, readonly db: Database,
+    private readonly options: { pagingSecret?: string; demoToken?: string; usage?: MeterOptions } = {},
+  ) {
     this.settings = new Settings(db);
     this.clients = new ClientRegistry(db);
-    this.meter = new Meter(db);
+    this.meter = new Meter(db, this.settings, options.usage);
     const tables = new Map(model.tables.map((t) => [t.name, t]));
     this.stores = new Map(model.entitySets.map((s) => [s.name, new RecordStore(db, s, tables.get(s.table)!, model.lookups)]));
   }
@@ -97,7 +101,7 @@ export class ListingService {
   }
 
   async close(): Promise<void> {
-    await this.meter.flush();
+    await this.meter.close();
     await this.db.close();
   }
 }

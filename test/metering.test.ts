@@ -2,16 +2,24 @@
  * Metering by transaction class (spec §1 item 6, §4 "Expansion rules for Property", §8): scripted mixes of
  * requests from several clients, sent concurrently, against usage as the service reports it (GET /admin/usage
  * and `reso-server usage --json`). Expected counts come from the script alone (support/licence-script.ts),
- * never from the service's meter. Also: counts are durable before the response, survive a restart, add up
- * across two instances on one database, and the per-client rate limit answers 429 without charging.
+ * never from the service's meter. Also: counts are in the usage journal before the response, survive a restart
+ * and a killed process, add up across two instances on one database, and the per-client rate limit answers 429
+ * without charging.
  */
 import { expect } from 'chai';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
+import { usageJournalDirFor } from '../src/config';
+import { Meter } from '../src/metering/meter';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { startTestServer, TEST_TOKEN } from './support/http';
-import { call, originOf, parseCredentials, runCli } from './support/licence-http';
+import { call, originOf, parseCredentials, runCli, sleep } from './support/licence-http';
+import { spawnServer } from './support/server-process';
 import { CHILDREN, evaluate, Expr, Prng, readTable, render } from './support/licence-oracle';
 import { addUsage, Charge, expectedUsage, run, script, ScriptData, Sent } from './support/licence-script';
 
@@ -30,6 +38,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
   let db: TestDatabase;
   let server: RunningServer;
   let data: ScriptData;
+  let databaseId: string;
   const ids = Array.from({ length: CLIENTS }, (_, i) => `meter-${i}`);
   const tokens: string[] = [];
   let expected = zero();
@@ -57,6 +66,36 @@ describeEachDatabase('Metering by transaction class', (target) => {
     expect(r.code, r.stderr).to.equal(0);
     const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('[')).pop();
     return JSON.parse(line ?? 'null');
+  };
+  /** A client's counts in the usage table itself, over all hours. */
+  const tableUsage = async (client: string) => {
+    const got = { A: 0, B: 0 };
+    for (const row of await server.service.db.all('SELECT `class`, `count` FROM `reso_usage` WHERE `client_id` = ?', [client])) {
+      got[row.class as 'A' | 'B'] += Number(row.count);
+    }
+    return got;
+  };
+  /**
+   * Usage journal files of this suite's database (read as text: a header naming the database and the writing
+   * process, then seq, client, hour, A, B per line); `of`: those written by this process, or by others.
+   */
+  const journalFiles = (of: 'this process' | 'others' = 'others') => {
+    const dir = usageJournalDirFor(db.url);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir).map((name) => join(dir, name)).filter((path) => {
+      const [, , database, , pid] = readFileSync(path, 'utf8').split('\n', 1)[0].split('\t');
+      return database === databaseId && (Number(pid) === process.pid) === (of === 'this process');
+    });
+  };
+  const journaled = async (client: string) => {
+    const got = { A: 0, B: 0 };
+    for (const path of journalFiles('this process')) {
+      for (const line of readFileSync(path, 'utf8').split('\n').slice(1)) {
+        const [, who, , a, b] = line.split('\t');
+        if (who === client) { got.A += Number(a); got.B += Number(b); }
+      }
+    }
+    return got;
   };
   /** Asserts usage (per client and class, summed over hours) equals what the scripts cost. */
   const expectUsage = (rows: readonly UsageRow[], label: string) => {
@@ -110,6 +149,8 @@ describeEachDatabase('Metering by transaction class', (target) => {
       members: (await readTable(server.service.db, 'Member')).map((r) => r.MemberKey as string),
       visible: ids.map((_, i) => (i === CLIENTS - 1 ? scoped : undefined)),
     };
+    // Journals name the database they belong to (created once, by whoever needs it first).
+    databaseId = await server.service.settings.getOrCreate('database-id', () => randomUUID());
     for (const [i, id] of ids.entries()) {
       const licence = i === CLIENTS - 1 ? { scope: render(SCOPE), hiddenFields: ['PublicRemarks'] } : {};
       await server.service.clients.add({ id, name: `Metered ${id}`, ...licence });
@@ -122,7 +163,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     await db?.drop();
   });
 
-  it('a count is committed before its response is sent (the table, read right after each response, already holds it)', async function () {
+  it('a count is in the usage journal before its response is sent (read right after each response), and in the usage table within USAGE_APPLY_MS', async function () {
     this.timeout(60_000);
     const items = script(new Prng(11), data, 1, 40);
     const running = { A: 0, B: 0 };
@@ -130,12 +171,149 @@ describeEachDatabase('Metering by transaction class', (target) => {
       const r = await call(`${server.url}/${s.url}`, { token: tokens[0] });
       expect(r.status, `${s.url}: ${r.text.slice(0, 200)}`).to.equal(s.expect);
       if (s.expect < 400) { running.A += s.charge.A; running.B += s.charge.B; }
-      const rows = await server.service.db.all('SELECT `class`, `count` FROM `reso_usage` WHERE `client_id` = ?', [ids[0]]);
-      const got = { A: 0, B: 0 };
-      for (const row of rows) got[row.class as 'A' | 'B'] += Number(row.count);
-      expect(got, `after ${s.kind} ${s.url}`).to.deep.equal(running);
+      expect(await journaled(ids[0]), `journaled after ${s.kind} ${s.url}`).to.deep.equal(running);
     }
+    // Nobody asks for the usage: the meter applies its journal by itself (USAGE_APPLY_MS, 1 s by default).
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && JSON.stringify(await tableUsage(ids[0])) !== JSON.stringify(running)) await sleep(100);
+    expect(await tableUsage(ids[0]), 'the usage table, without any report asking for it').to.deep.equal(running);
     expected[0] = { ...running };
+  });
+
+  it('a server process killed (SIGKILL) after answering loses no count: its journal is applied by the next `reso-server usage`, once', async function () {
+    this.timeout(120_000);
+    const before = await tableUsage(ids[1]);
+    // The killed process never applies its journal itself: its timer would wait a minute.
+    const child = await spawnServer(db.url, { USAGE_APPLY_MS: '60000' });
+    let sent: Sent[];
+    try {
+      sent = await run(script(new Prng(31337), data, CLIENTS, 300), tokens, [child.url], CONCURRENCY, new Prng(5));
+    } finally {
+      await child.kill();
+    }
+    expect(statusProblems(sent), child.output()).to.deep.equal([]);
+    expect(await tableUsage(ids[1]), 'nothing was applied before the kill: the counts were only in the journal').to.deep.equal(before);
+    expect(journalFiles().length, 'the killed process left its journal').to.equal(1);
+    expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+    // Two processes find the journal abandoned at once: each entry still counts once.
+    const both = await Promise.all([cliUsage(), cliUsage()]);
+    await verify(sent, [['usage --json, one of two at once', async () => both[0]], ['the other', async () => both[1]], ['usage --json once more', cliUsage]]);
+    expect(journalFiles(), 'the journal, applied, is removed').to.deep.equal([]);
+  });
+
+  it('a journal left on another host sharing the directory, untouched for minutes, is applied by its complete, well-formed lines; one of another database is left alone', async function () {
+    this.timeout(60_000);
+    const dir = usageJournalDirFor(db.url);
+    mkdirSync(dir, { recursive: true });
+    const hour = new Date().toISOString().slice(0, 13);
+    const client = 'left-behind';
+    const write = (id: string, database: string, lines: string[]) => {
+      const path = join(dir, `${id}.usage-journal`);
+      writeFileSync(path, [`reso-usage-journal 1\t${id}\t${database}\telsewhere.example\t4242`, ...lines].join('\n'));
+      const old = new Date(Date.now() - 10 * 60_000);
+      utimesSync(path, old, old);
+      return path;
+    };
+    const ours = randomBytes(16).toString('hex');
+    const theirs = randomBytes(16).toString('hex');
+    // Its owner registered it before writing entries, as every owner does.
+    await server.service.db.run('INSERT INTO `reso_usage_journals` (`journal_id`, `applied_seq`) VALUES (?, 0)', [ours]);
+    write(ours, databaseId, [
+      `1\t${client}\t${hour}\t2\t1`,
+      'garbage that is not an entry',
+      `2\t${client}\t${hour}\t3\t0`,
+      // Torn: the process died writing it, before any response it counts was sent.
+      `3\t${client}\t${hour}\t1`,
+    ]);
+    const foreign = write(theirs, 'another-database', [`1\t${client}\t${hour}\t7\t7`, '']);
+    try {
+      const rows = (await cliUsage()).filter((r) => r.client === client);
+      expect(byClient(rows).get(client)).to.deep.equal({ A: 5, B: 1 });
+      expect(existsSync(join(dir, `${ours}.usage-journal`)), 'the applied journal is removed').to.equal(false);
+      expect(existsSync(foreign), "another database's journal stays").to.equal(true);
+      extra.set(client, { A: 5, B: 1 });
+    } finally {
+      rmSync(foreign, { force: true });
+    }
+  });
+
+  it('a journal past its size limit is replaced once applied, while counting goes on: nothing lost or doubled (meter with a 256-byte limit)', async function () {
+    this.timeout(60_000);
+    const dir = mkdtempSync(join(tmpdir(), 'reso-journal-'));
+    const meter = new Meter(server.service.db, server.service.settings, { journalDir: dir, applyEveryMs: 5, rotateAtBytes: 256 });
+    meter.start();
+    const counted = new Map<string, Charge>();
+    const files = new Set<string>();
+    try {
+      for (let round = 0; round < 60; round++) {
+        await Promise.all(Array.from({ length: 12 }, (_, i) => {
+          const client = `rotor-${i % 3}`;
+          const c = counted.get(client) ?? counted.set(client, { A: 0, B: 0 }).get(client)!;
+          c.A += 1;
+          c.B += i % 2;
+          return meter.record(client, { A: 1, B: i % 2 });
+        }));
+        for (const f of readdirSync(dir)) files.add(f);
+        if (round % 6 === 0) await sleep(20);
+      }
+    } finally {
+      await meter.close();
+    }
+    expect(files.size, 'journals written (one per rotation and the first)').to.be.above(2);
+    expect(readdirSync(dir), 'journals left after close').to.deep.equal([]);
+    for (const [client, c] of counted) {
+      expect(await tableUsage(client), client).to.deep.equal(c);
+      extra.set(client, c);
+    }
+  });
+
+  it('a journal that cannot be written: 503 with Retry-After and an OData body, and the request is not served uncounted', async function () {
+    this.timeout(30_000);
+    const blocker = join(mkdtempSync(join(tmpdir(), 'reso-journal-')), 'a-file');
+    writeFileSync(blocker, '');
+    const broken = await startTestServer(serviceModel, db.url, { pageSize: PAGE, usageJournalDir: join(blocker, 'journal') });
+    try {
+      const before = await tableUsage(ids[0]);
+      const r = await call(`${broken.url}/Property('${data.listingKeys[0]}')`, { token: tokens[0] });
+      expect(r.status, r.text).to.equal(503);
+      expect(Number(r.headers.get('retry-after'))).to.be.above(0);
+      expect(r.json?.error?.code).to.be.a('string');
+      expect(r.json?.error?.message).to.match(/counted/);
+      expect(r.json?.value, 'no data in the answer').to.equal(undefined);
+      expect(await tableUsage(ids[0])).to.deep.equal(before);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('a server process killed in the middle of a load: every answered request is counted, and none that was not sent', async function () {
+    this.timeout(120_000);
+    const child = await spawnServer(db.url, { USAGE_APPLY_MS: '50' });
+    const key = data.listingKeys[1];
+    let issued = 0;
+    let answered = 0;
+    let killing: Promise<void> | undefined;
+    const worker = async () => {
+      while (!killing) {
+        issued++;
+        try {
+          const r = await call(`${child.url}/Property('${key}')`, { token: tokens[1] });
+          if (r.status === 200) answered++;
+          else throw new Error(`status ${r.status}: ${r.text.slice(0, 200)}`);
+        } catch (e) {
+          if (!killing) throw e;
+        }
+        if (answered >= 400) killing ??= child.kill();
+      }
+    };
+    const before = byClient(await cliUsage()).get(ids[1]) ?? { A: 0, B: 0 };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    await killing;
+    const after = byClient(await cliUsage()).get(ids[1]) ?? { A: 0, B: 0 };
+    expect(after.B, 'class B').to.equal(before.B);
+    expect(after.A - before.A, `class A against ${answered} answered and ${issued} sent`).to.be.within(answered, issued);
+    expected[1].A += after.A - before.A;
+    expect(journalFiles()).to.deep.equal([]);
   });
 
   it('≥ 1,000 concurrent requests from 3 clients (key fetches, queries with and without $expand, nextLink walks, /$count, navigation paths, errors): usage equals the script exactly', async function () {
@@ -186,6 +364,8 @@ describeEachDatabase('Metering by transaction class', (target) => {
     try {
       const sent = await run(script(new Prng(4242), data, CLIENTS, 600), tokens, [server.url, second.url], CONCURRENCY, new Prng(3));
       expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+      // Each instance applies its own journal (within USAGE_APPLY_MS; flush: now); its report flushes only its own.
+      await second.service.meter.flush();
       await verify(sent, [
         ['GET /admin/usage on the first instance', () => adminUsage(server.url)],
         ['GET /admin/usage on the second instance', () => adminUsage(second.url)],
@@ -212,6 +392,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
         }));
       }
       expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+      await second.service.meter.flush();
       await verify(sent, [['GET /admin/usage', () => adminUsage(server.url)]]);
     } finally {
       await second.close();

@@ -77,6 +77,8 @@ export async function runClients(service: ListingService, args: string[], log: (
 export async function runUsage(service: ListingService, args: string[], log: (l: string) => void): Promise<number> {
   const { flags } = options(args);
   await service.ready();
+  // Counts journaled by server processes that died are owed to the report: apply them first.
+  await service.meter.adoptAbandoned();
   const rows = await service.meter.usage({ client: text(flags.get('--client')), from: text(flags.get('--from')), to: text(flags.get('--to')) });
   if (flags.get('--json')) {
     log(JSON.stringify(rows));

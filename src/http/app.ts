@@ -12,6 +12,7 @@ import { SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
 import { requireBearer, tokenEndpoint } from '../auth/http';
 import { Licences } from '../auth/licence';
+import { MeteringUnavailable } from '../metering/meter';
 import { rateLimiter } from '../metering/rate-limit';
 import { usageReport } from '../metering/usage-http';
 
@@ -88,6 +89,9 @@ function sendError(service: ListingService, err: unknown, req: Request, res: Res
   else if (err instanceof DatabaseUnavailable) {
     service.markUnavailable(err);
     e = serviceUnavailable('the database is not reachable right now; retry after the time in Retry-After', RETRY_AFTER_SECONDS);
+  } else if (err instanceof MeteringUnavailable) {
+    console.error(`usage cannot be recorded on ${req.method} ${req.originalUrl}:`, err.cause);
+    e = serviceUnavailable('the request cannot be counted right now, so it is not served; retry after the time in Retry-After', RETRY_AFTER_SECONDS);
   } else {
     // Express raises these for malformed URLs (bad percent-encoding) and the like.
     const status = (err as { status?: number })?.status;

@@ -3,121 +3,318 @@
  * is class B; expanding Media, OpenHouse or historyTransactional adds one class B each; PropertyRooms and
  * PropertyUnits are free. Counts are kept per client, UTC hour and class in the database.
  *
- * Durable by group commit: a response is sent only after its count is committed, and the counts of all
- * requests waiting at that moment are committed together in one transaction (increments, so several
- * instances on one database add up). A crash loses no count of a response that was sent.
+ * A response goes out only after its count is in this process's usage journal (journal.ts): the counts of
+ * every request finishing in one turn of the event loop are one write(2), which costs microseconds, where a
+ * database commit per batch of responses cost 15–30% of key-fetch throughput on MariaDB (docs/benchmarks.md,
+ * notes). The journal is applied to the
+ * usage table every `applyEveryMs`, exactly once (usage-table.ts). A process that is killed or crashes leaves
+ * its journal behind; the next process on the same database to look (a server, at start and every half
+ * minute, or `reso-server usage`) applies it and removes it. So no count is lost when a process dies; only
+ * the loss of the host itself (its page cache) can lose the last moments of counts not yet applied.
  */
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Database } from '../storage/database';
-import { USAGE_TABLE } from '../storage/internal-schema';
+import type { Settings } from '../storage/settings';
+import { abandoned, CountsByClientHour, JOURNAL_SUFFIX, JournalFile, readEntries, readHeader } from './journal';
+import { TransactionClass, UsageRow, UsageTable } from './usage-table';
 
-export type TransactionClass = 'A' | 'B';
+export type { TransactionClass, UsageRow } from './usage-table';
 
 /** Expansions that cost one class B transaction each (spec §4 "Expansion rules for Property" 2 and 3). */
 export const CHARGED_EXPANSIONS: ReadonlySet<string> = new Set(['Media', 'OpenHouse', 'historyTransactional']);
 
-export interface UsageRow {
-  client: string;
-  hour: string;
-  class: TransactionClass;
-  count: number;
+/** A journal is replaced by a fresh one once this much of it has been applied, so files stay small. */
+const ROTATE_AT_BYTES = 8 << 20;
+/** Looking for journals of processes that are gone, in applying intervals. */
+const ADOPT_EVERY = 30;
+
+/** Counts cannot be recorded (the journal cannot be written): the request must not be served uncounted. */
+export class MeteringUnavailable extends Error {
+  constructor(readonly cause?: unknown) {
+    super(`usage cannot be recorded (${(cause as Error)?.message ?? cause})`);
+  }
 }
 
-export class Meter {
-  private pending = new Map<string, number>();
-  private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
-  /** The one commit loop; while a commit is in flight, new counts gather for the next (group commit). */
-  private running?: Promise<void>;
-  /** Multi-row increment statements by row count. */
-  private readonly upserts = new Map<number, string>();
+export interface MeterOptions {
+  /** Where this process keeps its usage journal, and finds those of processes that are gone. */
+  readonly journalDir?: string;
+  /** How often the journal is applied to the usage table. */
+  readonly applyEveryMs?: number;
+  /** Size past which an applied journal is replaced by a fresh one (default 8 MiB). */
+  readonly rotateAtBytes?: number;
+  readonly log?: (line: string) => void;
+}
 
-  constructor(private readonly db: Database) {}
+interface OpenJournal {
+  readonly file: JournalFile;
+  /** Where the entries not yet applied begin. */
+  offset: number;
+}
+
+interface Waiter { resolve: () => void; reject: (e: unknown) => void }
+
+export class Meter {
+  private readonly table: UsageTable;
+  private journal?: OpenJournal;
+  private opening?: Promise<OpenJournal>;
+  /** Journals replaced by a fresh one, until what was written to them is applied. */
+  private retiring: OpenJournal[] = [];
+  private pending: CountsByClientHour = new Map();
+  private waiters: Waiter[] = [];
+  private writeScheduled = false;
+  private timer?: NodeJS.Timeout;
+  private ticks = 0;
+  private closed = false;
+  /** Applying runs one step at a time (the timer, flush, close, adoption never interleave). */
+  private applying: Promise<unknown> = Promise.resolve();
+  private lastComplaint = '';
+
+  constructor(db: Database, settings: Settings, private readonly options: MeterOptions = {}) {
+    this.table = new UsageTable(db, settings);
+  }
+
+  /** Counts transactions for a client; resolves once they are in the journal. */
+  record(clientId: string, counts: Partial<Record<TransactionClass, number>>, at = new Date()): Promise<void> {
+    if (this.closed) return Promise.reject(new MeteringUnavailable('the meter is closed'));
+    const key = `${clientId}\t${at.toISOString().slice(0, 13)}`;
+    const c = this.pending.get(key) ?? this.pending.set(key, { A: 0, B: 0 }).get(key)!;
+    c.A += counts.A ?? 0;
+    c.B += counts.B ?? 0;
+    const written = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.writeScheduled) {
+      this.writeScheduled = true;
+      // After the I/O callbacks of this turn: every response finishing in it shares one write.
+      setImmediate(() => this.write());
+    }
+    return written;
+  }
+
+  private write(): void {
+    this.writeScheduled = false;
+    const counts = this.pending;
+    const waiters = this.waiters;
+    this.pending = new Map();
+    this.waiters = [];
+    const append = (j: OpenJournal) => {
+      try {
+        j.file.append(counts);
+      } catch (e) {
+        throw new MeteringUnavailable(e);
+      }
+    };
+    const settle = (e?: unknown) => { for (const w of waiters) if (e === undefined) w.resolve(); else w.reject(e); };
+    if (this.journal?.file.broken) {
+      // Counting goes on in a fresh journal; the old one is applied up to its damage and removed.
+      this.retiring.push(this.journal);
+      this.journal = undefined;
+    }
+    if (this.journal) {
+      try {
+        append(this.journal);
+        settle();
+      } catch (e) {
+        settle(e);
+      }
+      return;
+    }
+    this.open().then(append).then(() => settle(), settle);
+  }
+
+  /** The first count creates the journal. */
+  private open(): Promise<OpenJournal> {
+    this.opening ??= this.createJournal()
+      .then((j) => { this.journal = j; return j; })
+      .finally(() => { this.opening = undefined; });
+    return this.opening;
+  }
+
+  private async createJournal(): Promise<OpenJournal> {
+    const dir = this.options.journalDir;
+    if (!dir) throw new MeteringUnavailable('no usage journal directory is configured');
+    const database = await this.table.databaseId();
+    let file: JournalFile;
+    try {
+      file = JournalFile.create(dir, JournalFile.newId(), database);
+    } catch (e) {
+      throw new MeteringUnavailable(e);
+    }
+    // Registered before its first entry (a file with none is harmless: whoever finds it abandoned removes it).
+    try {
+      await this.table.register(file.header.id);
+    } catch (e) {
+      file.close();
+      await unlinkIfPresent(file.path).catch(() => undefined);
+      throw e;
+    }
+    return { file, offset: file.headerBytes };
+  }
+
+  /** Applies journals in the background from now on, starting with those processes that are gone left behind. */
+  start(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setInterval(() => { void this.tick(); }, this.options.applyEveryMs ?? 1000).unref();
+    void this.serially(() => this.adoptAbandoned()).catch((e) => this.complain(e));
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.serially(async () => {
+        const j = this.journal;
+        if (j) {
+          j.file.touch();
+          await this.applyOwn(j);
+          // Taken over by a process that thought this one gone (it stalled for minutes): keep counting elsewhere.
+          if (j.file.unlinked() || j.offset >= (this.options.rotateAtBytes ?? ROTATE_AT_BYTES)) await this.rotate(j);
+        }
+        await this.retire();
+        if (++this.ticks % ADOPT_EVERY === 0) await this.adoptAbandoned();
+      });
+      this.lastComplaint = '';
+    } catch (e) {
+      this.complain(e);
+    }
+  }
+
+  private serially<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.applying.then(step);
+    this.applying = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyOwn(j: OpenJournal): Promise<void> {
+    j.offset = await this.applyFile(j.file.header.id, j.file.fd, j.offset);
+  }
+
+  /** Applies a journal's entries from `offset` to its end; returns where the end was. */
+  private async applyFile(id: string, fd: number, offset: number): Promise<number> {
+    for (;;) {
+      const { entries, next, malformed } = await readEntries(fd, offset);
+      if (next === offset) return offset;
+      if (malformed) this.options.log?.(`usage journal ${id}: ${malformed} damaged line(s) skipped`);
+      await this.table.apply(id, entries);
+      offset = next;
+    }
+  }
+
+  private async rotate(j: OpenJournal): Promise<void> {
+    const fresh = await this.createJournal();
+    this.journal = fresh;
+    this.retiring.push(j);
+  }
+
+  /** Replaced journals: applied to the end (writes to them stopped at the swap), removed, forgotten. */
+  private async retire(): Promise<void> {
+    while (this.retiring.length) {
+      const j = this.retiring[0];
+      await this.applyOwn(j);
+      await unlinkIfPresent(j.file.path);
+      await this.table.forget(j.file.header.id);
+      j.file.close();
+      this.retiring.shift();
+    }
+  }
+
+  /** Applies and removes the journals of processes that are gone (same database only); returns how many. */
+  async adoptAbandoned(): Promise<number> {
+    const dir = this.options.journalDir;
+    if (!dir) return 0;
+    let names: string[];
+    try {
+      names = (await readdir(dir)).filter((n) => n.endsWith(JOURNAL_SUFFIX));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw e;
+    }
+    const database = await this.table.databaseId();
+    let adopted = 0;
+    for (const name of names) {
+      const path = join(dir, name);
+      let fd: number;
+      try {
+        fd = openSync(path, 'r');
+      } catch {
+        continue;
+      }
+      try {
+        const head = await readHeader(fd);
+        const modified = fstatSync(fd).mtimeMs;
+        if (!head) {
+          // A process died creating it: no entry can follow a missing header.
+          if (Date.now() - modified > 60_000) await unlinkIfPresent(path);
+          continue;
+        }
+        if (head.header.database !== database || !abandoned(head.header, modified)) continue;
+        await this.applyFile(head.header.id, fd, head.bytes);
+        await unlinkIfPresent(path);
+        adopted++;
+        this.options.log?.(`usage: applied the journal left by process ${head.header.pid} on ${head.header.host} (${name})`);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    return adopted;
+  }
+
+  /** Resolves when every count recorded so far is in the usage table. */
+  async flush(): Promise<void> {
+    // The write scheduled for this turn runs before this callback.
+    await new Promise((r) => setImmediate(r));
+    if (this.opening) await this.opening.catch(() => undefined);
+    await this.serially(async () => {
+      if (this.journal) await this.applyOwn(this.journal);
+      await this.retire();
+    });
+  }
 
   /**
-   * One statement adds every row of a batch: atomic on its own, and on MariaDB it needs neither an explicit
-   * transaction nor the writers' lock (increments commute), so a commit is one round trip.
+   * Applies everything and removes this process's journal. If the database cannot take the counts now, the
+   * journal stays, and the next process on this database applies it.
    */
-  private upsert(rows: number): string {
-    let sql = this.upserts.get(rows);
-    if (!sql) {
-      const t = `\`${USAGE_TABLE}\``;
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?)').join(', ');
-      const head = `INSERT INTO ${t} (\`client_id\`, \`hour\`, \`class\`, \`count\`) VALUES ${values}`;
-      sql = this.db.dialect === 'mysql'
-        ? `${head} ON DUPLICATE KEY UPDATE \`count\` = \`count\` + VALUES(\`count\`)`
-        : `${head} ON CONFLICT (\`client_id\`, \`hour\`, \`class\`) DO UPDATE SET \`count\` = \`count\` + excluded.\`count\``;
-      if (this.upserts.size > 64) this.upserts.clear();
-      this.upserts.set(rows, sql);
-    }
-    return sql;
-  }
-
-  /** Counts transactions for a client; resolves once they are committed. */
-  record(clientId: string, counts: Partial<Record<TransactionClass, number>>, at = new Date()): Promise<void> {
-    const hour = at.toISOString().slice(0, 13);
-    for (const cls of ['A', 'B'] as const) {
-      const n = counts[cls] ?? 0;
-      if (n > 0) {
-        const key = `${clientId}\u0000${hour}\u0000${cls}`;
-        this.pending.set(key, (this.pending.get(key) ?? 0) + n);
-      }
-    }
-    const committed = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
-    // The first count after a quiet spell starts the loop on the next turn, so a burst joins one batch.
-    this.running ??= new Promise<void>((r) => setImmediate(r)).then(() => this.loop());
-    return committed;
-  }
-
-  /** Resolves when everything recorded so far is committed (or has failed). */
-  async flush(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  private async loop(): Promise<void> {
+  async close(): Promise<void> {
+    clearInterval(this.timer);
     try {
-      while (this.waiters.length > 0) {
-        const batch = this.pending;
-        const waiters = this.waiters;
-        this.pending = new Map();
-        this.waiters = [];
-        try {
-          await this.commit(batch);
-          for (const w of waiters) w.resolve();
-        } catch (e) {
-          for (const w of waiters) w.reject(e);
-        }
-      }
-    } finally {
-      this.running = undefined;
+      await this.flush();
+    } catch (e) {
+      this.complain(e);
     }
-  }
-
-  private async commit(batch: Map<string, number>): Promise<void> {
-    if (batch.size === 0) return;
-    // Rows are locked in key order, so instances committing at once cannot deadlock each other; a deadlock
-    // that happens anyway (another writer) is retried, as the transaction was rolled back whole.
-    const rows = [...batch].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.db.run(this.upsert(rows.length), rows.flatMap(([key, n]) => [...key.split('\u0000'), n]));
-        return;
-      } catch (e) {
-        const code = (e as { cause?: { code?: string } }).cause?.code;
-        if (attempt >= 5 || (code !== 'ER_LOCK_DEADLOCK' && code !== 'ER_LOCK_WAIT_TIMEOUT')) throw e;
-        await new Promise((r) => setTimeout(r, 5 * attempt));
-      }
+    this.closed = true;
+    // Replaced journals not yet applied stay for the next process, like this one's below.
+    for (const r of this.retiring) r.file.close();
+    const j = this.journal;
+    if (!j) return;
+    this.journal = undefined;
+    try {
+      await this.serially(async () => {
+        await this.applyOwn(j);
+        await unlinkIfPresent(j.file.path);
+        await this.table.forget(j.file.header.id);
+      });
+    } catch (e) {
+      this.options.log?.(`usage journal ${j.file.path} kept (${(e as Error).message}): the next server or \`reso-server usage\` on this database applies it`);
+    } finally {
+      j.file.close();
     }
   }
 
   /** Usage rows, oldest hour first; bounds are UTC hours `YYYY-MM-DDTHH` (inclusive). */
-  async usage(filter: { client?: string; from?: string; to?: string } = {}): Promise<UsageRow[]> {
-    let q = this.db.sql(USAGE_TABLE).select('client_id', 'hour', 'class', 'count');
-    const params: unknown[] = [];
-    if (filter.client) { q = q.where('client_id', ''); params.push(filter.client); }
-    if (filter.from) { q = q.where('hour', '>=', ''); params.push(filter.from.slice(0, 13)); }
-    if (filter.to) { q = q.where('hour', '<=', ''); params.push(filter.to.slice(0, 13)); }
-    const { sql } = q.orderBy([{ column: 'hour' }, { column: 'client_id' }, { column: 'class' }]).toSQL().toNative();
-    return (await this.db.all(sql, params)).map((r) => ({
-      client: r.client_id as string, hour: r.hour as string, class: r.class as TransactionClass, count: Number(r.count),
-    }));
+  usage(filter: { client?: string; from?: string; to?: string } = {}): Promise<UsageRow[]> {
+    return this.table.rows(filter);
+  }
+
+  private complain(e: unknown): void {
+    const message = (e as Error)?.message ?? String(e);
+    if (message === this.lastComplaint) return;
+    this.lastComplaint = message;
+    this.options.log?.(`usage: counts stay in the journal until the database takes them (${message})`);
+  }
+}
+
+async function unlinkIfPresent(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
 }

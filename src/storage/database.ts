@@ -40,14 +40,18 @@ export const DEFAULT_SQLITE_PATH = 'data/reso.sqlite';
  */
 const STATEMENT_CACHE_SIZE = 256;
 
+/** The SQLite file a database URL names (unset: the default file); undefined for a server database. */
+export function sqliteFile(url: string | undefined): string | undefined {
+  if (url && !url.startsWith('sqlite:')) return undefined;
+  return url ? url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : DEFAULT_SQLITE_PATH;
+}
+
 /** `sqlite:<path>` (or unset: the default file), or `mysql://user:pass@host:port/db`. */
 export function openDatabase(url: string | undefined): Database {
-  if (!url || url.startsWith('sqlite:')) {
-    const path = url ? url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : DEFAULT_SQLITE_PATH;
-    return new SqliteDatabase(path === ':memory:' ? path : resolve(path));
-  }
-  if (url.startsWith('mysql://') || url.startsWith('mariadb://')) return new MysqlDatabase(url.replace(/^mariadb:/, 'mysql:'));
-  throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got ${url.split(':')[0]}:)`);
+  const path = sqliteFile(url);
+  if (path !== undefined) return new SqliteDatabase(path === ':memory:' ? path : resolve(path));
+  if (url?.startsWith('mysql://') || url?.startsWith('mariadb://')) return new MysqlDatabase(url.replace(/^mariadb:/, 'mysql:'));
+  throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got ${url?.split(':')[0]}:)`);
 }
 
 /** Serialises async critical sections (one writer at a time). */

@@ -1,6 +1,7 @@
 /**
  * The service's own tables, beside the dictionary's: settings (paging secret, the ModificationTimestamp
- * clock), API clients and their tokens (hashes only), and usage counts per client, hour and transaction class.
+ * clock), API clients and their tokens (hashes only), usage counts per client, hour and transaction class, and
+ * how far each usage journal has been applied to them.
  */
 import type { Knex } from 'knex';
 
@@ -8,6 +9,7 @@ export const SETTINGS_TABLE = 'reso_server_settings';
 export const CLIENTS_TABLE = 'reso_clients';
 export const TOKENS_TABLE = 'reso_tokens';
 export const USAGE_TABLE = 'reso_usage';
+export const USAGE_JOURNALS_TABLE = 'reso_usage_journals';
 
 /** `collation`: the MariaDB/MySQL collation of the other tables; undefined on SQLite. */
 export async function createInternalTables(k: Knex, collation: string | undefined): Promise<void> {
@@ -53,5 +55,11 @@ export async function createInternalTables(k: Knex, collation: string | undefine
     t.string('class', 1).notNullable();
     t.bigInteger('count').notNullable();
     t.primary(['client_id', 'hour', 'class']);
+  });
+  await create(USAGE_JOURNALS_TABLE, (t) => {
+    /** A usage journal file's id (src/metering/journal.ts). */
+    t.string('journal_id', 64).primary();
+    /** The last entry of the journal added to the usage table: entries up to it are never added again. */
+    t.bigInteger('applied_seq').notNullable();
   });
 }

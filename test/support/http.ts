@@ -1,14 +1,19 @@
 /** A real server on a free port over a real database, and a small client for it. */
-import { Config, configFromEnv } from '../../src/config';
+import { Config, configFromEnv, usageJournalDirFor } from '../../src/config';
 import type { ServiceModel } from '../../src/model/service-model';
 import { RunningServer, startServer } from '../../src/server';
 
 /** The static token every test server registers for its `demo` client; `get` sends it unless told otherwise. */
 export const TEST_TOKEN = 'test-token-5f0c2a9e';
 
-/** The product's defaults (as with an empty environment), a free port, no demo data, and the given changes. */
+/**
+ * The product's defaults (as with an empty environment and DATABASE_URL set), a free port, no demo data, and
+ * the given changes.
+ */
 export function testConfig(databaseUrl: string, overrides: Partial<Config> = {}): Config {
-  return { ...configFromEnv({}), port: 0, databaseUrl, seedListings: 0, demoToken: TEST_TOKEN, ...overrides };
+  return {
+    ...configFromEnv({}), port: 0, databaseUrl, usageJournalDir: usageJournalDirFor(databaseUrl), seedListings: 0, demoToken: TEST_TOKEN, ...overrides,
+  };
 }
 
 export async function startTestServer(model: ServiceModel, databaseUrl: string, overrides: Partial<Config> = {}): Promise<RunningServer> {

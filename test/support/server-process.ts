@@ -1,0 +1,40 @@
+/** `reso-server serve` as a process of its own, for tests that kill it the hard way. */
+import { ChildProcess, spawn } from 'node:child_process';
+import { CLI } from './licence-http';
+
+export interface ServerProcess {
+  /** The service root, `http://localhost:<port>/odata`. */
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Output so far, for failure messages. */
+  output(): string;
+  /** SIGKILL: no shutdown code runs, as in a crash. Resolves once the process is gone. */
+  kill(): Promise<void>;
+}
+
+export function spawnServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_LISTINGS: '0', ...env };
+  delete childEnv.DEMO_TOKEN;
+  delete childEnv.FEED_SCOPE;
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { void kill(); reject(new Error(`server did not start in 30 s:\n${out}`)); }, 30_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /serving (http:\/\/\S+\/odata)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], child, output: () => out, kill });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
+    child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? signal}) before serving:\n${out}`)); });
+  });
+}
