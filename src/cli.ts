@@ -1,6 +1,6 @@
 /** `reso-server serve | seed | generate`: the operator's command line. */
 import { serviceModel } from '../generated';
-import { configFromEnv } from './config';
+import { configFromEnv, usageOptions } from './config';
 import { seedDemoData } from './seed/demo-data';
 import { startServer } from './server';
 import { CLIENTS_USAGE, runClients, runUsage } from './admin/operator-cli';
@@ -39,9 +39,7 @@ Environment:
 /** The service as configured, for commands other than serve (they never charge, but usage applies journals). */
 function openService(log: (line: string) => void): ListingService {
   const config = configFromEnv();
-  return new ListingService(serviceModel, openDatabase(config.databaseUrl), {
-    usage: { journalDir: config.usageJournalDir, applyEveryMs: config.usageApplyMs, log },
-  });
+  return new ListingService(serviceModel, openDatabase(config.databaseUrl), { usage: usageOptions(config, log) });
 }
 
 export async function main(argv: string[]): Promise<number> {

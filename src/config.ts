@@ -1,5 +1,6 @@
 /** Configuration from the environment; every setting is documented in the README. */
 import { dirname, join } from 'node:path';
+import type { MeterOptions } from './metering/meter';
 import { sqliteFile } from './storage/database';
 
 export interface Config {
@@ -53,6 +54,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
 export function usageJournalDirFor(databaseUrl: string | undefined): string {
   const file = sqliteFile(databaseUrl);
   return join(file === undefined || file === ':memory:' ? 'data' : dirname(file), 'usage-journal');
+}
+
+/** The meter's settings (src/metering/meter.ts) from configuration. */
+export function usageOptions(config: Config, log: (line: string) => void): MeterOptions {
+  return { journalDir: config.usageJournalDir, applyEveryMs: config.usageApplyMs, log };
 }
 
 function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

@@ -4,7 +4,7 @@ import { createServer, Server } from 'node:http';
 
 /** Largest request head accepted: room for a $filter well past its own limit. */
 const MAX_URL_BYTES = 1024 * 1024;
-import type { Config } from './config';
+import { Config, usageOptions } from './config';
 import { AppOptions, createApp } from './http/app';
 import type { ServiceModel } from './model/service-model';
 import { seedDemoData } from './seed/demo-data';
@@ -27,7 +27,7 @@ export async function startServer(
   const service = new ListingService(model, db, {
     pagingSecret: config.pagingSecret,
     demoToken: config.demoToken,
-    usage: { journalDir: config.usageJournalDir, applyEveryMs: config.usageApplyMs, log },
+    usage: usageOptions(config, log),
   });
   try {
     await service.ready();

@@ -42,11 +42,11 @@ describeEachDatabase('§4 Expansion rules for Property', (target) => {
     server = await startTestServer(serviceModel, db.url, { pageSize: 20 });
     await seedDemoData(server.service, { listings: 45 });
     base = server.url;
-    // Count the data reads the service sends (reads go through `all`; the usage commit is a write and not counted).
+    // Count the data reads the service sends (they go through `all`; the meter applies its usage journal in its own transactions).
     const database = server.service.db as unknown as { all: (sql: string, ...a: unknown[]) => Promise<unknown> };
     const original = database.all.bind(database);
     database.all = (sql: string, ...a: unknown[]) => {
-      // Token lookups (cached, but the cache expires) and the usage commit are not data reads.
+      // Token lookups (cached, but the cache expires) and usage statements are not data reads.
       if (/^\s*select/i.test(sql) && !/reso_(tokens|clients|server_settings|usage)/.test(sql)) statements++;
       return original(sql, ...a);
     };

@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 const MAGIC = 'reso-usage-journal 1';
 export const JOURNAL_SUFFIX = '.usage-journal';
 /** A journal whose owner has not touched it for this long is taken to be abandoned, wherever the owner ran. */
-export const STALE_AFTER_MS = 120_000;
+const STALE_AFTER_MS = 120_000;
 /** Bytes read per step when applying a journal: bounds memory (a line is under 200 bytes). */
 const READ_CHUNK = 1 << 20;
 
@@ -44,7 +44,7 @@ export interface UsageEntry {
 /** Counts of one write, by client id and hour (`<client>\t<hour>`). */
 export type CountsByClientHour = Map<string, { A: number; B: number }>;
 
-export const journalPath = (dir: string, id: string) => join(dir, `${id}${JOURNAL_SUFFIX}`);
+const journalPath = (dir: string, id: string) => join(dir, `${id}${JOURNAL_SUFFIX}`);
 
 /** Journals this process has open (any of its meters): never abandoned, whatever their files look like. */
 const openHere = new Set<string>();
@@ -131,7 +131,7 @@ function writeAll(fd: number, buf: Buffer): void {
 }
 
 /** The header of a journal file, or undefined when the file is not one (or is not complete yet). */
-export function parseHeader(text: string): { header: JournalHeader; bytes: number } | undefined {
+function parseHeader(text: string): { header: JournalHeader; bytes: number } | undefined {
   const end = text.indexOf('\n');
   if (end < 0) return undefined;
   const [magic, id, database, host, pid] = text.slice(0, end).split('\t');

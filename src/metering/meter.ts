@@ -257,11 +257,16 @@ export class Meter {
     return adopted;
   }
 
-  /** Resolves when every count recorded so far is in the usage table. */
-  async flush(): Promise<void> {
-    // The write scheduled for this turn runs before this callback.
+  /** Resolves once every count recorded so far is written to the journal (or refused). */
+  private async drainWrites(): Promise<void> {
+    // The write scheduled for this turn runs before this callback; a first write waits for the journal to open.
     await new Promise((r) => setImmediate(r));
     if (this.opening) await this.opening.catch(() => undefined);
+  }
+
+  /** Resolves when every count recorded so far is in the usage table. */
+  async flush(): Promise<void> {
+    await this.drainWrites();
     await this.serially(async () => {
       if (this.journal) await this.applyOwn(this.journal);
       await this.retire();
@@ -269,32 +274,23 @@ export class Meter {
   }
 
   /**
-   * Applies everything and removes this process's journal. If the database cannot take the counts now, the
-   * journal stays, and the next process on this database applies it.
+   * Applies everything and removes this process's journals, as for a replaced one. If the database cannot
+   * take the counts now, the journals stay, and the next process on this database applies them.
    */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    try {
-      await this.flush();
-    } catch (e) {
-      this.complain(e);
-    }
+    await this.drainWrites();
     this.closed = true;
-    // Replaced journals not yet applied stay for the next process, like this one's below.
-    for (const r of this.retiring) r.file.close();
-    const j = this.journal;
-    if (!j) return;
+    if (this.journal) this.retiring.push(this.journal);
     this.journal = undefined;
     try {
-      await this.serially(async () => {
-        await this.applyOwn(j);
-        await unlinkIfPresent(j.file.path);
-        await this.table.forget(j.file.header.id);
-      });
+      await this.serially(() => this.retire());
     } catch (e) {
-      this.options.log?.(`usage journal ${j.file.path} kept (${(e as Error).message}): the next server or \`reso-server usage\` on this database applies it`);
+      for (const j of this.retiring) {
+        this.options.log?.(`usage journal ${j.file.path} kept (${(e as Error).message}): the next server or \`reso-server usage\` on this database applies it`);
+      }
     } finally {
-      j.file.close();
+      for (const j of this.retiring) j.file.close();
     }
   }
 

@@ -1,5 +1,5 @@
 /** A real server on a free port over a real database, and a small client for it. */
-import { Config, configFromEnv, usageJournalDirFor } from '../../src/config';
+import { Config, configFromEnv } from '../../src/config';
 import type { ServiceModel } from '../../src/model/service-model';
 import { RunningServer, startServer } from '../../src/server';
 
@@ -11,9 +11,7 @@ export const TEST_TOKEN = 'test-token-5f0c2a9e';
  * the given changes.
  */
 export function testConfig(databaseUrl: string, overrides: Partial<Config> = {}): Config {
-  return {
-    ...configFromEnv({}), port: 0, databaseUrl, usageJournalDir: usageJournalDirFor(databaseUrl), seedListings: 0, demoToken: TEST_TOKEN, ...overrides,
-  };
+  return { ...configFromEnv({ DATABASE_URL: databaseUrl }), port: 0, seedListings: 0, demoToken: TEST_TOKEN, ...overrides };
 }
 
 export async function startTestServer(model: ServiceModel, databaseUrl: string, overrides: Partial<Config> = {}): Promise<RunningServer> {
