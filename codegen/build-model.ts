@@ -4,9 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import type {
-  ColumnSpec, ColumnType, EdmPrimitive, FieldSpec, LookupSpec, NavigationSpec, TableSpec,
+  ColumnSpec, ColumnType, DictionaryRowsSpec, EdmPrimitive, FieldCondition, FieldSpec, LookupSpec, NavigationSpec,
+  RelatedTimestampSpec, TableSpec,
 } from '../src/model/service-model';
 import { RECORD_COLUMN } from '../src/model/service-model';
+import {
+  changeTimestampOf, dictionaryRowsOf, discriminatorOf, followableOf, parseCondition, relatedTimestampsOf,
+} from './build-policy';
 import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
 
 export interface BuiltEntitySet {
@@ -17,6 +21,11 @@ export interface BuiltEntitySet {
   pathAliases: string[];
   key: string;
   defaultOrder: string[];
+  changeTimestamp?: string;
+  listingRoot?: true;
+  deletedWhen?: FieldCondition;
+  relatedTimestamps?: RelatedTimestampSpec[];
+  dictionaryRows?: DictionaryRowsSpec;
   table: string;
   fields: FieldSpec[];
   navigations: NavigationSpec[];
@@ -47,115 +56,24 @@ const DEFAULT_STRING_LENGTH = 255;
 export function buildModel(dict: Dictionary): BuiltModel {
   const typesByName = new Map(dict.entityTypes.map((t) => [`${dict.namespace}.${t.name}`, t]));
   const setsByType = new Map(dict.entitySets.map((s) => [s.entityType, s]));
-
-  const entitySets: BuiltEntitySet[] = dict.entitySets.map((setDef) => {
+  const entitySets = dict.entitySets.map((setDef) => {
     const typeDef = typesByName.get(setDef.entityType);
     if (!typeDef) throw new DictionaryError(`entity set ${setDef.name}: unknown entity type ${setDef.entityType}`);
     checkIdentifier(setDef.name, `entity set ${setDef.name}`);
-    const fieldNames = new Set(typeDef.properties.map((p) => p.name));
-    for (const list of [setDef.nonFilterable, setDef.nonSortable]) {
-      for (const name of list ?? []) {
-        if (!fieldNames.has(name)) throw new DictionaryError(`entity set ${setDef.name}: restriction names unknown field ${name}`);
-      }
-    }
-    // A set the dictionary says nothing about is indexed on its key and ModificationTimestamp only:
-    // indexing every field of a full RESO resource would exceed the database's limits and cost every write.
-    const unstated = (name: string) => name === typeDef.key || name === 'ModificationTimestamp';
-    const filterable = (name: string) => (setDef.nonFilterable ? !setDef.nonFilterable.includes(name) : unstated(name));
-    const sortable = (name: string) => (setDef.nonSortable ? !setDef.nonSortable.includes(name) : unstated(name));
-
-    const fields: FieldSpec[] = typeDef.properties.map((p) => {
-      checkIdentifier(p.name, `${typeDef.name}.${p.name}`);
-      const collection = p.type.startsWith('Collection(');
-      const element = collection ? p.type.slice('Collection('.length, -1) : p.type;
-      if (!PRIMITIVES.has(element)) throw new DictionaryError(`${typeDef.name}.${p.name}: unsupported type ${p.type}`);
-      const isFilterable = filterable(p.name) && !p.restricted;
-      const isSortable = sortable(p.name) && !p.restricted;
-      const indexed = isFilterable || isSortable || p.name === typeDef.key || p.name === 'ModificationTimestamp';
-      if (indexed && collection) {
-        throw new DictionaryError(`${typeDef.name}.${p.name}: collection fields cannot be filterable or sortable in this server`);
-      }
-      if (indexed && element === 'Edm.String' && (p.maxLength ?? DEFAULT_STRING_LENGTH) > MAX_INDEXED_STRING) {
-        throw new DictionaryError(`${typeDef.name}.${p.name}: MaxLength ${p.maxLength} is too long for an indexed field (max ${MAX_INDEXED_STRING})`);
-      }
-      return compact({
-        name: p.name,
-        type: element as EdmPrimitive,
-        collection,
-        nullable: p.name === typeDef.key ? false : p.nullable,
-        maxLength: p.maxLength,
-        precision: p.precision,
-        scale: p.scale,
-        lookupName: p.lookupName,
-        column: indexed ? p.name : undefined,
-        filterable: isFilterable,
-        sortable: isSortable,
-        restricted: p.restricted,
-      });
-    });
-    const keyField = fields.find((f) => f.name === typeDef.key);
-    if (!keyField || keyField.collection || !['Edm.String', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(keyField.type)) {
-      throw new DictionaryError(`entity type ${typeDef.name}: key ${typeDef.key} must be a string or integer property`);
-    }
-    const timestamp = fields.find((f) => f.name === 'ModificationTimestamp');
-    if (timestamp && (timestamp.type !== 'Edm.DateTimeOffset' || timestamp.collection)) {
-      throw new DictionaryError(`entity type ${typeDef.name}: ModificationTimestamp must be Edm.DateTimeOffset`);
-    }
-
-    const navigations: NavigationSpec[] = typeDef.navigations.flatMap((n) => {
-      const binding = setDef.bindings.find((b) => b.path === n.name);
-      const collection = n.type.startsWith('Collection(');
-      const targetType = collection ? n.type.slice('Collection('.length, -1) : n.type;
-      const target = binding?.target ?? setsByType.get(targetType)?.name;
-      if (!target) return []; // a navigation to a type the service does not serve
-      const partner = n.partner ? typesByName.get(targetType)?.navigations.find((m) => m.name === n.partner) : undefined;
-      const join = partner?.constraint
-        ? { foreignKey: partner.constraint.property, referencedKey: partner.constraint.referencedProperty }
-        : n.constraint
-          ? { foreignKey: n.constraint.referencedProperty, referencedKey: n.constraint.property }
-          : undefined;
-      return [compact({ name: n.name, target, collection, join, order: n.expandOrder?.split(',').map((f) => f.trim()) })];
-    });
-
-    return {
-      name: setDef.name,
-      entityType: setDef.entityType,
-      typeDef,
-      setDef,
-      pathAliases: setDef.pathAliases,
-      key: typeDef.key,
-      defaultOrder: timestamp ? ['ModificationTimestamp', typeDef.key] : [typeDef.key],
-      table: setDef.name,
-      fields,
-      navigations,
-    };
+    const fields = fieldsOf(setDef, typeDef);
+    const navigations = navigationsOf(setDef, typeDef, typesByName, setsByType);
+    return entitySetOf(setDef, typeDef, fields, navigations);
   });
 
   checkPathsAreUnique(entitySets);
-  // Columns that navigations join on must be indexed in the target, or expansion would scan.
-  const joinColumns = new Map<string, Set<string>>();
+  checkSingleListingRoot(entitySets);
+  const setOf = (name: string) => entitySets.find((t) => t.name === name)!;
   for (const set of entitySets) {
-    for (const n of set.navigations) {
-      if (n.join) (joinColumns.get(n.target) ?? joinColumns.set(n.target, new Set()).get(n.target)!).add(n.join.foreignKey);
-    }
+    const related = relatedTimestampsOf(set.typeDef, set.fields, set.navigations, setOf);
+    if (related.length) set.relatedTimestamps = related;
   }
-  for (const set of entitySets) {
-    for (const name of joinColumns.get(set.name) ?? []) {
-      const i = set.fields.findIndex((f) => f.name === name);
-      if (i < 0) throw new DictionaryError(`${set.name}: navigation joins on unknown field ${name}`);
-      if (!set.fields[i].column) set.fields[i] = { ...set.fields[i], column: name };
-    }
-  }
-  for (const set of entitySets) {
-    for (const n of set.navigations) {
-      const target = entitySets.find((t) => t.name === n.target)!;
-      for (const name of n.order ?? []) {
-        if (!target.fields.find((f) => f.name === name)?.sortable) {
-          throw new DictionaryError(`${set.name}.${n.name}: ExpandOrder names ${name}, which is not a sortable field of ${target.name}`);
-        }
-      }
-    }
-  }
+  indexJoinColumns(entitySets);
+  checkExpandOrders(entitySets);
   const tables = entitySets.map(tableOf);
   return {
     dictionary: dict,
@@ -167,13 +85,167 @@ export function buildModel(dict: Dictionary): BuiltModel {
   };
 }
 
+function entitySetOf(setDef: EntitySetDef, typeDef: EntityTypeDef, fields: FieldSpec[], navigations: NavigationSpec[]): BuiltEntitySet {
+  const timestamp = changeTimestampOf(typeDef, fields);
+  return {
+    name: setDef.name,
+    entityType: setDef.entityType,
+    typeDef,
+    setDef,
+    pathAliases: setDef.pathAliases,
+    key: typeDef.key,
+    defaultOrder: timestamp ? [timestamp.name, typeDef.key] : [typeDef.key],
+    changeTimestamp: timestamp?.name,
+    listingRoot: setDef.listingRoot || undefined,
+    deletedWhen: setDef.deletedWhen === undefined ? undefined : parseCondition(setDef.deletedWhen, `entity set ${setDef.name}: DeletedWhen`, fields),
+    dictionaryRows: dictionaryRowsOf(setDef, typeDef),
+    table: setDef.name,
+    fields,
+    navigations,
+  };
+}
+
+function fieldsOf(setDef: EntitySetDef, typeDef: EntityTypeDef): FieldSpec[] {
+  const fieldNames = new Set(typeDef.properties.map((p) => p.name));
+  for (const list of [setDef.nonFilterable, setDef.nonSortable]) {
+    for (const name of list ?? []) {
+      if (!fieldNames.has(name)) throw new DictionaryError(`entity set ${setDef.name}: restriction names unknown field ${name}`);
+    }
+  }
+  const timestamp = typeDef.properties.find((p) => p.changeTimestamp)?.name ?? 'ModificationTimestamp';
+  // A set the dictionary says nothing about is indexed on its key and change timestamp only:
+  // indexing every field of a full RESO resource would exceed the database's limits and cost every write.
+  const unstated = (name: string) => name === typeDef.key || name === timestamp;
+  const filterable = (name: string) => (setDef.nonFilterable ? !setDef.nonFilterable.includes(name) : unstated(name));
+  const sortable = (name: string) => (setDef.nonSortable ? !setDef.nonSortable.includes(name) : unstated(name));
+  const fields = typeDef.properties.map((p) => {
+    checkIdentifier(p.name, `${typeDef.name}.${p.name}`);
+    const collection = p.type.startsWith('Collection(');
+    const element = collection ? p.type.slice('Collection('.length, -1) : p.type;
+    if (!PRIMITIVES.has(element)) throw new DictionaryError(`${typeDef.name}.${p.name}: unsupported type ${p.type}`);
+    const isFilterable = filterable(p.name) && !p.restricted;
+    const isSortable = sortable(p.name) && !p.restricted;
+    if (p.ordersWhenFiltered && !(isFilterable && isSortable && element === 'Edm.DateTimeOffset' && !collection)) {
+      throw new DictionaryError(`${typeDef.name}.${p.name}: OrdersWhenFiltered needs a filterable and sortable Edm.DateTimeOffset field`);
+    }
+    const indexed = isFilterable || isSortable || p.name === typeDef.key || p.name === timestamp;
+    if (indexed && collection) {
+      throw new DictionaryError(`${typeDef.name}.${p.name}: collection fields cannot be filterable or sortable in this server`);
+    }
+    checkIndexedLength(typeDef, p.name, indexed, element, p.maxLength);
+    return compact({
+      name: p.name,
+      type: element as EdmPrimitive,
+      collection,
+      nullable: p.name === typeDef.key ? false : p.nullable,
+      maxLength: p.maxLength,
+      precision: p.precision,
+      scale: p.scale,
+      lookupName: p.lookupName,
+      column: indexed ? p.name : undefined,
+      filterable: isFilterable,
+      sortable: isSortable,
+      restricted: p.restricted,
+      ordersWhenFiltered: p.ordersWhenFiltered ? true as const : undefined,
+    });
+  });
+  const keyField = fields.find((f) => f.name === typeDef.key);
+  if (!keyField || keyField.collection || !['Edm.String', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(keyField.type)) {
+    throw new DictionaryError(`entity type ${typeDef.name}: key ${typeDef.key} must be a string or integer property`);
+  }
+  return fields;
+}
+
+function checkIndexedLength(typeDef: EntityTypeDef, name: string, indexed: boolean, element: string, maxLength: number | undefined): void {
+  if (indexed && element === 'Edm.String' && (maxLength ?? DEFAULT_STRING_LENGTH) > MAX_INDEXED_STRING) {
+    throw new DictionaryError(`${typeDef.name}.${name}: MaxLength ${maxLength} is too long for an indexed field (max ${MAX_INDEXED_STRING})`);
+  }
+}
+
+function navigationsOf(
+  setDef: EntitySetDef, typeDef: EntityTypeDef, typesByName: ReadonlyMap<string, EntityTypeDef>, setsByType: ReadonlyMap<string, EntitySetDef>,
+): NavigationSpec[] {
+  return typeDef.navigations.flatMap((n) => {
+    const binding = setDef.bindings.find((b) => b.path === n.name);
+    const collection = n.type.startsWith('Collection(');
+    const targetType = collection ? n.type.slice('Collection('.length, -1) : n.type;
+    const target = binding?.target ?? setsByType.get(targetType)?.name;
+    if (!target) return []; // a navigation to a type the service does not serve
+    const partner = n.partner ? typesByName.get(targetType)?.navigations.find((m) => m.name === n.partner) : undefined;
+    const discriminator = discriminatorOf(n, partner, setDef.name, target);
+    const join = partner?.constraint
+      ? compact({ foreignKey: partner.constraint.property, referencedKey: partner.constraint.referencedProperty, discriminator })
+      : n.constraint
+        ? compact({ foreignKey: n.constraint.referencedProperty, referencedKey: n.constraint.property, discriminator })
+        : undefined;
+    if (discriminator && !join) throw new DictionaryError(`${typeDef.name}.${n.name}: ResourceDiscriminator needs a referential constraint`);
+    const where = `${typeDef.name}.${n.name}`;
+    const followable = followableOf(n, { collection, join }, typeDef.key, where);
+    if (n.charged && !followable) throw new DictionaryError(`${where}: ChargedExpansion on a navigation that cannot be expanded`);
+    return [compact({
+      name: n.name,
+      target,
+      collection,
+      join,
+      order: n.expandOrder?.split(',').map((f) => f.trim()),
+      charged: n.charged ? true as const : undefined,
+      followable: followable ? true as const : undefined,
+    })];
+  });
+}
+
+function checkSingleListingRoot(sets: readonly BuiltEntitySet[]): void {
+  const roots = sets.filter((s) => s.listingRoot).map((s) => s.name);
+  if (roots.length > 1) throw new DictionaryError(`only one entity set can be the ListingRoot (${roots.join(', ')})`);
+}
+
+/**
+ * Columns that navigations join on, and the discriminators that qualify those joins, must be indexed in
+ * the set that holds them, or expansion and scoping would scan.
+ */
+function indexJoinColumns(entitySets: BuiltEntitySet[]): void {
+  const joinColumns = new Map<string, Set<string>>();
+  const need = (set: string, field: string) => (joinColumns.get(set) ?? joinColumns.set(set, new Set()).get(set)!).add(field);
+  for (const set of entitySets) {
+    for (const n of set.navigations) {
+      if (!n.join) continue;
+      need(n.target, n.join.foreignKey);
+      const d = n.join.discriminator;
+      if (d) need(d.on === 'target' ? n.target : set.name, d.field);
+    }
+  }
+  for (const set of entitySets) {
+    for (const name of joinColumns.get(set.name) ?? []) {
+      const i = set.fields.findIndex((f) => f.name === name);
+      if (i < 0) throw new DictionaryError(`${set.name}: navigation joins on unknown field ${name}`);
+      const f = set.fields[i];
+      if (f.collection) throw new DictionaryError(`${set.name}.${name}: a navigation cannot join on a collection field`);
+      checkIndexedLength(set.typeDef, name, true, f.type, f.maxLength);
+      if (!f.column) set.fields[i] = { ...f, column: name };
+    }
+  }
+}
+
+function checkExpandOrders(entitySets: readonly BuiltEntitySet[]): void {
+  for (const set of entitySets) {
+    for (const n of set.navigations) {
+      const target = entitySets.find((t) => t.name === n.target)!;
+      for (const name of n.order ?? []) {
+        if (!target.fields.find((f) => f.name === name)?.sortable) {
+          throw new DictionaryError(`${set.name}.${n.name}: ExpandOrder names ${name}, which is not a sortable field of ${target.name}`);
+        }
+      }
+    }
+  }
+}
+
 function tableOf(set: BuiltEntitySet): TableSpec {
   const columns: ColumnSpec[] = set.fields
     .filter((f) => f.column)
     .map((f) => compact({
       name: f.column!,
       type: columnType(f),
-      nullable: f.name !== set.key && f.name !== 'ModificationTimestamp',
+      nullable: f.name !== set.key && f.name !== set.changeTimestamp,
       length: f.type === 'Edm.String' ? f.maxLength ?? DEFAULT_STRING_LENGTH : undefined,
       precision: f.type === 'Edm.Decimal' ? f.precision ?? 18 : undefined,
       scale: f.type === 'Edm.Decimal' ? f.scale ?? 0 : undefined,

@@ -14,6 +14,12 @@ export interface PropertyDef {
   scale?: number;
   lookupName?: string;
   restricted: boolean;
+  /** Policy.ChangeTimestamp: the record's change timestamp. */
+  changeTimestamp: boolean;
+  /** Policy.MovedByRelated, as written. */
+  movedByRelated?: string;
+  /** Policy.OrdersWhenFiltered. */
+  ordersWhenFiltered: boolean;
 }
 
 export interface NavigationDef {
@@ -23,6 +29,12 @@ export interface NavigationDef {
   /** Policy.ExpandOrder: fields (comma separated) that order an expansion by default. */
   expandOrder?: string;
   constraint?: { property: string; referencedProperty: string };
+  /** Policy.ChargedExpansion. */
+  charged: boolean;
+  /** Policy.Followable; undefined when the dictionary does not say. */
+  followable?: boolean;
+  /** Policy.ResourceDiscriminator: the field of this type naming the resource the constraint refers to. */
+  discriminator?: string;
 }
 
 export interface EntityTypeDef {
@@ -40,6 +52,12 @@ export interface EntitySetDef {
   /** Undefined when the dictionary states no FilterRestrictions for the set. */
   nonFilterable?: string[];
   nonSortable?: string[];
+  /** Policy.ListingRoot. */
+  listingRoot: boolean;
+  /** Policy.DeletedWhen, as written. */
+  deletedWhen?: string;
+  /** Policy.DescribesDictionary, as written. */
+  describesDictionary?: string;
 }
 
 export interface EnumDef {
@@ -69,6 +87,37 @@ const STANDARD_NAME_TERM = 'RESO.OData.Metadata.StandardName';
 
 export class DictionaryError extends Error {}
 
+/** Finds annotations by qualified term, whether the dictionary names the term by namespace or by alias. */
+class Annotations {
+  constructor(private readonly aliases: ReadonlyMap<string, string>) {}
+
+  private term(name: string): string {
+    const dot = name.lastIndexOf('.');
+    const qualifier = name.slice(0, dot);
+    return `${this.aliases.get(qualifier) ?? qualifier}.${name.slice(dot + 1)}`;
+  }
+
+  all(n: Node, qualified: string): Node[] {
+    return ((n.Annotation ?? []) as Node[]).filter((a) => this.term(a['@Term']) === qualified);
+  }
+
+  one(n: Node, qualified: string): Node | undefined {
+    return this.all(n, qualified)[0];
+  }
+
+  string(n: Node, qualified: string): string | undefined {
+    return this.one(n, qualified)?.['@String'];
+  }
+
+  /** Core.Tag: on unless it says Bool="false"; undefined when absent. */
+  tag(n: Node, qualified: string): boolean | undefined {
+    const a = this.one(n, qualified);
+    return a === undefined ? undefined : a['@Bool'] !== 'false';
+  }
+}
+
+const POLICY = 'ResoServer.Policy';
+
 export function readDictionary(xml: string): Dictionary {
   const parser = new XMLParser({
     ignoreAttributes: false,
@@ -82,81 +131,80 @@ export function readDictionary(xml: string): Dictionary {
   const schemas: Node[] = doc?.Edmx?.DataServices?.Schema ?? [];
   if (schemas.length === 0) throw new DictionaryError('no <Schema> found under edmx:Edmx/edmx:DataServices');
 
-  // Aliases let annotations name terms either by namespace or by alias.
   const aliases = new Map<string, string>();
   for (const ref of (doc.Edmx.Reference ?? []) as Node[]) {
     for (const inc of (ref.Include ?? []) as Node[]) if (inc['@Alias']) aliases.set(inc['@Alias'], inc['@Namespace']);
   }
   for (const s of schemas) if (s['@Alias']) aliases.set(s['@Alias'], s['@Namespace']);
-  const term = (name: string): string => {
-    const dot = name.lastIndexOf('.');
-    const qualifier = name.slice(0, dot);
-    return `${aliases.get(qualifier) ?? qualifier}.${name.slice(dot + 1)}`;
-  };
-  const isTerm = (a: Node, qualified: string) => term(a['@Term']) === qualified;
-  const annotation = (n: Node, qualified: string): Node | undefined =>
-    ((n.Annotation ?? []) as Node[]).find((a) => isTerm(a, qualified));
+  const notes = new Annotations(aliases);
 
   const entitySchema = schemas.find((s) => (s.EntityType ?? []).length > 0);
   if (!entitySchema) throw new DictionaryError('no schema declares entity types');
-  const namespace: string = entitySchema['@Namespace'];
-
-  const entityTypes: EntityTypeDef[] = (entitySchema.EntityType as Node[]).map((et) => {
-    const keys = ((et.Key?.PropertyRef ?? []) as Node[]).map((r) => r['@Name'] as string);
-    if (keys.length !== 1) throw new DictionaryError(`entity type ${et['@Name']}: exactly one key property is supported, found ${keys.length}`);
-    return {
-      name: et['@Name'],
-      key: keys[0],
-      properties: ((et.Property ?? []) as Node[]).map((p) => ({
-        name: p['@Name'],
-        type: p['@Type'],
-        nullable: p['@Nullable'] !== 'false',
-        maxLength: optionalInt(p['@MaxLength']),
-        precision: optionalInt(p['@Precision']),
-        scale: optionalInt(p['@Scale']),
-        lookupName: annotation(p, LOOKUP_TERM)?.['@String'],
-        restricted: isTagSet(annotation(p, 'ResoServer.Policy.Restricted')),
-      })),
-      navigations: ((et.NavigationProperty ?? []) as Node[]).map((n) => {
-        const rc = (n.ReferentialConstraint ?? [])[0] as Node | undefined;
-        return {
-          name: n['@Name'],
-          type: n['@Type'],
-          partner: n['@Partner'],
-          expandOrder: annotation(n, 'ResoServer.Policy.ExpandOrder')?.['@String'],
-          constraint: rc ? { property: rc['@Property'], referencedProperty: rc['@ReferencedProperty'] } : undefined,
-        };
-      }),
-    };
-  });
-
+  const entityTypes = (entitySchema.EntityType as Node[]).map((et) => readEntityType(et, notes));
   const container: Node | undefined = schemas.map((s) => s.EntityContainer).find(Boolean);
   if (!container) throw new DictionaryError('no <EntityContainer> found');
-  const entitySets: EntitySetDef[] = ((container.EntitySet ?? []) as Node[]).map((es) => ({
+  return {
+    namespace: entitySchema['@Namespace'],
+    containerName: container['@Name'],
+    entityTypes,
+    entitySets: ((container.EntitySet ?? []) as Node[]).map((es) => readEntitySet(es, notes)),
+    enums: schemas.flatMap((s) => (s.EnumType ?? []) as Node[]).map((e) => ({
+      name: e['@Name'],
+      members: ((e.Member ?? []) as Node[]).map((m) => ({
+        name: m['@Name'],
+        standardName: notes.string(m, STANDARD_NAME_TERM) ?? m['@Name'],
+      })),
+    })),
+    skipSupported: notes.tag(container, 'Org.OData.Capabilities.V1.SkipSupported') ?? true,
+  };
+}
+
+function readEntityType(et: Node, notes: Annotations): EntityTypeDef {
+  const keys = ((et.Key?.PropertyRef ?? []) as Node[]).map((r) => r['@Name'] as string);
+  if (keys.length !== 1) throw new DictionaryError(`entity type ${et['@Name']}: exactly one key property is supported, found ${keys.length}`);
+  return {
+    name: et['@Name'],
+    key: keys[0],
+    properties: ((et.Property ?? []) as Node[]).map((p) => ({
+      name: p['@Name'],
+      type: p['@Type'],
+      nullable: p['@Nullable'] !== 'false',
+      maxLength: optionalInt(p['@MaxLength']),
+      precision: optionalInt(p['@Precision']),
+      scale: optionalInt(p['@Scale']),
+      lookupName: notes.string(p, LOOKUP_TERM),
+      restricted: notes.tag(p, `${POLICY}.Restricted`) ?? false,
+      changeTimestamp: notes.tag(p, `${POLICY}.ChangeTimestamp`) ?? false,
+      movedByRelated: notes.string(p, `${POLICY}.MovedByRelated`),
+      ordersWhenFiltered: notes.tag(p, `${POLICY}.OrdersWhenFiltered`) ?? false,
+    })),
+    navigations: ((et.NavigationProperty ?? []) as Node[]).map((n) => {
+      const rc = (n.ReferentialConstraint ?? [])[0] as Node | undefined;
+      return {
+        name: n['@Name'],
+        type: n['@Type'],
+        partner: n['@Partner'],
+        expandOrder: notes.string(n, `${POLICY}.ExpandOrder`),
+        constraint: rc ? { property: rc['@Property'], referencedProperty: rc['@ReferencedProperty'] } : undefined,
+        charged: notes.tag(n, `${POLICY}.ChargedExpansion`) ?? false,
+        followable: notes.tag(n, `${POLICY}.Followable`),
+        discriminator: notes.string(n, `${POLICY}.ResourceDiscriminator`),
+      };
+    }),
+  };
+}
+
+function readEntitySet(es: Node, notes: Annotations): EntitySetDef {
+  return {
     name: es['@Name'],
     entityType: es['@EntityType'],
     bindings: ((es.NavigationPropertyBinding ?? []) as Node[]).map((b) => ({ path: b['@Path'], target: b['@Target'] })),
-    pathAliases: ((es.Annotation ?? []) as Node[]).filter((a) => isTerm(a, 'ResoServer.Policy.PathAlias')).map((a) => a['@String']),
-    nonFilterable: propertyPaths(annotation(es, 'Org.OData.Capabilities.V1.FilterRestrictions'), 'NonFilterableProperties'),
-    nonSortable: propertyPaths(annotation(es, 'Org.OData.Capabilities.V1.SortRestrictions'), 'NonSortableProperties'),
-  }));
-  const skip = annotation(container, 'Org.OData.Capabilities.V1.SkipSupported');
-
-  const enums: EnumDef[] = schemas.flatMap((s) => (s.EnumType ?? []) as Node[]).map((e) => ({
-    name: e['@Name'],
-    members: ((e.Member ?? []) as Node[]).map((m) => ({
-      name: m['@Name'],
-      standardName: annotation(m, STANDARD_NAME_TERM)?.['@String'] ?? m['@Name'],
-    })),
-  }));
-
-  return {
-    namespace,
-    containerName: container['@Name'],
-    entityTypes,
-    entitySets,
-    enums,
-    skipSupported: skip ? skip['@Bool'] !== 'false' : true,
+    pathAliases: notes.all(es, `${POLICY}.PathAlias`).map((a) => a['@String']),
+    nonFilterable: propertyPaths(notes.one(es, 'Org.OData.Capabilities.V1.FilterRestrictions'), 'NonFilterableProperties'),
+    nonSortable: propertyPaths(notes.one(es, 'Org.OData.Capabilities.V1.SortRestrictions'), 'NonSortableProperties'),
+    listingRoot: notes.tag(es, `${POLICY}.ListingRoot`) ?? false,
+    deletedWhen: notes.string(es, `${POLICY}.DeletedWhen`),
+    describesDictionary: notes.string(es, `${POLICY}.DescribesDictionary`),
   };
 }
 
@@ -165,11 +213,6 @@ function optionalInt(v: string | undefined): number | undefined {
   const n = Number(v);
   if (!Number.isInteger(n)) throw new DictionaryError(`expected an integer facet, got "${v}"`);
   return n;
-}
-
-/** A Core.Tag annotation is on unless it says Bool="false". */
-function isTagSet(a: Node | undefined): boolean {
-  return a !== undefined && a['@Bool'] !== 'false';
 }
 
 function propertyPaths(a: Node | undefined, property: string): string[] | undefined {

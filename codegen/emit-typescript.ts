@@ -86,6 +86,7 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
           pathAliases: literal(set.pathAliases),
           key: quote(set.key),
           defaultOrder: literal(set.defaultOrder),
+          ...policyOf(set),
           table: quote(set.table),
           fields: `${set.name}Fields`,
           fieldsByName: `byName(${set.name}Fields)`,
@@ -112,7 +113,7 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
     const keyPattern = `/^\\/(?:${paths.join('|')})\\((.*)\\)$/`;
     const countPattern = `/^\\/(?:${paths.join('|')})\\/\\$count$/`;
     // Navigation paths, for the navigations the runtime can follow (to a served set, by a known join).
-    const navs = set.navigations.filter((n) => n.collection && n.join && n.join.referencedKey === set.key).map((n) => n.name);
+    const navs = set.navigations.filter((n) => n.followable).map((n) => n.name);
     const navPattern = `/^\\/(?:${paths.join('|')})\\((.*)\\)\\/(${navs.join('|')})$/`;
     router.addFunction({
       name: routerName(set),
@@ -220,6 +221,18 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
 
   for (const sf of files) sf.formatText({ indentSize: 2, convertTabsToSpaces: true, ensureNewLineAtEndOfFile: true });
   return files.map((sf) => ({ path: sf.getFilePath().replace(/^\//, ''), text: `// ${options.header}\n\n${sf.getFullText()}` }));
+}
+
+/** The set-level policy the dictionary states, written only where it says something. */
+function policyOf(set: BuiltEntitySet): Record<string, string> {
+  const stated = {
+    changeTimestamp: set.changeTimestamp,
+    listingRoot: set.listingRoot,
+    deletedWhen: set.deletedWhen,
+    relatedTimestamps: set.relatedTimestamps,
+    dictionaryRows: set.dictionaryRows,
+  };
+  return Object.fromEntries(Object.entries(stated).filter(([, v]) => v !== undefined).map(([k, v]) => [k, literal(v)]));
 }
 
 function routerName(set: BuiltEntitySet): string {

@@ -74,12 +74,14 @@ export const tables: readonly TableSpec[] = [
       { name: 'MediaKey', type: 'string', nullable: false, length: 255 },
       { name: 'ModificationTimestamp', type: 'timestamp', nullable: false },
       { name: 'Order', type: 'integer', nullable: true },
+      { name: 'ResourceName', type: 'string', nullable: true, length: 50 },
       { name: 'ResourceRecordKey', type: 'string', nullable: true, length: 255 },
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
       { name: 'ix_Media_ModificationTimestamp', columns: ['ModificationTimestamp', 'MediaKey'] },
       { name: 'ix_Media_Order', columns: ['Order', 'MediaKey'] },
+      { name: 'ix_Media_ResourceName', columns: ['ResourceName', 'MediaKey'] },
       { name: 'ix_Media_ResourceRecordKey', columns: ['ResourceRecordKey', 'MediaKey'] },
     ],
   },
@@ -89,11 +91,13 @@ export const tables: readonly TableSpec[] = [
     columns: [
       { name: 'HistoryTransactionalKey', type: 'string', nullable: false, length: 255 },
       { name: 'ModificationTimestamp', type: 'timestamp', nullable: false },
+      { name: 'ResourceName', type: 'string', nullable: true, length: 255 },
       { name: 'ResourceRecordKey', type: 'string', nullable: true, length: 255 },
       { name: '_record', type: 'text', nullable: false },
     ],
     indexes: [
       { name: 'ix_HistoryTransactional_ModificationTimestamp', columns: ['ModificationTimestamp', 'HistoryTransactionalKey'] },
+      { name: 'ix_HistoryTransactional_ResourceName', columns: ['ResourceName', 'HistoryTransactionalKey'] },
       { name: 'ix_HistoryTransactional_ResourceRecordKey', columns: ['ResourceRecordKey', 'HistoryTransactionalKey'] },
     ],
   },

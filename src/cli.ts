@@ -18,7 +18,7 @@ Commands:
                              media, open houses, history, rooms and units
   ingest <Resource> <file.ndjson> [--on-error skip|reject]
                              Upsert records by key, one JSON object per line; {"<Key>": "…", "@delete": true}
-                             deletes (a listing is set to MlsStatus Delete). The service keeps the timestamps.
+                             deletes (a listing is marked deleted, as the dictionary says). The service keeps the timestamps.
                              Bad lines are reported by number and skipped, or (reject) nothing is written.
   clients add|list|revoke|rotate
                              Manage API clients (OAuth2 client credentials): scope, hidden fields, rate limit

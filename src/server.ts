@@ -6,7 +6,7 @@ import { createServer, Server } from 'node:http';
 const MAX_URL_BYTES = 1024 * 1024;
 import { Config, usageOptions } from './config';
 import { AppOptions, createApp } from './http/app';
-import type { ServiceModel } from './model/service-model';
+import { listingRootOf, ServiceModel } from './model/service-model';
 import { seedDemoData } from './seed/demo-data';
 import { ListingService } from './service';
 import { openDatabase } from './storage/database';
@@ -31,13 +31,14 @@ export async function startServer(
   });
   try {
     await service.ready();
-    if (config.seedListings > 0 && (await service.store('Property').count()) === 0) {
+    const listings = listingRootOf(model);
+    if (config.seedListings > 0 && listings && (await service.store(listings).count()) === 0) {
       log(`empty database: seeding ${config.seedListings} demo listings`);
       await seedDemoData(service, { listings: config.seedListings }, log);
       if (!config.demoToken) {
         const token = await service.ensureDemoClient();
         log(`demo client "demo" created; its access token (set DEMO_TOKEN to choose your own):\n\n  ${token}\n\n`
-          + `  curl -H 'Authorization: Bearer ${token}' http://localhost:${config.port}/odata/Property\n`);
+          + `  curl -H 'Authorization: Bearer ${token}' http://localhost:${config.port}/odata/${listings.name}\n`);
       }
     }
   } catch (e) {

@@ -2,8 +2,8 @@
 import { Licence } from '../auth/licence';
 import type { ListingService } from '../service';
 
-export const CLIENTS_USAGE = `reso-server clients add --name <name> [--id <id>] [--scope "<OData filter on Property>"]
-                       [--hide Field,Set.Field] [--rate <requests/minute>] [--admin] [--static-token]
+export const CLIENTS_USAGE = `reso-server clients add --name <name> [--id <id>] [--scope "<OData filter on the listings>"]
+                       [--hide <field>,<Set>.<field>] [--rate <requests/minute>] [--admin] [--static-token]
 reso-server clients list
 reso-server clients revoke <id>
 reso-server clients rotate <id>`;

@@ -4,7 +4,7 @@
  * key fetches, expansions, navigation paths and nextLink pages all read it, and the client's metadata view
  * leaves its hidden fields out.
  */
-import type { EntitySetSpec, ServiceModel } from '../model/service-model';
+import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
 import { Visibility } from '../query/visibility';
 import type { Dialect } from '../storage/database';
 import { ODataError } from '../http/odata-error';
@@ -22,8 +22,8 @@ export class Licence {
     this.visibility = new Visibility(model, dialect, [feedScope, client?.scope].filter((s): s is string => !!s));
     const links = new Set(model.entitySets.flatMap((s) => s.navigations.flatMap((n) => (n.join ? [`${n.target}.${n.join.foreignKey}`] : []))));
     for (const entry of client?.hiddenFields ?? []) {
-      // `Field` is a Property field; `Set.Field` names another set's.
-      const [setName, field] = entry.includes('.') ? entry.split('.', 2) : ['Property', entry];
+      // `Field` is a field of the listing root; `Set.Field` names another set's.
+      const [setName, field] = entry.includes('.') ? entry.split('.', 2) : [listingRootOf(model)?.name, entry];
       const set = model.entitySets.find((s) => s.name === setName);
       if (!set?.fieldsByName[field]) throw new Error(`hidden field ${entry} is not a field of the dictionary`);
       if (field === set.key) throw new Error(`the key ${entry} cannot be hidden`);

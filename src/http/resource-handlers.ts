@@ -12,11 +12,12 @@ import type { BoundQuery } from '../query/bound';
 import { keysetAfter } from '../query/keyset';
 import { parseQueryOptions } from '../query/parse-options';
 import { projection } from '../query/projection';
-import { quoteIdentifier, SqlFragment, translateFilter } from '../query/translate';
+import { relatedTo } from '../query/related-records';
+import { SqlFragment, translateFilter } from '../query/translate';
 import { both } from '../query/visibility';
 import { clientOf } from '../auth/http';
 import type { Licence, Licences } from '../auth/licence';
-import { CHARGED_EXPANSIONS, Meter, TransactionClass } from '../metering/meter';
+import { Meter, TransactionClass } from '../metering/meter';
 import type { ListingService } from '../service';
 import type { AppOptions } from './app';
 import { contextProjection, withExpansions } from './expansions';
@@ -53,7 +54,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
   const charge = (res: Response, cls: TransactionClass, q: BoundQuery) => {
     const client = clientOf(res);
     if (!client) return Promise.resolve();
-    const expansions = q.expand.filter((e) => CHARGED_EXPANSIONS.has(e.navigation.name)).length;
+    const expansions = q.expand.filter((e) => e.navigation.charged).length;
     return meter.record(client.id, cls === 'A' ? { A: 1, B: expansions } : { B: 1 + expansions });
   };
 
@@ -136,15 +137,14 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
         const key = parseKeyPredicate(set, req.params[0]);
         const nav = set.navigations.find((n) => n.name === req.params[1]);
         const target = nav && sets.get(nav.target);
-        if (!nav?.join || !target || nav.join.referencedKey !== set.key) throw badRequest(`${set.name} has no navigation ${req.params[1]} to follow`, req.params[1]);
+        if (!nav?.followable || !target) throw badRequest(`${set.name} has no navigation ${req.params[1]} to follow`, req.params[1]);
         await service.ready();
         // The parent must exist and be visible; otherwise the path leads nowhere (404, as for a missing record).
         const visible = licences.of(clientOf(res)).visibility.of(set);
         if ((await service.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visible)) === undefined) {
           throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);
         }
-        const fk = target.fieldsByName[nav.join.foreignKey];
-        await page(req, res, target, { within: { sql: `${quoteIdentifier(fk.column!)} = ?`, params: [key] }, defaultOrder: nav.order });
+        await page(req, res, target, { within: translateFilter(relatedTo(nav, target, key), service.db.dialect), defaultOrder: nav.order });
       });
     },
   };

@@ -1,27 +1,22 @@
 /**
  * Ingest: upsert records of one resource by key, with the service (not the input) keeping the change
- * timestamps that replication relies on (spec §2, §3, §4 "Recommended practice"):
- * - ModificationTimestamp moves whenever a record's content changes; an identical re-ingest changes nothing.
- * - A change to a listing's Media, OpenHouse, historyTransactional, PropertyRooms or PropertyUnits records
- *   moves the listing's ModificationTimestamp; Media changes also move PhotosChangeTimestamp (photos) or
- *   DocumentsChangeTimestamp (documents).
- * - Listings are never physically deleted: a delete sets MlsStatus to Delete. Other records are removed.
+ * timestamps that replication relies on (spec §2, §3, §4 "Recommended practice"). What it keeps, and why,
+ * is the dictionary's policy, read from the field tables:
+ * - a set's change timestamp moves whenever a record's content changes; an identical re-ingest changes nothing;
+ * - a change to a related record moves the parent's timestamps that the dictionary says it moves
+ *   (MovedByRelated: any related change moves the listing's ModificationTimestamp, a photo its
+ *   PhotosChangeTimestamp), for records that belong to the parent by the join and its discriminator;
+ * - a set with DeletedWhen (listings) is never physically deleted: a delete marks the record. Others are removed.
  * Each batch is one transaction with one timestamp, allocated under the writers' lock (see Settings), so a
  * reader never sees a newer timestamp committed before an older one.
  */
-import type { EntitySetSpec } from '../model/service-model';
+import type { EntitySetSpec, FieldCondition, ServiceModel } from '../model/service-model';
 import type { ListingService } from '../service';
 import type { Executor } from '../storage/database';
 import { EncodedRecord, RecordError } from '../storage/record-codec';
 
 /** A line's marker for deletion: `{"ListingKey": "L1", "@delete": true}`. */
 export const DELETE_MARK = '@delete';
-
-export const LISTING_SET = 'Property';
-/** Fields of a listing that the service maintains; input values for them are ignored. */
-const SERVICE_TIMESTAMPS = ['ModificationTimestamp', 'PhotosChangeTimestamp', 'DocumentsChangeTimestamp'];
-const PHOTO = 'Photo';
-const DOCUMENT = 'Document';
 
 export interface IngestItem {
   /** 1-based line number in the input, for reports. */
@@ -34,7 +29,7 @@ export interface IngestReport {
   updated: number;
   unchanged: number;
   deleted: number;
-  /** Listings whose timestamps moved because their related records changed. */
+  /** Parent records (listings) whose timestamps moved because their related records changed. */
   listingsTouched: number;
   errors: { line: number; message: string }[];
 }
@@ -43,23 +38,52 @@ export function emptyReport(): IngestReport {
   return { created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0, errors: [] };
 }
 
-/** How a child resource hangs off a listing: the field holding the ListingKey, from Property's navigations. */
-function parentField(service: ListingService, set: EntitySetSpec): string | undefined {
-  const listing = service.model.entitySets.find((s) => s.name === LISTING_SET);
-  return listing?.navigations.find((n) => n.target === set.name && n.join)?.join?.foreignKey;
+type StoredRecord = Readonly<Record<string, unknown>>;
+
+/** How a record of one set moves the timestamps of a parent it belongs to. */
+interface ParentLink {
+  readonly parent: EntitySetSpec;
+  readonly foreignKey: string;
+  readonly discriminator?: FieldCondition;
+  readonly moves: readonly { readonly field: string; readonly when?: FieldCondition }[];
 }
 
-/** The listing a child record belongs to, if any (Media and history name their resource). */
-function parentOf(record: Readonly<Record<string, unknown>> | undefined, field: string | undefined): string | undefined {
-  if (!record || !field) return undefined;
-  if (record.ResourceName !== undefined && record.ResourceName !== LISTING_SET) return undefined;
-  const key = record[field];
-  return typeof key === 'string' ? key : undefined;
+/** Every parent a record of `set` can move, from the parents' RelatedTimestamps policy. */
+export function parentLinksOf(model: ServiceModel, set: EntitySetSpec): ParentLink[] {
+  return model.entitySets.flatMap((parent) => parent.navigations.flatMap((nav) => {
+    const moves = (parent.relatedTimestamps ?? []).filter((r) => r.navigation === nav.name);
+    if (nav.target !== set.name || !nav.join || moves.length === 0) return [];
+    const d = nav.join.discriminator;
+    return [{ parent, foreignKey: nav.join.foreignKey, discriminator: d?.on === 'target' ? d : undefined, moves }];
+  }));
 }
 
-interface ListingChange {
-  photos: boolean;
-  documents: boolean;
+/** Fields of a set that the service maintains: input values for them are ignored. */
+function serviceKept(set: EntitySetSpec): string[] {
+  return [...new Set([...(set.changeTimestamp ? [set.changeTimestamp] : []), ...(set.relatedTimestamps ?? []).map((r) => r.field)])];
+}
+
+const meets = (record: StoredRecord, c: FieldCondition) => record[c.field] === c.value;
+
+/** Parent keys and the timestamps to move on each, gathered over one batch. */
+class ParentTouches {
+  readonly byParent = new Map<ParentLink['parent'], Map<string | number, Set<string>>>();
+
+  constructor(private readonly links: readonly ParentLink[]) {}
+
+  add(record: StoredRecord | undefined): void {
+    if (!record) return;
+    for (const link of this.links) {
+      const key = record[link.foreignKey];
+      if (typeof key !== 'string' && typeof key !== 'number') continue;
+      // A record naming another resource (a Member's media) does not belong to this parent.
+      const d = link.discriminator;
+      if (d && record[d.field] !== undefined && record[d.field] !== null && !meets(record, d)) continue;
+      const keys = this.byParent.get(link.parent) ?? this.byParent.set(link.parent, new Map()).get(link.parent)!;
+      const fields = keys.get(key) ?? keys.set(key, new Set()).get(key)!;
+      for (const m of link.moves) if (!m.when || meets(record, m.when)) fields.add(m.field);
+    }
+  }
 }
 
 /**
@@ -69,90 +93,107 @@ interface ListingChange {
 export async function ingestBatch(service: ListingService, setName: string, items: readonly IngestItem[], report: IngestReport): Promise<void> {
   const set = service.model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
   if (!set) throw new Error(`unknown resource ${setName}; resources: ${service.model.entitySets.map((s) => s.name).join(', ')}`);
-  const store = service.store(set);
-  const isListing = set.name === LISTING_SET;
-  const parentKeyField = parentField(service, set);
   await service.ready();
-
   await service.db.transaction(async (tx) => {
     const now = await service.settings.nextModificationTime(tx);
-    const keys = [...new Set(items.map((i) => i.input[set.key]).filter((k): k is string | number => typeof k === 'string' || typeof k === 'number'))];
-    const current = await store.recordsByKeys(tx, keys);
-    const writes = new Map<string | number, EncodedRecord>();
-    const removals = new Set<string | number>();
-    const touched = new Map<string, ListingChange>();
-    const touch = (record: Readonly<Record<string, unknown>> | undefined) => {
-      const parent = parentOf(record, parentKeyField);
-      if (!parent) return;
-      const change = touched.get(parent) ?? { photos: false, documents: false };
-      if (set.name === 'Media') {
-        change.photos ||= record!.MediaCategory === PHOTO;
-        change.documents ||= record!.MediaCategory === DOCUMENT;
-      }
-      touched.set(parent, change);
-    };
-
-    for (const { line, input } of items) {
-      try {
-        const key = input[set.key];
-        if (typeof key !== 'string' && typeof key !== 'number') throw new RecordError(set.key, 'is required');
-        const before = current.get(key);
-        if (input[DELETE_MARK] === true) {
-          if (!before) { report.unchanged++; continue; }
-          if (isListing) {
-            if (before.MlsStatus === 'Delete') { report.unchanged++; continue; }
-            const encoded = store.encode({ ...before, MlsStatus: 'Delete', ModificationTimestamp: now });
-            writes.set(key, encoded);
-            current.set(key, encoded.value as Record<string, unknown>);
-          } else {
-            removals.add(key);
-            writes.delete(key);
-            current.delete(key);
-            touch(before);
-          }
-          report.deleted++;
-          continue;
-        }
-        const { [DELETE_MARK]: _mark, ...fields } = input;
-        // The service's timestamps are kept as stored (or stamped now for a new record), whatever the input says.
-        const kept = Object.fromEntries(SERVICE_TIMESTAMPS.filter((f) => isListing || f === 'ModificationTimestamp')
-          .map((f) => [f, before ? before[f] : f === 'ModificationTimestamp' ? now : undefined]));
-        const candidate = store.encode({ ...fields, ...kept });
-        if (before && candidate.json === store.encode(before).json) { report.unchanged++; continue; }
-        const encoded = before ? store.encode({ ...fields, ...kept, ModificationTimestamp: now }) : candidate;
-        writes.set(key, encoded);
-        removals.delete(key);
-        current.set(key, encoded.value as Record<string, unknown>);
-        if (before) report.updated++; else report.created++;
-        touch(before);
-        touch(encoded.value);
-      } catch (e) {
-        if (!(e instanceof RecordError)) throw e;
-        report.errors.push({ line, message: e.message });
-      }
-    }
-
-    await store.upsert(tx, [...writes.values()]);
-    await store.deleteByKeys(tx, [...removals]);
-    if (touched.size > 0) report.listingsTouched += await touchListings(service, tx, touched, now);
+    const batch = new Batch(service, set, now, report);
+    await batch.load(tx, items);
+    for (const item of items) batch.apply(item);
+    await batch.write(tx);
   });
 }
 
-/** Moves the timestamps of listings whose related records changed. */
-async function touchListings(service: ListingService, tx: Executor, touched: Map<string, ListingChange>, now: string): Promise<number> {
-  const listings = service.store(LISTING_SET);
-  const stored = await listings.recordsByKeys(tx, [...touched.keys()]);
-  const writes: EncodedRecord[] = [];
-  for (const [key, change] of touched) {
-    const listing = stored.get(key);
-    if (!listing) continue; // related records may arrive before their listing
-    writes.push(listings.encode({
-      ...listing,
-      ModificationTimestamp: now,
-      ...(change.photos ? { PhotosChangeTimestamp: now } : {}),
-      ...(change.documents ? { DocumentsChangeTimestamp: now } : {}),
-    }));
+/** One batch of one set: the records it reads, the writes and removals it decides, the parents it touches. */
+class Batch {
+  private readonly store;
+  private readonly kept: readonly string[];
+  private current = new Map<string | number, StoredRecord>();
+  private readonly writes = new Map<string | number, EncodedRecord>();
+  private readonly removals = new Set<string | number>();
+  private readonly touches: ParentTouches;
+
+  constructor(private readonly service: ListingService, private readonly set: EntitySetSpec, private readonly now: string, private readonly report: IngestReport) {
+    this.store = service.store(set);
+    this.kept = serviceKept(set);
+    this.touches = new ParentTouches(parentLinksOf(service.model, set));
   }
-  await listings.upsert(tx, writes);
+
+  async load(tx: Executor, items: readonly IngestItem[]): Promise<void> {
+    const keys = [...new Set(items.map((i) => i.input[this.set.key]).filter((k): k is string | number => typeof k === 'string' || typeof k === 'number'))];
+    this.current = await this.store.recordsByKeys(tx, keys);
+  }
+
+  apply({ line, input }: IngestItem): void {
+    try {
+      const key = input[this.set.key];
+      if (typeof key !== 'string' && typeof key !== 'number') throw new RecordError(this.set.key, 'is required');
+      if (input[DELETE_MARK] === true) this.remove(key);
+      else this.upsert(key, input);
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+      this.report.errors.push({ line, message: e.message });
+    }
+  }
+
+  private remove(key: string | number): void {
+    const before = this.current.get(key);
+    const mark = this.set.deletedWhen;
+    if (!before || (mark && meets(before, mark))) { this.report.unchanged++; return; }
+    if (mark) {
+      this.keep(key, this.store.encode({ ...before, [mark.field]: mark.value, ...this.stamp() }));
+    } else {
+      this.removals.add(key);
+      this.writes.delete(key);
+      this.current.delete(key);
+    }
+    this.touches.add(before);
+    this.report.deleted++;
+  }
+
+  private upsert(key: string | number, input: Readonly<Record<string, unknown>>): void {
+    const before = this.current.get(key);
+    const { [DELETE_MARK]: _mark, ...fields } = input;
+    // The service's timestamps are kept as stored (or stamped now for a new record), whatever the input says.
+    const kept = Object.fromEntries(this.kept.map((f) => [f, before ? before[f] : undefined]));
+    const candidate = this.store.encode({ ...fields, ...kept, ...(before ? {} : this.stamp()) });
+    if (before && candidate.json === this.store.encode(before).json) { this.report.unchanged++; return; }
+    const encoded = before ? this.store.encode({ ...fields, ...kept, ...this.stamp() }) : candidate;
+    this.removals.delete(key);
+    this.keep(key, encoded);
+    if (before) this.report.updated++; else this.report.created++;
+    this.touches.add(before);
+    this.touches.add(encoded.value as StoredRecord);
+  }
+
+  private stamp(): Record<string, string> {
+    return this.set.changeTimestamp ? { [this.set.changeTimestamp]: this.now } : {};
+  }
+
+  private keep(key: string | number, encoded: EncodedRecord): void {
+    this.writes.set(key, encoded);
+    this.current.set(key, encoded.value as StoredRecord);
+  }
+
+  async write(tx: Executor): Promise<void> {
+    await this.store.upsert(tx, [...this.writes.values()]);
+    await this.store.deleteByKeys(tx, [...this.removals]);
+    for (const [parent, keys] of this.touches.byParent) this.report.listingsTouched += await touchParents(this.service, tx, parent, keys, this.now);
+  }
+}
+
+/** Moves the timestamps of parents whose related records changed (and their own change timestamp with them). */
+async function touchParents(
+  service: ListingService, tx: Executor, parent: EntitySetSpec, touched: ReadonlyMap<string | number, ReadonlySet<string>>, now: string,
+): Promise<number> {
+  const store = service.store(parent);
+  const stored = await store.recordsByKeys(tx, [...touched.keys()]);
+  const writes: EncodedRecord[] = [];
+  for (const [key, fields] of touched) {
+    const record = stored.get(key);
+    if (!record) continue; // related records may arrive before their parent
+    const moved = Object.fromEntries([...fields, ...(parent.changeTimestamp ? [parent.changeTimestamp] : [])].map((f) => [f, now]));
+    writes.push(store.encode({ ...record, ...moved }));
+  }
+  await store.upsert(tx, writes);
   return writes.length;
 }

@@ -58,7 +58,7 @@ export async function ingestFile(service: ListingService, setName: string, path:
           if (input[set.key] === undefined) throw new RecordError(set.key, 'is required');
         } else {
           const { [DELETE_MARK]: _m, ...fields } = input;
-          store.encode({ ...fields, ModificationTimestamp: '2000-01-01T00:00:00.000Z' });
+          store.encode({ ...fields, ...(set.changeTimestamp ? { [set.changeTimestamp]: '2000-01-01T00:00:00.000Z' } : {}) });
         }
       } catch (e) {
         if (!(e instanceof RecordError)) throw e;

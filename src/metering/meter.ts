@@ -22,8 +22,6 @@ import { TransactionClass, UsageRow, UsageTable } from './usage-table';
 
 export type { TransactionClass, UsageRow } from './usage-table';
 
-/** Expansions that cost one class B transaction each (spec §4 "Expansion rules for Property" 2 and 3). */
-export const CHARGED_EXPANSIONS: ReadonlySet<string> = new Set(['Media', 'OpenHouse', 'historyTransactional']);
 
 /** A journal is replaced by a fresh one once this much of it has been applied, so files stay small. */
 const ROTATE_AT_BYTES = 8 << 20;

@@ -34,7 +34,28 @@ export interface FieldSpec {
   readonly sortable: boolean;
   /** Refused with 403 in $filter and $orderby (sensitive fields). */
   readonly restricted: boolean;
+  /** A filter on this field orders the result by it (spec sorting rules 2 and 3). */
+  readonly ordersWhenFiltered?: true;
 }
+
+/** `field eq value` on one record, a condition the dictionary states (e.g. MlsStatus eq 'Delete'). */
+export interface FieldCondition {
+  readonly field: string;
+  readonly value: string;
+}
+
+/** A timestamp of this set that the service moves when a related record (through `navigation`) changes. */
+export interface RelatedTimestampSpec {
+  readonly field: string;
+  readonly navigation: string;
+  /** Only related records meeting this condition move it (e.g. photos move PhotosChangeTimestamp). */
+  readonly when?: FieldCondition;
+}
+
+/** A set whose rows are the dictionary itself, and which of its fields carry each part of a row. */
+export type DictionaryRowsSpec =
+  | { readonly kind: 'lookups'; readonly fields: { readonly [part in 'key' | 'lookupName' | 'value' | 'standardValue' | 'legacyValue']?: string } }
+  | { readonly kind: 'fields'; readonly fields: { readonly [part in 'key' | 'resourceName' | 'fieldName']?: string } };
 
 export interface NavigationSpec {
   readonly name: string;
@@ -45,9 +66,21 @@ export interface NavigationSpec {
    * How related records are found, from the partner's referential constraint:
    * `target.foreignKey = source.referencedKey`. Absent when the dictionary does not say.
    */
-  readonly join?: { readonly foreignKey: string; readonly referencedKey: string };
+  readonly join?: {
+    readonly foreignKey: string;
+    readonly referencedKey: string;
+    /**
+     * The related record belongs to the source only when this field of the record holding the foreign key
+     * (`on`) names the other side's set, or is empty (Media.ResourceName: a Member's media is not a listing's).
+     */
+    readonly discriminator?: FieldCondition & { readonly on: 'source' | 'target' };
+  };
   /** Default order of an expansion (then the target's key), e.g. Media by its display Order. */
   readonly order?: readonly string[];
+  /** Each expanded record is charged one more class B transaction. */
+  readonly charged?: true;
+  /** May be followed as a path and expanded: a collection joined on this set's key. */
+  readonly followable?: true;
 }
 
 export interface EntitySetSpec {
@@ -58,8 +91,18 @@ export interface EntitySetSpec {
   /** Further paths that answer as this set without being advertised (spec: Members, Offices, OpenHouses). */
   readonly pathAliases: readonly string[];
   readonly key: string;
-  /** Order of a collection when the request names none: ModificationTimestamp then the key, where the type has a timestamp. */
+  /** Order of a collection when the request names none: the change timestamp then the key, where the type has one. */
   readonly defaultOrder: readonly string[];
+  /** The field the service moves on every change of a record (the replication mark). */
+  readonly changeTimestamp?: string;
+  /** The set client and feed scopes select (the listings); related sets are scoped through it. */
+  readonly listingRoot?: true;
+  /** A removed record is kept and marked with this value instead of being deleted. */
+  readonly deletedWhen?: FieldCondition;
+  /** Timestamps of this set moved by changes of related records. */
+  readonly relatedTimestamps?: readonly RelatedTimestampSpec[];
+  /** The rows of this set are the dictionary itself, kept equal to it by the service. */
+  readonly dictionaryRows?: DictionaryRowsSpec;
   /** Storage table. */
   readonly table: string;
   /** Fields in declaration order; this is also the order of fields in a stored record. */
@@ -113,6 +156,11 @@ export interface ServiceModel {
   readonly metadataJson: string;
   /** Mounts the generated routes of every entity set. */
   readonly mountRoutes: (router: import('express').IRouter, handlers: ResourceHandlers) => void;
+}
+
+/** The set scopes apply to, if the dictionary names one. */
+export function listingRootOf(model: Pick<ServiceModel, 'entitySets'>): EntitySetSpec | undefined {
+  return model.entitySets.find((s) => s.listingRoot);
 }
 
 /** What a generated router asks of the runtime: one request handler per kind of path. */

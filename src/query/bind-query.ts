@@ -1,8 +1,9 @@
 /**
  * Binds a request's parsed options to an entity set: the filter, the order (with the spec's sorting
  * rules), the projection, and the options this service refuses. Spec §4 "Sorting rules for Property":
- * the default order is ModificationTimestamp; a filter on another change timestamp (PhotosChangeTimestamp,
- * DocumentsChangeTimestamp) orders by that field; sorting on the key is always allowed.
+ * the default order is the set's change timestamp; a filter on a field the dictionary marks
+ * OrdersWhenFiltered (PhotosChangeTimestamp, DocumentsChangeTimestamp) orders by that field; sorting on
+ * the key is always allowed.
  */
 import { requireJsonFormat } from '../http/formats';
 import { badRequest, notImplemented } from '../http/odata-error';
@@ -10,6 +11,7 @@ import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import type { ExpandItem, QueryOptionsTree } from './ast';
 import { FilterBinder, forbidden } from './bind-filter';
 import type { BoundExpand, BoundOrder, BoundPredicate, BoundQuery } from './bound';
+import { both, discriminatorOf } from './related-records';
 
 export interface BindOptions {
   /** The request is for one record (no ordering, filtering or paging options apply). */
@@ -70,10 +72,9 @@ function sortField(set: EntitySetSpec, name: string, hidden: ReadonlySet<string>
   return f;
 }
 
-/** Change timestamps other than ModificationTimestamp that a filter uses dictate the order (spec sorting rules 2 and 3). */
+/** Fields whose use in a filter dictates the order (the dictionary's OrdersWhenFiltered; spec sorting rules 2 and 3). */
 function changeTimestampsUsed(set: EntitySetSpec, used: ReadonlySet<string>): FieldSpec[] {
-  return set.fields.filter((f) => used.has(f.name) && f.type === 'Edm.DateTimeOffset' && f.name !== 'ModificationTimestamp'
-    && f.name.endsWith('ChangeTimestamp'));
+  return set.fields.filter((f) => used.has(f.name) && f.ordersWhenFiltered);
 }
 
 function bindOrder(
@@ -143,7 +144,7 @@ function bindExpand(set: EntitySetSpec, items: readonly ExpandItem[], options: B
     if (seen.has(name)) throw badRequest(`$expand names ${name} twice`, name);
     seen.add(name);
     const target = options.sets?.get(navigation.target);
-    if (!target || !navigation.join || navigation.join.referencedKey !== set.key || !navigation.collection) {
+    if (!target || !navigation.followable || !navigation.join) {
       throw notImplemented(`$expand=${name} is not supported; query ${navigation.target} by its own fields instead`, name);
     }
     const o = item.options;
@@ -157,7 +158,7 @@ function bindExpand(set: EntitySetSpec, items: readonly ExpandItem[], options: B
       navigation,
       target,
       foreignKey: target.fieldsByName[navigation.join.foreignKey],
-      filter: bound.filter,
+      filter: both(bound.filter, discriminatorOf(navigation, target)),
       orderBy: bound.orderBy,
       select: bound.select,
       top: o.top,

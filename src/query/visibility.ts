@@ -1,18 +1,17 @@
 /**
- * Which records a request may see. The operator's feed scope (FEED_SCOPE, an OData filter over Property's
- * filterable fields, e.g. `MlsStatus ne 'Withdrawn'`) decides which listings are distributed; a listing
+ * Which records a request may see. The operator's feed scope (FEED_SCOPE, an OData filter over the listing
+ * root's filterable fields, e.g. `MlsStatus ne 'Withdrawn'`) decides which listings are distributed; a listing
  * outside it is absent everywhere: from queries, counts and key fetches (404, like a missing one), and its
  * Media, OpenHouse, history, rooms and units with it (records of other resources, like a Member's media,
  * are not affected). That is how a listing "stops appearing in the feed"
  * (spec §3), which the removed-listings check detects.
  */
-import type { EntitySetSpec, ServiceModel } from '../model/service-model';
+import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
 import type { Dialect } from '../storage/database';
 import { bindQuery } from './bind-query';
 import { parseQueryOptions } from './parse-options';
+import { discriminatorOf } from './related-records';
 import { quoteIdentifier, SqlFragment, translateFilter } from './translate';
-
-export const LISTINGS = 'Property';
 
 export class Visibility {
   private readonly bySet = new Map<string, SqlFragment>();
@@ -23,8 +22,8 @@ export class Visibility {
    */
   constructor(model: ServiceModel, dialect: Dialect, scopes: readonly string[]) {
     if (scopes.length === 0) return;
-    const listings = model.entitySets.find((s) => s.name === LISTINGS);
-    if (!listings) throw new Error('a scope needs a Property entity set');
+    const listings = listingRootOf(model);
+    if (!listings) throw new Error('a scope needs the dictionary to name a ListingRoot entity set');
     let scope: SqlFragment | undefined;
     let outside: SqlFragment | undefined;
     for (const text of scopes) {
@@ -32,7 +31,7 @@ export class Visibility {
       try {
         q = bindQuery(listings, parseQueryOptions({ $filter: text }));
       } catch (e) {
-        throw new Error(`the scope ${JSON.stringify(text)} is not a usable filter on Property: ${(e as Error).message}`);
+        throw new Error(`the scope ${JSON.stringify(text)} is not a usable filter on ${listings.name}: ${(e as Error).message}`);
       }
       scope = both(scope, translateFilter(q.filter!, dialect));
       // Outside any one scope is outside them all.
@@ -44,11 +43,14 @@ export class Visibility {
       if (!nav.join) continue;
       const child = model.entitySets.find((s) => s.name === nav.target)!;
       const fk = quoteIdentifier(child.fieldsByName[nav.join.foreignKey].column!);
-      // Hidden: records of a listing outside the scope. Records of other resources (a Member's media) and
-      // records without a parent stay visible.
+      // Hidden: records of a listing outside the scope. Records of other resources (a Member's media, told
+      // apart by the join's discriminator) and records without a parent stay visible.
+      const discriminator = discriminatorOf(nav, child);
+      const otherResource = discriminator ? translateFilter(discriminator, dialect, true) : undefined;
       this.bySet.set(child.name, {
-        sql: `(${fk} IS NULL OR ${fk} NOT IN (SELECT ${key} FROM ${quoteIdentifier(listings.table)} WHERE ${outside!.sql}))`,
-        params: outside!.params,
+        sql: `(${fk} IS NULL${otherResource ? ` OR (${otherResource.sql})` : ''}`
+          + ` OR ${fk} NOT IN (SELECT ${key} FROM ${quoteIdentifier(listings.table)} WHERE ${outside!.sql}))`,
+        params: [...(otherResource?.params ?? []), ...outside!.params],
       });
     }
   }

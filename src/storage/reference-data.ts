@@ -1,42 +1,38 @@
 /**
- * Keeps the Lookup and Field resources equal to the dictionary: rows are generated from the service model,
- * written only when they differ from what is stored, so their ModificationTimestamp moves only on change.
+ * Keeps the sets that describe the dictionary (RESO's Lookup and Field resources, by the dictionary's
+ * DescribesDictionary policy) equal to it: rows are generated from the service model, written only when
+ * they differ from what is stored, so their change timestamp moves only on change.
  */
-import type { ServiceModel } from '../model/service-model';
+import type { DictionaryRowsSpec, ServiceModel } from '../model/service-model';
 import { RECORD_COLUMN } from '../model/service-model';
 import type { ListingService } from '../service';
 
 type Row = Record<string, string>;
 
-export function lookupRows(model: ServiceModel): Row[] {
-  return model.lookups.flatMap((l) => l.values.map((v) => ({
-    LookupKey: `${l.name}.${v.legacyODataValue}`,
-    LookupName: l.name,
-    LookupValue: v.value,
-    StandardLookupValue: v.value,
-    LegacyODataValue: v.legacyODataValue,
-  })));
-}
-
-export function fieldRows(model: ServiceModel): Row[] {
-  return model.entitySets.flatMap((s) => s.fields.map((f) => ({
-    FieldKey: `${s.name}.${f.name}`,
-    ResourceName: s.name,
-    FieldName: f.name,
-  })));
+/** The dictionary's rows for a set that describes it, each part under the field the dictionary maps it to. */
+export function dictionaryRows(model: ServiceModel, spec: DictionaryRowsSpec): Row[] {
+  const row = (parts: Record<string, string>): Row =>
+    Object.fromEntries(Object.entries(parts).flatMap(([part, v]) => {
+      const field = (spec.fields as Record<string, string | undefined>)[part];
+      return field ? [[field, v]] : [];
+    }));
+  if (spec.kind === 'lookups') {
+    return model.lookups.flatMap((l) => l.values.map((v) => row({
+      key: `${l.name}.${v.legacyODataValue}`,
+      lookupName: l.name,
+      value: v.value,
+      standardValue: v.value,
+      legacyValue: v.legacyODataValue,
+    })));
+  }
+  return model.entitySets.flatMap((s) => s.fields.map((f) => row({ key: `${s.name}.${f.name}`, resourceName: s.name, fieldName: f.name })));
 }
 
 export async function syncReferenceData(service: ListingService): Promise<void> {
-  const sets = [
-    { name: 'Lookup', rows: lookupRows(service.model) },
-    { name: 'Field', rows: fieldRows(service.model) },
-  ];
-  for (const { name, rows } of sets) {
-    const set = service.model.entitySets.find((s) => s.name === name);
-    if (!set) continue;
-    // Only the fields this resource declares; a dictionary may declare fewer than RESO's.
-    const declared = rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => set.fieldsByName[k])));
-    if (!declared.every((r) => r[set.key])) continue;
+  for (const set of service.model.entitySets) {
+    if (!set.dictionaryRows) continue;
+    // Only the fields this resource declares (the generator mapped those); a dictionary may declare fewer than RESO's.
+    const declared = dictionaryRows(service.model, set.dictionaryRows);
     const store = service.store(set);
     const stored = new Map<string, Record<string, unknown>>();
     // Bounded by the dictionary's size, not by data: a whole read is fine here.
@@ -54,7 +50,7 @@ export async function syncReferenceData(service: ListingService): Promise<void> 
     if (changed.length === 0 && gone.length === 0) continue;
     const deleteSql = service.db.sql(set.table).where(set.key, '').del().toSQL().toNative().sql;
     await service.db.transaction(async (tx) => {
-      await store.upsert(tx, changed.map((r) => store.encode({ ...r, ModificationTimestamp: now })));
+      await store.upsert(tx, changed.map((r) => store.encode({ ...r, ...(set.changeTimestamp ? { [set.changeTimestamp]: now } : {}) })));
       for (const key of gone) await tx.run(deleteSql, [key]);
     });
   }

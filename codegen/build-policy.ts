@@ -1,0 +1,94 @@
+/**
+ * The dictionary's own policy terms (ResoServer.Policy), checked against the model and turned into the plain
+ * values the field tables carry. The runtime reads only those values, so every rule here is decided once.
+ */
+import type {
+  DictionaryRowsSpec, FieldCondition, FieldSpec, NavigationSpec, RelatedTimestampSpec,
+} from '../src/model/service-model';
+import { DictionaryError, EntitySetDef, EntityTypeDef, NavigationDef } from './dictionary';
+
+/** RESO's name for the change timestamp, used when a type tags none (the full RESO dictionary states no policy). */
+const RESO_CHANGE_TIMESTAMP = 'ModificationTimestamp';
+
+/** `Field eq 'Value'`: the one condition form the policy terms take. */
+export function parseCondition(text: string, where: string, fields: readonly FieldSpec[]): FieldCondition {
+  const m = /^\s*([A-Za-z][A-Za-z0-9_]*)\s+eq\s+'((?:[^']|'')*)'\s*$/.exec(text);
+  if (!m) throw new DictionaryError(`${where}: "${text}" is not a condition of the form Field eq 'Value'`);
+  const field = fields.find((f) => f.name === m[1]);
+  if (!field) throw new DictionaryError(`${where}: condition names unknown field ${m[1]}`);
+  if (field.type !== 'Edm.String' || field.collection) throw new DictionaryError(`${where}: condition field ${m[1]} must be a single string`);
+  return { field: m[1], value: m[2].replace(/''/g, "'") };
+}
+
+/** The field tagged Policy.ChangeTimestamp, or RESO's ModificationTimestamp when none is tagged. */
+export function changeTimestampOf(typeDef: EntityTypeDef, fields: readonly FieldSpec[]): FieldSpec | undefined {
+  const tagged = typeDef.properties.filter((p) => p.changeTimestamp).map((p) => p.name);
+  if (tagged.length > 1) throw new DictionaryError(`entity type ${typeDef.name}: more than one change timestamp (${tagged.join(', ')})`);
+  const name = tagged[0] ?? RESO_CHANGE_TIMESTAMP;
+  const field = fields.find((f) => f.name === name);
+  if (!field) return undefined;
+  if (field.type !== 'Edm.DateTimeOffset' || field.collection) {
+    throw new DictionaryError(`entity type ${typeDef.name}: change timestamp ${name} must be Edm.DateTimeOffset`);
+  }
+  return field;
+}
+
+interface RelatedSet {
+  readonly name: string;
+  readonly fields: readonly FieldSpec[];
+}
+
+/** Policy.MovedByRelated on each timestamp of a type: `Nav` or `Nav/Field eq 'Value'`, comma separated. */
+export function relatedTimestampsOf(
+  typeDef: EntityTypeDef, fields: readonly FieldSpec[], navigations: readonly NavigationSpec[], setOf: (name: string) => RelatedSet,
+): RelatedTimestampSpec[] {
+  return typeDef.properties.filter((p) => p.movedByRelated !== undefined).flatMap((p) => {
+    const where = `${typeDef.name}.${p.name}: MovedByRelated`;
+    const field = fields.find((f) => f.name === p.name)!;
+    if (field.type !== 'Edm.DateTimeOffset' || field.collection) throw new DictionaryError(`${where}: only an Edm.DateTimeOffset field can be moved`);
+    return p.movedByRelated!.split(',').map((entry) => {
+      const slash = entry.indexOf('/');
+      const navName = (slash < 0 ? entry : entry.slice(0, slash)).trim();
+      const nav = navigations.find((n) => n.name === navName);
+      if (!nav?.followable) throw new DictionaryError(`${where}: ${navName} is not a followable navigation of ${typeDef.name}`);
+      const when = slash < 0 ? undefined : parseCondition(entry.slice(slash + 1), `${where} ${navName}`, setOf(nav.target).fields);
+      return when ? { field: p.name, navigation: navName, when } : { field: p.name, navigation: navName };
+    });
+  });
+}
+
+/** The discriminator of a join, from whichever side of the partnership declares it. */
+export function discriminatorOf(
+  nav: NavigationDef, partner: NavigationDef | undefined, sourceSet: string, targetSet: string,
+): (FieldCondition & { on: 'source' | 'target' }) | undefined {
+  if (nav.discriminator) return { field: nav.discriminator, value: targetSet, on: 'source' };
+  if (partner?.discriminator) return { field: partner.discriminator, value: sourceSet, on: 'target' };
+  return undefined;
+}
+
+/** Is a navigation followable (a path and an expansion): a collection joined on the source's key, unless the dictionary turns it off. */
+export function followableOf(nav: NavigationDef, spec: Pick<NavigationSpec, 'collection' | 'join'>, key: string, where: string): boolean {
+  const possible = spec.collection && spec.join?.referencedKey === key;
+  if (nav.followable && !possible) throw new DictionaryError(`${where}: Followable, but only a collection joined on the key can be followed`);
+  return possible && nav.followable !== false;
+}
+
+/** Where RESO's Lookup and Field resources keep each part of a dictionary row. */
+const DICTIONARY_ROW_FIELDS = {
+  lookups: { key: 'LookupKey', lookupName: 'LookupName', value: 'LookupValue', standardValue: 'StandardLookupValue', legacyValue: 'LegacyODataValue' },
+  fields: { key: 'FieldKey', resourceName: 'ResourceName', fieldName: 'FieldName' },
+} as const;
+
+/** Policy.DescribesDictionary: "Lookups" or "Fields", mapped onto the parts of a row the set declares. */
+export function dictionaryRowsOf(setDef: EntitySetDef, typeDef: EntityTypeDef): DictionaryRowsSpec | undefined {
+  if (setDef.describesDictionary === undefined) return undefined;
+  const kind = setDef.describesDictionary.toLowerCase();
+  if (kind !== 'lookups' && kind !== 'fields') {
+    throw new DictionaryError(`entity set ${setDef.name}: DescribesDictionary must be "Lookups" or "Fields", not "${setDef.describesDictionary}"`);
+  }
+  const parts = DICTIONARY_ROW_FIELDS[kind];
+  if (parts.key !== typeDef.key) throw new DictionaryError(`entity set ${setDef.name}: describing ${setDef.describesDictionary} needs the key ${parts.key}`);
+  const declared = new Set(typeDef.properties.map((p) => p.name));
+  const fields = Object.fromEntries(Object.entries(parts).filter(([, name]) => declared.has(name)));
+  return { kind, fields } as DictionaryRowsSpec;
+}

@@ -1,0 +1,158 @@
+/**
+ * Everything the dictionary can say, it says (ResoServer.Policy terms in csdl/): the listing root that scopes
+ * apply to, charged expansions, the timestamps the service keeps and what moves them, the "filter on X ⇒
+ * order by X" rule, resource discriminators and followable navigations. The generator checks each term and
+ * writes it into the field tables; src/ reads them and names no resource or field of its own.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { buildModel } from '../codegen/build-model';
+import { readDictionary } from '../codegen/dictionary';
+import { serviceModel } from '../generated';
+import { listingRootOf } from '../src/model/service-model';
+import { REPO_ROOT } from './support/shared';
+
+const DICTIONARY = readFileSync(join(REPO_ROOT, 'csdl/reso-dictionary.xml'), 'utf8');
+const set = (name: string) => serviceModel.entitySets.find((s) => s.name === name)!;
+const nav = (setName: string, name: string) => set(setName).navigations.find((n) => n.name === name)!;
+
+/** Builds the model of the dictionary with one edit, which must change it. */
+function buildEdited(from: string, to: string) {
+  expect(DICTIONARY, `the dictionary contains ${from}`).to.include(from);
+  return () => buildModel(readDictionary(DICTIONARY.replace(from, to)));
+}
+
+describe('Dictionary policy: the field tables carry it', () => {
+  it('Property is the listing root; a removed listing is marked MlsStatus Delete, other records are removed', () => {
+    expect(listingRootOf(serviceModel)?.name).to.equal('Property');
+    expect(serviceModel.entitySets.filter((s) => s.listingRoot)).to.have.length(1);
+    expect(set('Property').deletedWhen).to.deep.equal({ field: 'MlsStatus', value: 'Delete' });
+    expect(serviceModel.entitySets.filter((s) => s.deletedWhen).map((s) => s.name)).to.deep.equal(['Property']);
+  });
+
+  it('expanding Media, OpenHouse and historyTransactional is charged; rooms and units are not (spec §4 expansion rules 2 and 3)', () => {
+    expect(set('Property').navigations.filter((n) => n.charged).map((n) => n.name)).to.deep.equal(['Media', 'OpenHouse', 'historyTransactional']);
+  });
+
+  it('every set has ModificationTimestamp as its change timestamp and default order', () => {
+    for (const s of serviceModel.entitySets) {
+      expect(s.changeTimestamp, s.name).to.equal('ModificationTimestamp');
+      expect(s.defaultOrder, s.name).to.deep.equal(['ModificationTimestamp', s.key]);
+    }
+  });
+
+  it('any related change moves the listing\'s ModificationTimestamp; photos and documents move their own timestamps (spec §2)', () => {
+    const related = set('Property').relatedTimestamps!;
+    expect(related.filter((r) => r.field === 'ModificationTimestamp').map((r) => r.navigation))
+      .to.deep.equal(['Media', 'OpenHouse', 'historyTransactional', 'PropertyRooms', 'PropertyUnits']);
+    expect(related.find((r) => r.field === 'PhotosChangeTimestamp')).to.deep.equal({
+      field: 'PhotosChangeTimestamp', navigation: 'Media', when: { field: 'MediaCategory', value: 'Photo' },
+    });
+    expect(related.find((r) => r.field === 'DocumentsChangeTimestamp')?.when).to.deep.equal({ field: 'MediaCategory', value: 'Document' });
+  });
+
+  it('a filter on PhotosChangeTimestamp or DocumentsChangeTimestamp orders by it (spec §4 sorting rules 2 and 3), and on no other field', () => {
+    const ordering = serviceModel.entitySets.flatMap((s) => s.fields.filter((f) => f.ordersWhenFiltered).map((f) => `${s.name}.${f.name}`));
+    expect(ordering).to.deep.equal(['Property.DocumentsChangeTimestamp', 'Property.PhotosChangeTimestamp']);
+  });
+
+  it('Media and history belong to a listing only when their ResourceName says Property, and ResourceName is stored for the check', () => {
+    for (const [name, target] of [['Media', 'Media'], ['historyTransactional', 'HistoryTransactional']]) {
+      expect(nav('Property', name).join?.discriminator).to.deep.equal({ field: 'ResourceName', value: 'Property', on: 'target' });
+      expect(set(target).fieldsByName.ResourceName.column, target).to.equal('ResourceName');
+    }
+    expect(nav('Media', 'Listing').join?.discriminator).to.deep.equal({ field: 'ResourceName', value: 'Property', on: 'source' });
+    expect(nav('Property', 'OpenHouse').join?.discriminator).to.equal(undefined);
+  });
+
+  it('the navigations from Property to its collections are followable; the ones back to Property are not', () => {
+    expect(set('Property').navigations.every((n) => n.followable)).to.equal(true);
+    expect(nav('Media', 'Listing').followable).to.equal(undefined);
+  });
+
+  it('Lookup and Field describe the dictionary, each part of a row under its RESO field', () => {
+    expect(set('Lookup').dictionaryRows).to.deep.equal({
+      kind: 'lookups',
+      fields: { key: 'LookupKey', lookupName: 'LookupName', value: 'LookupValue', standardValue: 'StandardLookupValue', legacyValue: 'LegacyODataValue' },
+    });
+    expect(set('Field').dictionaryRows).to.deep.equal({ kind: 'fields', fields: { key: 'FieldKey', resourceName: 'ResourceName', fieldName: 'FieldName' } });
+  });
+});
+
+describe('Dictionary policy: the generator refuses policy it cannot apply, naming it', () => {
+  it('a DeletedWhen that is not "Field eq \'Value\'"', () => {
+    expect(buildEdited(`String="MlsStatus eq 'Delete'"`, `String="MlsStatus ne 'Delete'"`)).to.throw(/Property: DeletedWhen.*Field eq 'Value'/);
+  });
+
+  it('a condition on an unknown field', () => {
+    expect(buildEdited(`String="Media/MediaCategory eq 'Photo'"`, `String="Media/NoSuchField eq 'Photo'"`)).to.throw(/PhotosChangeTimestamp.*unknown field NoSuchField/);
+  });
+
+  it('MovedByRelated naming a navigation that cannot be followed', () => {
+    expect(buildEdited('String="Media,OpenHouse,', 'String="Nowhere,OpenHouse,')).to.throw(/ModificationTimestamp: MovedByRelated: Nowhere is not a followable navigation/);
+  });
+
+  it('two listing roots', () => {
+    const member = '<EntitySet Name="Member" EntityType="org.reso.metadata.Member">';
+    expect(buildEdited(member, `${member}<Annotation Term="Policy.ListingRoot"/>`)).to.throw(/only one entity set can be the ListingRoot \(Property, Member\)/);
+  });
+
+  it('two change timestamps on one type', () => {
+    const photos = '<Property Name="PhotosChangeTimestamp" Type="Edm.DateTimeOffset" Precision="3">';
+    expect(buildEdited(photos, `${photos}<Annotation Term="Policy.ChangeTimestamp"/>`)).to.throw(/Property: more than one change timestamp/);
+  });
+
+  it('OrdersWhenFiltered on a field that cannot be ordered by', () => {
+    const remarks = /<Property Name="PublicRemarks"[^/]*\/>/.exec(DICTIONARY)![0];
+    expect(buildEdited(remarks, remarks.replace('/>', '><Annotation Term="Policy.OrdersWhenFiltered"/></Property>')))
+      .to.throw(/PublicRemarks: OrdersWhenFiltered needs a filterable and sortable Edm.DateTimeOffset field/);
+  });
+
+  it('Followable or ChargedExpansion on a navigation that cannot be followed', () => {
+    const listing = '<NavigationProperty Name="Listing" Type="org.reso.metadata.Property" Partner="OpenHouse">';
+    expect(buildEdited(listing, `${listing}<Annotation Term="Policy.Followable"/>`)).to.throw(/OpenHouse.Listing: Followable/);
+    expect(buildEdited(listing, `${listing}<Annotation Term="Policy.ChargedExpansion"/>`)).to.throw(/OpenHouse.Listing: ChargedExpansion/);
+  });
+
+  it('a ResourceDiscriminator without a referential constraint to qualify', () => {
+    const rooms = '<NavigationProperty Name="PropertyRooms" Type="Collection(org.reso.metadata.PropertyRooms)" Partner="Listing"/>';
+    const noPartner = '<NavigationProperty Name="PropertyRooms" Type="Collection(org.reso.metadata.PropertyRooms)"><Annotation Term="Policy.ResourceDiscriminator" String="ListingKey"/></NavigationProperty>';
+    expect(buildEdited(rooms, noPartner)).to.throw(/Property.PropertyRooms: ResourceDiscriminator needs a referential constraint/);
+  });
+
+  it('DescribesDictionary with an unknown kind', () => {
+    expect(buildEdited('String="Lookups"', 'String="Values"')).to.throw(/Lookup: DescribesDictionary must be "Lookups" or "Fields"/);
+  });
+
+  it('a dictionary without the terms still generates, with RESO\'s ModificationTimestamp as change timestamp and no listing root', () => {
+    const plain = DICTIONARY.replace(/\s*<Annotation Term="Policy\.(ListingRoot|ChangeTimestamp|DeletedWhen)"[^>]*\/>/g, '');
+    const model = buildModel(readDictionary(plain));
+    expect(model.entitySets.every((s) => s.changeTimestamp === 'ModificationTimestamp')).to.equal(true);
+    expect(model.entitySets.some((s) => s.listingRoot || s.deletedWhen)).to.equal(false);
+  });
+});
+
+describe('Dictionary policy: src/ holds no resource or field names of its own', () => {
+  const names = new Set(serviceModel.entitySets.flatMap((s) => [s.name, ...s.pathAliases, ...s.fields.map((f) => f.name), ...s.navigations.map((n) => n.name)]));
+  const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => {
+    const path = join(dir, n);
+    return statSync(path).isDirectory() ? walk(path) : path.endsWith('.ts') ? [path] : [];
+  });
+  /** Seed data is demo content written in RESO's names; everything else reads names from the field tables. */
+  const files = walk(join(REPO_ROOT, 'src')).filter((f) => !f.includes(`${join('src', 'seed')}`));
+
+  it('no string literal in src/ (outside seed data) is an entity set, field or navigation name', () => {
+    const found: string[] = [];
+    for (const file of files) {
+      // Comments may name resources to explain; code may not.
+      const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+      for (const m of code.matchAll(/'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`\\]*)`/g)) {
+        const text = m[1] ?? m[2] ?? m[3];
+        const words = text.split(/[^A-Za-z0-9_]+/).filter((w) => names.has(w));
+        if (words.length) found.push(`${file.slice(REPO_ROOT.length + 1)}: ${words.join(', ')} in ${m[0].slice(0, 80)}`);
+      }
+    }
+    expect(found).to.deep.equal([]);
+  });
+});
