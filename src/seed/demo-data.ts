@@ -3,7 +3,6 @@
  * open houses, history, rooms and unit types, written batch by batch through the record stores (so every
  * record passes the same validation as any other write). The same options give byte-identical records.
  */
-import type { EntitySetSpec } from '../model/service-model';
 import type { ListingService } from '../service';
 import type { EncodedRecord } from '../storage/record-codec';
 import { LookupValues, RecordBuilder } from './field-values';
@@ -28,10 +27,11 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
   const started = performance.now();
   await service.ready();
 
-  const model = service.model;
-  const lookups = new LookupValues(model.lookups);
-  const setNamed = (name: string): EntitySetSpec | undefined => model.entitySets.find((s) => s.name === name);
-  const builder = (name: string) => { const set = setNamed(name); return set ? new RecordBuilder(set, lookups) : undefined; };
+  const lookups = new LookupValues(service.model.lookups);
+  const builder = (name: string) => {
+    const set = service.model.entitySets.find((s) => s.name === name);
+    return set ? new RecordBuilder(set, lookups) : undefined;
+  };
   const property = builder('Property');
   if (!property) throw new Error('the model has no Property entity set');
   const builders: ListingBuilders = {
@@ -42,10 +42,36 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
     rooms: builder('PropertyRooms'),
     units: builder('PropertyUnitTypes'),
   };
-  const officeBuilder = builder('Office');
-  const memberBuilder = builder('Member');
+  const write = batchWriter(service);
 
-  const write = async (batches: readonly (readonly [string, readonly Rec[]])[]): Promise<void> => {
+  // Offices and members first: listings refer to them.
+  const roster = planRoster(count, seed);
+  const summary: SeedSummary = {
+    ...(await writeRoster(write, roster, builder('Office'), builder('Member'), seed)),
+    listings: 0, media: 0, openHouses: 0, history: 0, rooms: 0, units: 0,
+  };
+  const plan = planListings(count, seed, lookups);
+  const progressEvery = Math.max(10_000, LISTING_BATCH);
+  for (let start = 0; start < count; start += LISTING_BATCH) {
+    const listings = Array.from({ length: Math.min(count, start + LISTING_BATCH) - start }, (_, n) => buildListing(start + n, seed, plan, roster, builders, lookups));
+    await writeListings(write, listings, summary);
+    if (log && count > progressEvery && summary.listings % progressEvery === 0 && summary.listings < count) {
+      log(`demo data: ${summary.listings}/${count} listings written`);
+    }
+  }
+
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  log?.(`demo data (seed ${seed}): ${summary.listings} listings, ${summary.media} media, ${summary.openHouses} open houses, `
+    + `${summary.history} history, ${summary.rooms} rooms, ${summary.units} unit types, ${summary.offices} offices, `
+    + `${summary.members} members in ${seconds}s on ${service.db.description}`);
+  return summary;
+}
+
+type BatchWriter = (batches: readonly (readonly [string, readonly Rec[]])[]) => Promise<void>;
+
+/** Writes records of several sets in one transaction, naming the demo record that fails to encode. */
+function batchWriter(service: ListingService): BatchWriter {
+  return async (batches) => {
     const encoded: [string, EncodedRecord[]][] = batches.filter(([, records]) => records.length > 0).map(([name, records]) => {
       const store = service.store(name);
       return [name, records.map((r) => {
@@ -62,57 +88,40 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
       for (const [name, records] of encoded) await service.store(name).upsert(tx, records);
     });
   };
+}
 
-  // Offices and members first: listings refer to them.
-  const roster = planRoster(count, seed);
-  if (officeBuilder) {
+async function writeRoster(
+  write: BatchWriter, roster: ReturnType<typeof planRoster>, offices: RecordBuilder | undefined, members: RecordBuilder | undefined, seed: number,
+): Promise<{ offices: number; members: number }> {
+  if (offices) {
     for (let i = 0; i < roster.offices.length; i += ROSTER_BATCH) {
-      await write([['Office', roster.offices.slice(i, i + ROSTER_BATCH).map((o) => officeRecord(o, officeBuilder, seed))]]);
+      await write([['Office', roster.offices.slice(i, i + ROSTER_BATCH).map((o) => officeRecord(o, offices, seed))]]);
     }
   }
-  if (memberBuilder) {
+  if (members) {
     for (let i = 0; i < roster.members.length; i += ROSTER_BATCH) {
-      await write([['Member', roster.members.slice(i, i + ROSTER_BATCH).map((m) => memberRecord(m, memberBuilder, seed))]]);
+      await write([['Member', roster.members.slice(i, i + ROSTER_BATCH).map((m) => memberRecord(m, members, seed))]]);
     }
   }
+  return { offices: offices ? roster.offices.length : 0, members: members ? roster.members.length : 0 };
+}
 
-  const summary: SeedSummary = {
-    offices: officeBuilder ? roster.offices.length : 0,
-    members: memberBuilder ? roster.members.length : 0,
-    listings: 0, media: 0, openHouses: 0, history: 0, rooms: 0, units: 0,
-  };
-  const plan = planListings(count, seed, lookups);
-  const progressEvery = Math.max(10_000, LISTING_BATCH);
-  for (let start = 0; start < count; start += LISTING_BATCH) {
-    const batch = { Property: [] as Rec[], Media: [] as Rec[], OpenHouse: [] as Rec[], HistoryTransactional: [] as Rec[], PropertyRooms: [] as Rec[], PropertyUnitTypes: [] as Rec[] };
-    for (let i = start; i < Math.min(count, start + LISTING_BATCH); i++) {
-      const l = buildListing(i, seed, plan, roster, builders, lookups);
-      batch.Property.push(l.property);
-      batch.Media.push(...l.media);
-      batch.OpenHouse.push(...l.openHouses);
-      batch.HistoryTransactional.push(...l.history);
-      batch.PropertyRooms.push(...l.rooms);
-      batch.PropertyUnitTypes.push(...l.units);
-    }
-    // Children before their listing within the transaction; readers see all of it at once on commit.
-    await write([
-      ['Media', batch.Media], ['OpenHouse', batch.OpenHouse], ['HistoryTransactional', batch.HistoryTransactional],
-      ['PropertyRooms', batch.PropertyRooms], ['PropertyUnitTypes', batch.PropertyUnitTypes], ['Property', batch.Property],
-    ]);
-    summary.listings += batch.Property.length;
-    summary.media += batch.Media.length;
-    summary.openHouses += batch.OpenHouse.length;
-    summary.history += batch.HistoryTransactional.length;
-    summary.rooms += batch.PropertyRooms.length;
-    summary.units += batch.PropertyUnitTypes.length;
-    if (log && count > progressEvery && summary.listings % progressEvery === 0 && summary.listings < count) {
-      log(`demo data: ${summary.listings}/${count} listings written`);
-    }
-  }
-
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  log?.(`demo data (seed ${seed}): ${summary.listings} listings, ${summary.media} media, ${summary.openHouses} open houses, `
-    + `${summary.history} history, ${summary.rooms} rooms, ${summary.units} unit types, ${summary.offices} offices, `
-    + `${summary.members} members in ${seconds}s on ${service.db.description}`);
-  return summary;
+/** One batch of listings with everything that hangs off them, children before their listing in one transaction. */
+async function writeListings(write: BatchWriter, listings: readonly ReturnType<typeof buildListing>[], summary: SeedSummary): Promise<void> {
+  const media = listings.flatMap((l) => l.media);
+  const openHouses = listings.flatMap((l) => l.openHouses);
+  const history = listings.flatMap((l) => l.history);
+  const rooms = listings.flatMap((l) => l.rooms);
+  const units = listings.flatMap((l) => l.units);
+  // Readers see all of it at once, on commit.
+  await write([
+    ['Media', media], ['OpenHouse', openHouses], ['HistoryTransactional', history],
+    ['PropertyRooms', rooms], ['PropertyUnitTypes', units], ['Property', listings.map((l) => l.property)],
+  ]);
+  summary.listings += listings.length;
+  summary.media += media.length;
+  summary.openHouses += openHouses.length;
+  summary.history += history.length;
+  summary.rooms += rooms.length;
+  summary.units += units.length;
 }

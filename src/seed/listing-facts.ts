@@ -1,6 +1,9 @@
 /**
  * The physical facts of one listed property: its kind, size, rooms, lot, parking, units and asking price,
  * chosen together so that a condominium is smaller than a ranch and a fourplex has four units.
+ *
+ * A seed data table: chooseFacts is the table of property kinds and their proportions, kept in one place
+ * so that the proportions can be read against each other.
  */
 import type { LookupValues } from './field-values';
 import { roundPrice } from './listing-timeline';

@@ -2,6 +2,9 @@
  * The life of one listing up to the demo clock: entry, market dates, price changes and the status changes
  * that lead to its current status. Everything that carries a date or timestamp in the listing and its
  * history records comes from here, so they agree with each other.
+ *
+ * A seed data table: buildTimeline is one walk through a listing's life, step after step in date order;
+ * cutting it into pieces would hide the order that makes its dates agree.
  */
 import { BASE_TIME, DAY, HISTORY_START, HOUR, MINUTE, startOfDay } from './calendar';
 import type { SeededRandom } from './random';
