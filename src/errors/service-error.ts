@@ -41,16 +41,15 @@ export interface ErrorTemplate<A extends unknown[]> {
 /** Makes errors of one code; its `code` is readable without making one. */
 export type ErrorFactory<C extends string, A extends unknown[]> = ((...args: A) => ServiceError<C>) & { readonly code: C };
 
-// `any` here only lets templates with different argument lists share one record; each factory keeps its own.
-type AnyTemplate = ErrorTemplate<any[]>;
-type ArgsOf<T> = T extends ErrorTemplate<infer A> ? A : never;
+/** A template's arguments are its message's; target and facts read the same ones (or a prefix of them). */
+type ArgsOf<T> = T extends { readonly message: (...args: infer A) => string } ? A : never;
 
-export type ErrorFactories<T extends Record<string, AnyTemplate>> = { readonly [C in keyof T & string]: ErrorFactory<C, ArgsOf<T[C]>> };
+export type ErrorFactories<T> = { readonly [C in keyof T & string]: ErrorFactory<C, ArgsOf<T[C]>> };
 
 /** One factory per template, each making errors whose code is the template's key. */
-export function defineErrors<T extends Record<string, AnyTemplate>>(templates: T): ErrorFactories<T> {
+export function defineErrors<T extends { readonly [C in keyof T]: ErrorTemplate<ArgsOf<T[C]>> }>(templates: T): ErrorFactories<T> {
   const out: Record<string, unknown> = {};
-  for (const [code, t] of Object.entries(templates)) {
+  for (const [code, t] of Object.entries(templates) as [string, ErrorTemplate<unknown[]>][]) {
     const make = (...args: unknown[]) => new ServiceError(
       code,
       t.message(...args),

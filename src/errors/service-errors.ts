@@ -6,7 +6,7 @@ import { defineErrors } from './service-error';
 
 export const SERVICE_ERRORS = defineErrors({
   ServiceUnavailable: {
-    message: (cause: 'database' | 'metering') => (cause === 'database'
+    message: (cause: 'database' | 'metering', _retryAfterSeconds: number) => (cause === 'database'
       ? 'the database is not reachable right now; retry after the time in Retry-After'
       : 'the request cannot be counted right now, so it is not served; retry after the time in Retry-After'),
     facts: (_cause: 'database' | 'metering', retryAfterSeconds: number) => ({ retryAfterSeconds }),

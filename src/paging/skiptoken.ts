@@ -6,7 +6,7 @@
  * to another query is a 400 too. Stateless: any instance holding the secret serves the next page.
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { badRequest } from '../http/odata-error';
+import { Errors } from '../errors/catalogue';
 
 export interface PagePosition {
   /** Sort values of the last record returned, in the order's column order. */
@@ -44,7 +44,7 @@ export class SkipTokens {
   }
 
   decode(token: string, digest: string): PagePosition {
-    const invalid = (why: string) => badRequest(`$skiptoken ${why}; follow @odata.nextLink exactly as the service sent it`, '$skiptoken');
+    const invalid = Errors.SkipTokenInvalid;
     if (!/^[A-Za-z0-9_-]+$/.test(token)) throw invalid('is not one this service issued');
     const raw = Buffer.from(token, 'base64url');
     if (raw.length <= IV_BYTES + TAG_BYTES) throw invalid('is not one this service issued');
