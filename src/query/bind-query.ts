@@ -19,7 +19,7 @@ export interface BindOptions {
   sets?: ReadonlyMap<string, EntitySetSpec>;
   /** Order when the request names none (a navigation path orders like its expansion); default: the set's. */
   defaultOrder?: readonly string[];
-  /** Fields a set's records must not show this client (403 when named). */
+  /** Fields a set's records must not show this client (FieldHidden when named). */
   hidden?: (set: EntitySetSpec) => ReadonlySet<string>;
 }
 

@@ -12,7 +12,7 @@ type SystemOption = (typeof SYSTEM_OPTIONS)[number];
 const UNSUPPORTED: ReadonlySet<string> = new Set(['search', 'apply', 'compute', 'index', 'levels', 'deltatoken', 'schemaversion', 'id']);
 
 export interface ParseLimits {
-  /** Longest $filter accepted; longer ones get 413. */
+  /** Longest $filter accepted; longer ones are FilterTooLong. */
   maxFilterLength: number;
 }
 
