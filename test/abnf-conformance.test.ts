@@ -22,12 +22,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { ODataError } from '../src/http/odata-error';
+import { ServiceError } from '../src/errors/catalogue';
+import { httpAnswer } from '../src/http/error-status';
 import { parseQueryString } from '../src/http/query-string';
 import type { ExprNode, LiteralType } from '../src/query/ast';
 import { ExpressionParser } from '../src/query/parse-expression';
 import { parseQueryOptions, systemOptionName } from '../src/query/parse-options';
-import { QuerySyntaxError } from '../src/query/syntax-error';
 import { requireShared, sharedPath } from './support/shared';
 
 // js-yaml is in node_modules (through mocha) but not one of our own dependencies, and has no types here.
@@ -186,22 +186,29 @@ function formDecode(raw: string): { text: string; rawIndex: (i: number) => numbe
 
 class Crash extends Error {}
 
+/** Where a QuerySyntax error stopped reading: the option it names (its target) and the offset in that option's text. */
+interface SyntaxErrorAt {
+  readonly option: string;
+  readonly position: number;
+}
+
 /**
  * Runs fn; returns undefined on success, else the error's offset in the raw input (null if it has none) and
- * its message. Only a 4xx ODataError is a rejection; anything else is a crash, which fails the case.
+ * its message. Only a ServiceError answered with a 4xx is a rejection; anything else is a crash, which fails the case.
  */
-function attempt(fn: () => void, rawPosition: (e: QuerySyntaxError) => number | null): { position: number | null; message: string } | undefined {
+function attempt(fn: () => void, rawPosition: (e: SyntaxErrorAt) => number | null): { position: number | null; message: string } | undefined {
   try {
     fn();
     return undefined;
   } catch (e) {
-    if (!(e instanceof ODataError) || e.status < 400 || e.status >= 500) throw new Crash(`crashed instead of answering 4xx: ${e instanceof Error ? e.stack : String(e)}`);
-    return { position: e instanceof QuerySyntaxError ? rawPosition(e) : null, message: e.message };
+    const status = e instanceof ServiceError ? httpAnswer(e).status : 0;
+    if (!(e instanceof ServiceError) || status < 400 || status >= 500) throw new Crash(`crashed instead of answering 4xx: ${e instanceof Error ? e.stack : String(e)}`);
+    return { position: e.code === 'QuerySyntax' ? rawPosition({ option: e.target!, position: e.facts.position! }) : null, message: e.message };
   }
 }
 
 /** Offset, in a raw query string, of the error's position inside the value of the option it names (top level only). */
-function queryErrorPosition(rawQuery: string, e: QuerySyntaxError): number | null {
+function queryErrorPosition(rawQuery: string, e: SyntaxErrorAt): number | null {
   let offset = 0;
   for (const pair of rawQuery.split('&')) {
     const eq = pair.indexOf('=');

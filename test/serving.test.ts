@@ -141,7 +141,7 @@ describeEachDatabase('Serving', (target) => {
       expect(r.status).to.equal(404);
       expect(r.headers.get('odata-version')).to.equal('4.01');
       const e = odataError(r);
-      expect(e.code).to.equal('NotFound');
+      expect(e.code).to.equal('RecordNotFound');
       expect(e.message).to.include('no-such-listing');
       expect(e.target).to.equal('ListingKey');
     });
@@ -198,7 +198,7 @@ describeEachDatabase('Serving', (target) => {
         const r = await get(url);
         expect(r.status, url).to.equal(404);
         expect(r.headers.get('odata-version')).to.equal('4.01');
-        expect(odataError(r).code).to.equal('NotFound');
+        expect(odataError(r).code).to.equal('ResourceNotFound');
       }
     });
     it('$skip answers 501 and says to follow @odata.nextLink', async () => {

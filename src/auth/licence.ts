@@ -7,7 +7,7 @@
 import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
 import { Visibility } from '../query/visibility';
 import type { Dialect } from '../storage/database';
-import { ODataError } from '../http/odata-error';
+import { Errors } from '../errors/catalogue';
 import type { Client } from './clients';
 
 const NONE: ReadonlySet<string> = new Set();
@@ -110,7 +110,7 @@ export class Licences {
         licence = new Licence(this.model, this.dialect, this.feedScope, client);
       } catch (e) {
         // `clients add` checks this; a client written some other way, or a dictionary changed since, can still fail.
-        throw new ODataError(403, 'Forbidden', `the licence of client ${client.id} cannot be applied (${(e as Error).message}); the operator must correct it`);
+        throw Errors.LicenceInvalid(client.id, (e as Error).message);
       }
       this.byClient.set(key, licence);
     }

@@ -5,16 +5,17 @@
 import express, { NextFunction, Request, Response } from 'express';
 import type { ListingService } from '../service';
 import { DatabaseUnavailable } from '../storage/errors';
-import { ODataError, notFound, serviceUnavailable } from './odata-error';
+import { Errors, ServiceError } from '../errors/catalogue';
+import { Licences } from '../auth/licence';
+import { MeteringUnavailable } from '../metering/meter';
+import { requireBearer, tokenEndpoint } from './authentication';
+import { errorBody, httpAnswer } from './error-status';
 import { parseQueryString } from './query-string';
+import { rateLimiter } from './rate-limit';
 import { resourceHandlers } from './resource-handlers';
 import { SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
-import { requireBearer, tokenEndpoint } from '../auth/http';
-import { Licences } from '../auth/licence';
-import { MeteringUnavailable } from '../metering/meter';
-import { rateLimiter } from '../metering/rate-limit';
-import { usageReport } from '../metering/usage-http';
+import { usageReport } from './usage-endpoint';
 
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -57,13 +58,8 @@ export function createApp(service: ListingService, options: AppOptions): express
   app.use(tokenEndpoint(service.clients, () => service.ready()));
 
   const odata = express.Router({ caseSensitive: true });
-  odata.use((req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
-      next(new ODataError(405, 'MethodNotAllowed', `this service is read-only; ${req.method} is not supported`));
-      return;
-    }
-    next();
+  odata.use((req, _res, next) => {
+    next(req.method === 'GET' || req.method === 'HEAD' ? undefined : Errors.MethodNotAllowed(req.method));
   });
   if (!options.anonymous) odata.use(authenticate, rateLimiter());
   odata.get('/', serviceDocument(service, options));
@@ -72,7 +68,7 @@ export function createApp(service: ListingService, options: AppOptions): express
   app.use(SERVICE_ROOT, odata);
   app.get('/admin/usage', authenticate, usageReport(service));
 
-  app.use((req, _res, next) => next(notFound(`no resource at ${req.path}; the service root is ${SERVICE_ROOT}/`, req.path)));
+  app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(service, err, req, res));
   return app;
 }
@@ -84,30 +80,36 @@ function odataVersion(req: Request): string {
 }
 
 function sendError(service: ListingService, err: unknown, req: Request, res: Response): void {
-  let e: ODataError;
-  if (err instanceof ODataError) e = err;
-  else if (err instanceof DatabaseUnavailable) {
-    service.markUnavailable(err);
-    e = serviceUnavailable('the database is not reachable right now; retry after the time in Retry-After', RETRY_AFTER_SECONDS);
-  } else if (err instanceof MeteringUnavailable) {
-    console.error(`usage cannot be recorded on ${req.method} ${req.originalUrl}:`, err.cause);
-    e = serviceUnavailable('the request cannot be counted right now, so it is not served; retry after the time in Retry-After', RETRY_AFTER_SECONDS);
-  } else {
-    // Express raises these for malformed URLs (bad percent-encoding) and the like.
-    const status = (err as { status?: number })?.status;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      e = new ODataError(status, 'BadRequest', (err as Error).message || 'bad request');
-    } else {
-      console.error(`internal error on ${req.method} ${req.originalUrl}:`, err);
-      e = new ODataError(500, 'InternalError', 'the service failed to answer this request; it has been logged');
-    }
-  }
+  const e = asServiceError(service, err, req);
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
-  res.statusCode = e.status;
+  const { status, headers } = httpAnswer(e);
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(e.body()));
+  res.end(JSON.stringify(errorBody(e)));
+}
+
+/** Failures below the catalogue (the database, the usage journal, Express itself) as the errors clients see. */
+function asServiceError(service: ListingService, err: unknown, req: Request): ServiceError {
+  if (err instanceof ServiceError) return err;
+  if (err instanceof DatabaseUnavailable) {
+    service.markUnavailable(err);
+    return Errors.ServiceUnavailable('database', RETRY_AFTER_SECONDS);
+  }
+  if (err instanceof MeteringUnavailable) {
+    console.error(`usage cannot be recorded on ${req.method} ${req.originalUrl}:`, err.cause);
+    return Errors.ServiceUnavailable('metering', RETRY_AFTER_SECONDS);
+  }
+  // Express and its body parser raise these for malformed URLs (bad percent-encoding), oversized or
+  // undecodable bodies and the like.
+  const status = (err as { status?: number })?.status;
+  const reason = (err as Error)?.message ?? '';
+  if (status === 413) return Errors.RequestTooLarge(reason);
+  if (status === 415) return Errors.MediaTypeNotSupported(reason);
+  if (typeof status === 'number' && status >= 400 && status < 500) return Errors.RequestMalformed(reason);
+  console.error(`internal error on ${req.method} ${req.originalUrl}:`, err);
+  return Errors.InternalError();
 }

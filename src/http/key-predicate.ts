@@ -3,21 +3,21 @@
  * (`ListingKey='A1'`), with quotes inside strings doubled.
  */
 import type { EntitySetSpec } from '../model/service-model';
-import { badRequest } from './odata-error';
+import { Errors } from '../errors/catalogue';
 
 export function parseKeyPredicate(set: EntitySetSpec, raw: string): string | number {
   const keyField = set.fieldsByName[set.key];
   let literal = raw.trim();
   const named = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/s.exec(literal);
   if (named) {
-    if (named[1] !== set.key) throw badRequest(`${set.name} is keyed by ${set.key}, not ${named[1]}`, named[1]);
+    if (named[1] !== set.key) throw Errors.KeyInvalid(set.name, set.key, { named: named[1] });
     literal = named[2].trim();
   }
   if (keyField.type === 'Edm.String') {
     const m = /^'((?:[^']|'')*)'$/s.exec(literal);
-    if (!m) throw badRequest(`the key of ${set.name} is a string: write ${set.name}('<${set.key}>'), doubling any quote inside`, set.key);
+    if (!m) throw Errors.KeyInvalid(set.name, set.key, { expected: 'string' });
     return m[1].replace(/''/g, "'");
   }
-  if (!/^-?\d{1,15}$/.test(literal)) throw badRequest(`the key of ${set.name} is an integer: write ${set.name}(<${set.key}>)`, set.key);
+  if (!/^-?\d{1,15}$/.test(literal)) throw Errors.KeyInvalid(set.name, set.key, { expected: 'integer' });
   return Number(literal);
 }

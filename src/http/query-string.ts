@@ -3,7 +3,7 @@
  * HTTP client libraries send it), and a repeated option is an error rather than silently an array.
  */
 import type { Request } from 'express';
-import { badRequest } from './odata-error';
+import { Errors } from '../errors/catalogue';
 
 export type QueryOptions = Readonly<Record<string, string>>;
 
@@ -14,10 +14,10 @@ export function parseQueryString(raw: string): QueryOptions {
   try {
     params = new URLSearchParams(raw);
   } catch {
-    throw badRequest('the query string is not valid URL encoding');
+    throw Errors.QueryStringInvalid();
   }
   for (const [name, value] of params) {
-    if (Object.prototype.hasOwnProperty.call(out, name)) throw badRequest(`query option ${name} is given more than once`, name);
+    if (Object.prototype.hasOwnProperty.call(out, name)) throw Errors.OptionRepeated(name);
     out[name] = value;
   }
   return out;

@@ -15,14 +15,14 @@ import { projection } from '../query/projection';
 import { relatedTo } from '../query/related-records';
 import { SqlFragment, translateFilter } from '../query/translate';
 import { both } from '../query/visibility';
-import { clientOf } from '../auth/http';
+import { clientOf } from './authentication';
 import type { Licence, Licences } from '../auth/licence';
 import { Meter, TransactionClass } from '../metering/meter';
 import type { ListingService } from '../service';
 import type { AppOptions } from './app';
 import { contextProjection, withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
-import { badRequest, notFound } from './odata-error';
+import { Errors } from '../errors/catalogue';
 import { queryOptions } from './query-string';
 import { collectionBody, entityBody, sendJson, serviceRoot } from './response';
 
@@ -107,7 +107,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
         const licence = licences.of(clientOf(res));
         const { q } = bind(set, req, licence);
         for (const [option, given] of [['$expand', q.expand.length > 0], ['$select', q.select !== undefined]] as const) {
-          if (given) throw badRequest(`${option} does not apply to /$count, which answers a number`, option);
+          if (given) throw Errors.OptionNotApplicable(option, '/$count, which answers a number');
         }
         await service.ready();
         const n = await service.store(set).count(where(set, q, licence));
@@ -125,7 +125,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
         await service.ready();
         // Outside the client's licence is indistinguishable from absent.
         const json = await service.store(set).jsonByKey(key, shape, licence.visibility.of(set));
-        if (json === undefined) throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);
+        if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
         const [record] = await withExpansions(service, licence, q.expand, [key], [json]);
         const body = entityBody(`${serviceRoot(req, options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`, record);
         await charge(res, 'A', q);
@@ -137,12 +137,12 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
         const key = parseKeyPredicate(set, req.params[0]);
         const nav = set.navigations.find((n) => n.name === req.params[1]);
         const target = nav && sets.get(nav.target);
-        if (!nav?.followable || !target) throw badRequest(`${set.name} has no navigation ${req.params[1]} to follow`, req.params[1]);
+        if (!nav?.followable || !target) throw Errors.NavigationNotFound(set.name, req.params[1]);
         await service.ready();
         // The parent must exist and be visible; otherwise the path leads nowhere (404, as for a missing record).
         const visible = licences.of(clientOf(res)).visibility.of(set);
         if ((await service.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visible)) === undefined) {
-          throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);
+          throw Errors.RecordNotFound(set.name, set.key, key);
         }
         await page(req, res, target, { within: translateFilter(relatedTo(nav, target, key), service.db.dialect), defaultOrder: nav.order });
       });

@@ -1,11 +1,11 @@
 /** The service document and the metadata document (XML or CSDL JSON). */
 import type { Request, RequestHandler } from 'express';
 import type { ListingService } from '../service';
-import { clientOf } from '../auth/http';
+import { clientOf } from './authentication';
 import type { Licences } from '../auth/licence';
 import type { AppOptions } from './app';
-import { JSON_FORMAT, requireJsonFormat, XML_FORMAT } from './formats';
-import { badRequest, notAcceptable } from './odata-error';
+import { Errors } from '../errors/catalogue';
+import { JSON_FORMAT, requireJsonFormat, XML_FORMAT } from '../query/formats';
 import { serviceRoot, sendJson } from './response';
 import { queryOptions } from './query-string';
 
@@ -38,12 +38,12 @@ function metadataFormat(req: Request): 'xml' | 'json' {
   if (format !== undefined) {
     if (JSON_FORMAT.test(format)) return 'json';
     if (XML_FORMAT.test(format)) return 'xml';
-    throw badRequest(`$format=${format} is not available for $metadata; use xml or json`, '$format');
+    throw Errors.FormatNotSupported(format, 'metadata');
   }
   const accept = req.headers.accept ?? '';
   if (!accept || /application\/xml|\*\/\*|application\/\*/i.test(accept)) return 'xml';
   if (/application\/json/i.test(accept)) return 'json';
-  throw notAcceptable(`$metadata is available as application/xml or application/json, not ${accept}`);
+  throw Errors.MediaTypeNotAcceptable(accept);
 }
 
 /** Data responses are JSON only. */

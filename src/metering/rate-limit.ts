@@ -1,36 +1,35 @@
 /**
- * Per-client request limits (optional, set with the client): a fixed one-minute window per instance.
- * Answers carry the RateLimit headers (IETF draft: RateLimit-Limit, -Remaining, -Reset); past the limit,
- * 429 with Retry-After.
+ * Per-client request limits (optional, set with the client): a fixed one-minute window per instance. Each
+ * request takes a place in its client's current window, or is refused until the window resets.
  */
-import type { NextFunction, Request, Response } from 'express';
-import { ODataError } from '../http/odata-error';
-import { clientOf } from '../auth/http';
-
 const WINDOW_MS = 60_000;
+/** Windows kept before all are dropped; a dropped window starts afresh, which only ever errs towards serving. */
+const MAX_WINDOWS = 100_000;
 
-export function rateLimiter() {
-  const windows = new Map<string, { start: number; used: number }>();
-  return (_req: Request, res: Response, next: NextFunction) => {
-    const client = clientOf(res);
-    if (!client?.rateLimit) return next();
-    const now = Date.now();
-    let w = windows.get(client.id);
+export interface RateDecision {
+  readonly allowed: boolean;
+  /** Requests left in the window after this one. */
+  readonly remaining: number;
+  /** Whole seconds until the window resets (at least 1). */
+  readonly resetSeconds: number;
+}
+
+export class RateWindows {
+  private readonly windows = new Map<string, { start: number; used: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  take(clientId: string, perMinute: number): RateDecision {
+    const now = this.now();
+    let w = this.windows.get(clientId);
     if (!w || now - w.start >= WINDOW_MS) {
-      if (windows.size > 100_000) windows.clear();
+      if (this.windows.size > MAX_WINDOWS) this.windows.clear();
       w = { start: now, used: 0 };
-      windows.set(client.id, w);
+      this.windows.set(clientId, w);
     }
-    const reset = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
-    res.setHeader('RateLimit-Limit', String(client.rateLimit));
-    res.setHeader('RateLimit-Reset', String(reset));
-    if (w.used >= client.rateLimit) {
-      res.setHeader('RateLimit-Remaining', '0');
-      return next(new ODataError(429, 'TooManyRequests',
-        `client ${client.id} may make ${client.rateLimit} requests a minute; retry after ${reset} s`, undefined, [], { 'Retry-After': String(reset) }));
-    }
+    const resetSeconds = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
+    if (w.used >= perMinute) return { allowed: false, remaining: 0, resetSeconds };
     w.used++;
-    res.setHeader('RateLimit-Remaining', String(client.rateLimit - w.used));
-    next();
-  };
+    return { allowed: true, remaining: perMinute - w.used, resetSeconds };
+  }
 }

@@ -1,12 +1,12 @@
 /**
  * `$skiptoken`: the position after the last record of a page, as that record's sort values (ending with
  * its key), never an offset. Sealed with AES-256-GCM under a key derived from the server secret: tampering
- * is detected (400), and the values stay unreadable, since a sort value may be a field the client is not
+ * is detected (SkipTokenInvalid), and the values stay unreadable, since a sort value may be a field the client is not
  * licensed to see. Bound to the query it came from by a digest of that query's options, so a token moved
- * to another query is a 400 too. Stateless: any instance holding the secret serves the next page.
+ * to another query is invalid too. Stateless: any instance holding the secret serves the next page.
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { badRequest } from '../http/odata-error';
+import { Errors } from '../errors/catalogue';
 
 export interface PagePosition {
   /** Sort values of the last record returned, in the order's column order. */
@@ -44,7 +44,7 @@ export class SkipTokens {
   }
 
   decode(token: string, digest: string): PagePosition {
-    const invalid = (why: string) => badRequest(`$skiptoken ${why}; follow @odata.nextLink exactly as the service sent it`, '$skiptoken');
+    const invalid = Errors.SkipTokenInvalid;
     if (!/^[A-Za-z0-9_-]+$/.test(token)) throw invalid('is not one this service issued');
     const raw = Buffer.from(token, 'base64url');
     if (raw.length <= IV_BYTES + TAG_BYTES) throw invalid('is not one this service issued');

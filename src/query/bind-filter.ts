@@ -1,19 +1,15 @@
 /**
- * Binds $filter expressions to an entity set: names to fields (unknown → 400; restricted → 403;
- * not filterable → 501), literals to the stored form of the type they meet (400 when they cannot be),
+ * Binds $filter expressions to an entity set: names to fields (FieldNotFound, FieldRestricted,
+ * FieldNotFilterable), literals to the stored form of the type they meet (LiteralInvalid when they cannot be),
  * functions to their signatures. Spec §4 "Query restrictions" and §7 are enforced here and only here.
  */
-import { badRequest, notImplemented, ODataError } from '../http/odata-error';
+import { Errors } from '../errors/catalogue';
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import { normaliseTimestamp } from '../storage/record-codec';
 import type { ExprNode, LiteralNode } from './ast';
 import type {
   BoundCall, BoundField, BoundPredicate, BoundScalar, BoundValue, DatePartFunction, ValueType,
 } from './bound';
-
-const OPTION = '$filter';
-
-export const forbidden = (message: string, target: string) => new ODataError(403, 'Forbidden', message, target);
 
 export function fieldType(f: FieldSpec): ValueType {
   switch (f.type) {
@@ -60,22 +56,20 @@ export class FilterBinder {
         return this.inList(node.left, node.list);
       case 'lambda':
         this.field(node.collection.path, node.collection.pos);
-        throw notImplemented(`${node.fn}() on ${node.collection.path.join('/')} is not supported`, node.collection.path.join('/'));
+        throw Errors.LambdaNotSupported(node.fn, node.collection.path.join('/'));
       case 'literal':
         if (node.type === 'boolean') return { kind: 'constant', value: node.value as boolean };
-        throw badRequest(`${literalText(node)} is not a condition; $filter needs a true/false expression`, OPTION);
+        throw Errors.NotACondition(literalText(node), true);
       default: {
         const scalar = this.scalar(node);
-        if (scalar.type !== 'boolean') throw badRequest(`this ${describe(node)} is not a condition; compare it with eq, gt, …`, OPTION);
+        if (scalar.type !== 'boolean') throw Errors.NotACondition(describe(node), false);
         return { kind: 'truth', operand: scalar };
       }
     }
   }
 
   private compare(written: string, leftNode: ExprNode, rightNode: ExprNode): BoundPredicate {
-    if (written === 'has') {
-      throw badRequest('has tests enumeration flags; this service has string lookups: compare with eq, or use in (…)', OPTION);
-    }
+    if (written === 'has') throw Errors.HasNotApplicable();
     const cmp = written as 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
     const leftIsNull = leftNode.kind === 'literal' && leftNode.type === 'null';
     const rightIsNull = rightNode.kind === 'literal' && rightNode.type === 'null';
@@ -112,8 +106,8 @@ export class FilterBinder {
   private inList(leftNode: ExprNode, list: readonly ExprNode[]): BoundPredicate {
     const left = this.scalar(leftNode);
     const values = list.map((item) => {
-      if (item.kind !== 'literal') throw badRequest('the list after in must hold literal values', OPTION);
-      if (item.type === 'null') throw badRequest('null cannot be in a list; use eq null', OPTION);
+      if (item.kind !== 'literal') throw Errors.InListInvalid('not-literal');
+      if (item.type === 'null') throw Errors.InListInvalid('null');
       return this.literalAs(item, left.type);
     });
     return { kind: 'in', left, values };
@@ -124,15 +118,15 @@ export class FilterBinder {
       case 'member':
         return this.field(node.path, node.pos);
       case 'literal':
-        if (node.type === 'null') throw badRequest('null can only be compared with eq or ne', OPTION);
+        if (node.type === 'null') throw Errors.NullComparison();
         return this.literalAs(node, natural(node));
       case 'call':
         return this.call(node.name, node.args);
       case 'arithmetic':
       case 'negate':
-        throw notImplemented('arithmetic (add, sub, mul, div, mod, negation) is not supported in $filter', OPTION);
+        throw Errors.ArithmeticNotSupported();
       default:
-        throw badRequest(`a ${describe(node)} cannot stand where a value is expected`, OPTION);
+        throw Errors.NotAValue(describe(node));
     }
   }
 
@@ -141,24 +135,20 @@ export class FilterBinder {
     const f = this.set.fieldsByName[path[0]];
     if (!f) {
       const nav = this.set.navigations.find((n) => n.name === path[0]);
-      if (nav) throw notImplemented(`filtering on the related records ${name} is not supported; query ${nav.target} by its own fields instead`, name);
-      throw badRequest(`${this.set.name} has no field ${path[0]}`, path[0]);
+      if (nav) throw Errors.RelatedFilterNotSupported(name, nav.target);
+      throw Errors.FieldNotFound(this.set.name, path[0]);
     }
-    if (path.length > 1) throw badRequest(`${path[0]} has no members to navigate to (${name})`, name);
-    if (this.hidden.has(f.name)) throw forbidden(`your licence does not include ${f.name}`, f.name);
-    if (f.restricted) {
-      throw forbidden(`${f.name} is a restricted field and cannot be used in $filter. ${this.set.name} can be filtered on: ${filterableNames(this.set, this.hidden)}`, f.name);
-    }
-    if (!f.filterable || !f.column) {
-      throw notImplemented(`${f.name} cannot be filtered on (it is not indexed). ${this.set.name} can be filtered on: ${filterableNames(this.set, this.hidden)}`, f.name);
-    }
+    if (path.length > 1) throw Errors.FieldHasNoMembers(path[0], name, 'navigate to');
+    if (this.hidden.has(f.name)) throw Errors.FieldHidden(f.name);
+    if (f.restricted) throw Errors.FieldRestricted(f.name, '$filter', this.set.name, filterableNames(this.set, this.hidden));
+    if (!f.filterable || !f.column) throw Errors.FieldNotFilterable(f.name, this.set.name, filterableNames(this.set, this.hidden));
     this.fieldsUsed.add(f.name);
     return { kind: 'field', field: f, column: f.column, type: fieldType(f) };
   }
 
   private call(name: string, argNodes: readonly ExprNode[]): BoundCall | BoundValue {
     const arity = (n: number) => {
-      if (argNodes.length !== n) throw badRequest(`${name}() takes ${n} argument${n === 1 ? '' : 's'}, not ${argNodes.length}`, OPTION);
+      if (argNodes.length !== n) throw Errors.FunctionArity(name, n, argNodes.length);
     };
     switch (name) {
       case 'contains': case 'startswith': case 'endswith': {
@@ -202,23 +192,23 @@ export class FilterBinder {
         arity(0);
         return { kind: 'value', type: 'dateTimeOffset', value: this.now() };
       default:
-        if (KNOWN_UNSUPPORTED_FUNCTIONS.has(name)) throw notImplemented(`the function ${name}() is not supported`, OPTION);
-        throw badRequest(`${name}() is not an OData function`, OPTION);
+        if (KNOWN_UNSUPPORTED_FUNCTIONS.has(name)) throw Errors.FunctionNotSupported(name);
+        throw Errors.FunctionUnknown(name);
     }
   }
 
   private requireType(fn: string, arg: BoundScalar, types: readonly ValueType[]): void {
-    if (!types.includes(arg.type)) throw badRequest(`${fn}() takes ${types.join(' or ')}, not ${arg.type}`, OPTION);
+    if (!types.includes(arg.type)) throw Errors.FunctionArgumentType(fn, types, arg.type);
   }
 
   private checkComparable(a: ValueType, b: ValueType, node: ExprNode): void {
     if (a === b || (NUMERIC.has(a) && NUMERIC.has(b))) return;
-    throw badRequest(`cannot compare ${a} with ${b} (${describe(node)})`, OPTION);
+    throw Errors.TypeMismatch(a, b, describe(node));
   }
 
-  /** A literal converted to the stored form of `type`; 400 when it is not a value of that type. */
+  /** A literal converted to the stored form of `type`; LiteralInvalid when it is not a value of that type. */
   literalAs(node: LiteralNode, type: ValueType): BoundValue {
-    const bad = () => badRequest(`${literalText(node)} is not a valid ${typeLabel(type)}`, OPTION);
+    const bad = () => Errors.LiteralInvalid(literalText(node), typeLabel(type));
     const v = node.value;
     switch (type) {
       case 'string': case 'guid':
@@ -264,8 +254,8 @@ function datePartOfLiteral(name: string, node: LiteralNode): number {
   const index = { year: 1, month: 2, day: 3, hour: 4, minute: 5, second: 6 }[name as DatePartFunction];
   const part = m[index];
   if (part === undefined) {
-    if (node.type === 'date' && index > 3) throw badRequest(`${name}() does not apply to a date`, OPTION);
-    if (node.type === 'timeOfDay' && index <= 3) throw badRequest(`${name}() does not apply to a time of day`, OPTION);
+    if (node.type === 'date' && index > 3) throw Errors.DatePartInapplicable(name, 'a date');
+    if (node.type === 'timeOfDay' && index <= 3) throw Errors.DatePartInapplicable(name, 'a time of day');
     return 0;
   }
   return Number(part);
@@ -284,7 +274,7 @@ function natural(node: LiteralNode): ValueType {
     case 'guid': return 'guid';
     case 'null': return 'null';
     default:
-      throw notImplemented(`${node.typeName ?? node.type} literals are not supported`, OPTION);
+      throw Errors.LiteralTypeNotSupported(node.typeName ?? node.type);
   }
 }
 

@@ -2,7 +2,7 @@
  * Tokens of OData 4.01 expressions ($filter, $orderby, $select, $expand). Keywords are plain identifiers
  * here; the parser decides, case-insensitively, what they mean where they stand.
  */
-import { QuerySyntaxError } from './syntax-error';
+import { Errors } from '../errors/catalogue';
 
 export type TokenKind =
   | 'ident' | 'string' | 'integer' | 'decimal' | 'double' | 'date' | 'dateTimeOffset' | 'timeOfDay' | 'guid'
@@ -65,9 +65,9 @@ export function tokenize(input: string, option: string): Token[] {
       else if ((m = TIME_OF_DAY.exec(rest))) push('timeOfDay', m[0], i + m[0].length);
       else if ((m = NUMBER.exec(rest))) {
         const kind = m[2] ? 'double' : m[1] ? 'decimal' : 'integer';
-        if (IDENT_START.test(rest[m[0].length] ?? '')) throw new QuerySyntaxError(option, i + m[0].length, 'a number must be followed by a space or an operator');
+        if (IDENT_START.test(rest[m[0].length] ?? '')) throw Errors.QuerySyntax(option, i + m[0].length, 'a number must be followed by a space or an operator');
         push(kind, m[0], i + m[0].length);
-      } else throw new QuerySyntaxError(option, i, `unexpected "${c}"`);
+      } else throw Errors.QuerySyntax(option, i, `unexpected "${c}"`);
       continue;
     }
     if (c === '-' && /^-INF\b/.test(rest)) {
@@ -88,11 +88,11 @@ export function tokenize(input: string, option: string): Token[] {
         push('typed', value, end, word);
         continue;
       }
-      if (word.endsWith('.')) throw new QuerySyntaxError(option, j - 1, 'a name cannot end with "."');
+      if (word.endsWith('.')) throw Errors.QuerySyntax(option, j - 1, 'a name cannot end with "."');
       push('ident', word, j);
       continue;
     }
-    throw new QuerySyntaxError(option, i, `unexpected "${c}"`);
+    throw Errors.QuerySyntax(option, i, `unexpected "${c}"`);
   }
   tokens.push({ kind: 'eof', text: '', pos: input.length, spaced });
   return tokens;
@@ -104,7 +104,7 @@ function readQuoted(input: string, start: number, option: string): [string, numb
   let i = start + 1;
   for (;;) {
     const q = input.indexOf("'", i);
-    if (q < 0) throw new QuerySyntaxError(option, start, 'a quoted string is not closed (double any quote inside it)');
+    if (q < 0) throw Errors.QuerySyntax(option, start, 'a quoted string is not closed (double any quote inside it)');
     out += input.slice(i, q);
     if (input[q + 1] === "'") {
       out += "'";

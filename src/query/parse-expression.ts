@@ -2,11 +2,11 @@
  * Recursive-descent parser for OData 4.01 common expressions, by precedence:
  * or < and < not < comparison (eq ne gt ge lt le has in) < add sub < mul div divby mod < unary minus < primary.
  * Operators, lambda names and literals like null/true are case-insensitive (4.01). Nesting is bounded so
- * a hostile filter ends in a 400, never in a stack overflow.
+ * a hostile filter ends in a QuerySyntax error, never in a stack overflow.
  */
+import { Errors, ServiceError } from '../errors/catalogue';
 import type { ArithmeticOp, ComparisonOp, ExprNode, LiteralNode, MemberNode, OrderByItem } from './ast';
 import { Token, tokenize } from './lexer';
-import { QuerySyntaxError } from './syntax-error';
 
 export const MAX_DEPTH = 64;
 
@@ -314,8 +314,8 @@ export class ExpressionParser {
     }
   }
 
-  error(t: Token, message: string): QuerySyntaxError {
-    return new QuerySyntaxError(this.option, t.pos, message);
+  error(t: Token, message: string): ServiceError {
+    return Errors.QuerySyntax(this.option, t.pos, message);
   }
 }
 

@@ -3,16 +3,10 @@
  * form body, RFC 6749 §4.4) and the bearer check in front of every endpoint under the service root.
  */
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ODataError } from '../http/odata-error';
-import type { Client, ClientRegistry } from './clients';
-import { TOKEN_LIFETIME_SECONDS } from './clients';
-
-const REALM = 'reso';
-
-export const unauthorized = (message: string, error?: 'invalid_token') =>
-  new ODataError(401, 'Unauthorized', message, undefined, [], {
-    'WWW-Authenticate': `Bearer realm="${REALM}"${error ? `, error="${error}"` : ''}`,
-  });
+import type { Client, ClientRegistry } from '../auth/clients';
+import { TOKEN_LIFETIME_SECONDS } from '../auth/clients';
+import { Errors } from '../errors/catalogue';
+import { REALM } from './error-status';
 
 /** The authenticated client of a request (set by `requireBearer`). */
 export function clientOf(res: Response): Client {
@@ -22,11 +16,11 @@ export function clientOf(res: Response): Client {
 export function requireBearer(clients: ClientRegistry, ready: () => Promise<void>): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
-    if (!header) return next(unauthorized('this service needs an access token: send Authorization: Bearer <token> (get one from POST /oauth2/token)'));
+    if (!header) return next(Errors.Unauthorized('missing'));
     const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
-    if (!m) return next(unauthorized('the Authorization header must be "Bearer <token>"', 'invalid_token'));
+    if (!m) return next(Errors.Unauthorized('malformed'));
     ready().then(() => clients.byToken(m[1])).then((client) => {
-      if (!client) return next(unauthorized('the access token is unknown, expired or revoked', 'invalid_token'));
+      if (!client) return next(Errors.Unauthorized('refused'));
       res.locals.client = client;
       next();
     }, next);

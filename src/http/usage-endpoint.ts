@@ -1,18 +1,18 @@
 /** `GET /admin/usage?client=&from=&to=`: usage by client, hour and class, for admin clients only. */
 import type { RequestHandler } from 'express';
-import { clientOf } from '../auth/http';
-import { ODataError } from '../http/odata-error';
+import { Errors } from '../errors/catalogue';
 import type { ListingService } from '../service';
+import { clientOf } from './authentication';
 
 const HOUR = /^\d{4}-\d{2}-\d{2}(T\d{2})?/;
 
 export function usageReport(service: ListingService): RequestHandler {
   return (req, res, next) => {
     (async () => {
-      if (!clientOf(res)?.admin) throw new ODataError(403, 'Forbidden', 'usage is available to admin clients only');
+      if (!clientOf(res)?.admin) throw Errors.AdminRequired('usage');
       const q = req.query as Record<string, string>;
       for (const bound of ['from', 'to'] as const) {
-        if (q[bound] !== undefined && !HOUR.test(q[bound])) throw new ODataError(400, 'BadRequest', `${bound} must be a UTC hour YYYY-MM-DDTHH or a date`, bound);
+        if (q[bound] !== undefined && !HOUR.test(q[bound])) throw Errors.OptionValueInvalid(bound, 'a UTC hour YYYY-MM-DDTHH or a date');
       }
       // This process's counts up to now are in the report; other processes' arrive within USAGE_APPLY_MS.
       await service.meter.flush();

@@ -1,0 +1,26 @@
+/**
+ * Errors of the service rather than the request: it cannot answer now, the HTTP framework refused the
+ * request before the service saw it, or the service failed.
+ */
+import { defineErrors } from './service-error';
+
+export const SERVICE_ERRORS = defineErrors({
+  ServiceUnavailable: {
+    message: (cause: 'database' | 'metering', _retryAfterSeconds: number) => (cause === 'database'
+      ? 'the database is not reachable right now; retry after the time in Retry-After'
+      : 'the request cannot be counted right now, so it is not served; retry after the time in Retry-After'),
+    facts: (_cause: 'database' | 'metering', retryAfterSeconds: number) => ({ retryAfterSeconds }),
+  },
+  RequestMalformed: {
+    message: (reason: string) => reason || 'bad request',
+  },
+  RequestTooLarge: {
+    message: (reason: string) => reason || 'the request is too large',
+  },
+  MediaTypeNotSupported: {
+    message: (reason: string) => reason || 'the request body is in a media type this service does not read',
+  },
+  InternalError: {
+    message: () => 'the service failed to answer this request; it has been logged',
+  },
+});
