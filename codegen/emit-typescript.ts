@@ -3,14 +3,13 @@
  * one Express router per entity set, the storage schema, the lookup values and an index that ties them together.
  * Generated modules import only types from the runtime, so a generated folder can be loaded from anywhere.
  */
-import { IndentationText, NewLineKind, Project, QuoteKind, SourceFile, VariableDeclarationKind, Writers } from 'ts-morph';
+import { IndentationText, NewLineKind, Project, QuoteKind, SourceFile, VariableDeclarationKind, WriterFunction, Writers } from 'ts-morph';
 import type { FieldSpec } from '../src/model/service-model';
 import type { BuiltEntitySet, BuiltModel } from './build-model';
+import { navigationPropertiesOf } from './emit-metadata';
+import type { EmittedFile } from './emitted-file';
 
-export interface EmittedFile {
-  path: string;
-  text: string;
-}
+export type { EmittedFile };
 
 export interface TypeScriptOptions {
   header: string;
@@ -89,14 +88,9 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
           table: quote(set.table),
           fields: `${set.name}Fields`,
           fieldsByName: `byName(${set.name}Fields)`,
-          navigations: (w) => {
-            w.write('[');
-            if (set.navigations.length) {
-              w.newLine();
-              w.indent(() => { for (const n of set.navigations) w.writeLine(`${literal(n)},`); });
-            }
-            w.write(']');
-          },
+          navigations: list(set.navigations),
+          navigationProperties: list(navigationPropertiesOf(set)),
+          bindings: list(set.setDef.bindings),
         }),
       }],
     });
@@ -207,6 +201,8 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
         entitySets: `[${model.entitySets.map((s) => s.name).join(', ')}]`,
         tables: 'tables',
         lookups: 'lookups',
+        skipSupported: String(model.dictionary.skipSupported),
+        metadataHeader: quote(options.header),
         metadataXml: `readFileSync(join(__dirname, 'metadata.xml'), 'utf8')`,
         metadataJson: `readFileSync(join(__dirname, 'metadata.json'), 'utf8')`,
         mountRoutes: (w) => {
@@ -220,6 +216,18 @@ export function emitTypeScript(model: BuiltModel, options: TypeScriptOptions): E
 
   for (const sf of files) sf.formatText({ indentSize: 2, convertTabsToSpaces: true, ensureNewLineAtEndOfFile: true });
   return files.map((sf) => ({ path: sf.getFilePath().replace(/^\//, ''), text: `// ${options.header}\n\n${sf.getFullText()}` }));
+}
+
+/** An array literal with one item per line, or `[]`. */
+function list(items: readonly unknown[]): WriterFunction {
+  return (w) => {
+    w.write('[');
+    if (items.length) {
+      w.newLine();
+      w.indent(() => { for (const item of items) w.writeLine(`${literal(item)},`); });
+    }
+    w.write(']');
+  };
 }
 
 function routerName(set: BuiltEntitySet): string {

@@ -225,6 +225,20 @@ export const Property: EntitySetSpec = {
     { name: 'historyTransactional', target: 'HistoryTransactional', collection: true, join: { foreignKey: 'ResourceRecordKey', referencedKey: 'ListingKey' } },
     { name: 'PropertyRooms', target: 'PropertyRooms', collection: true, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
     { name: 'PropertyUnits', target: 'PropertyUnitTypes', collection: true, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+  ],
+  navigationProperties: [
+    { name: 'Media', type: 'Collection(org.reso.metadata.Media)', partner: 'Listing' },
+    { name: 'OpenHouse', type: 'Collection(org.reso.metadata.OpenHouse)', partner: 'Listing' },
+    { name: 'historyTransactional', type: 'Collection(org.reso.metadata.HistoryTransactional)', partner: 'Listing' },
+    { name: 'PropertyRooms', type: 'Collection(org.reso.metadata.PropertyRooms)', partner: 'Listing' },
+    { name: 'PropertyUnits', type: 'Collection(org.reso.metadata.PropertyUnitTypes)', partner: 'Listing' },
+  ],
+  bindings: [
+    { path: 'Media', target: 'Media' },
+    { path: 'OpenHouse', target: 'OpenHouse' },
+    { path: 'historyTransactional', target: 'HistoryTransactional' },
+    { path: 'PropertyRooms', target: 'PropertyRooms' },
+    { path: 'PropertyUnits', target: 'PropertyUnitTypes' },
   ]
 };
 const MemberFields: readonly FieldSpec[] = [
@@ -272,7 +286,9 @@ export const Member: EntitySetSpec = {
   table: 'Member',
   fields: MemberFields,
   fieldsByName: byName(MemberFields),
-  navigations: []
+  navigations: [],
+  navigationProperties: [],
+  bindings: []
 };
 const OfficeFields: readonly FieldSpec[] = [
   { name: 'OfficeKey', type: 'Edm.String', collection: false, nullable: false, maxLength: 255, column: 'OfficeKey', filterable: true, sortable: true, restricted: false },
@@ -313,7 +329,9 @@ export const Office: EntitySetSpec = {
   table: 'Office',
   fields: OfficeFields,
   fieldsByName: byName(OfficeFields),
-  navigations: []
+  navigations: [],
+  navigationProperties: [],
+  bindings: []
 };
 const OpenHouseFields: readonly FieldSpec[] = [
   { name: 'OpenHouseKey', type: 'Edm.String', collection: false, nullable: false, maxLength: 255, column: 'OpenHouseKey', filterable: true, sortable: true, restricted: false },
@@ -355,6 +373,12 @@ export const OpenHouse: EntitySetSpec = {
   fieldsByName: byName(OpenHouseFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'OpenHouse', constraint: { property: 'ListingKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const MediaFields: readonly FieldSpec[] = [
@@ -399,6 +423,12 @@ export const Media: EntitySetSpec = {
   fieldsByName: byName(MediaFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ResourceRecordKey' } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'Media', constraint: { property: 'ResourceRecordKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const HistoryTransactionalFields: readonly FieldSpec[] = [
@@ -435,6 +465,12 @@ export const HistoryTransactional: EntitySetSpec = {
   fieldsByName: byName(HistoryTransactionalFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ResourceRecordKey' } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'historyTransactional', constraint: { property: 'ResourceRecordKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const PropertyRoomsFields: readonly FieldSpec[] = [
@@ -468,6 +504,12 @@ export const PropertyRooms: EntitySetSpec = {
   fieldsByName: byName(PropertyRoomsFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'PropertyRooms', constraint: { property: 'ListingKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const PropertyUnitTypesFields: readonly FieldSpec[] = [
@@ -499,6 +541,12 @@ export const PropertyUnitTypes: EntitySetSpec = {
   fieldsByName: byName(PropertyUnitTypesFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'PropertyUnits', constraint: { property: 'ListingKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const LookupFields: readonly FieldSpec[] = [
@@ -519,7 +567,9 @@ export const Lookup: EntitySetSpec = {
   table: 'Lookup',
   fields: LookupFields,
   fieldsByName: byName(LookupFields),
-  navigations: []
+  navigations: [],
+  navigationProperties: [],
+  bindings: []
 };
 const FieldFields: readonly FieldSpec[] = [
   { name: 'FieldKey', type: 'Edm.String', collection: false, nullable: false, maxLength: 255, column: 'FieldKey', filterable: true, sortable: true, restricted: false },
@@ -537,5 +587,7 @@ export const Field: EntitySetSpec = {
   table: 'Field',
   fields: FieldFields,
   fieldsByName: byName(FieldFields),
-  navigations: []
+  navigations: [],
+  navigationProperties: [],
+  bindings: []
 };
