@@ -6,9 +6,10 @@ import type { NavigationPropertySpec } from '../src/model/service-model';
 import { MetadataModel, renderMetadata } from '../src/metadata/render-metadata';
 import type { BuiltEntitySet, BuiltModel } from './build-model';
 import type { EmittedFile } from './emitted-file';
+import type { EmitContext } from './typescript-source';
 
-export function emitMetadata(model: BuiltModel, header: string): EmittedFile[] {
-  const { xml, json } = renderMetadata(metadataModel(model, header));
+export function emitMetadata(model: BuiltModel, context: EmitContext): EmittedFile[] {
+  const { xml, json } = renderMetadata(metadataModel(model, context.header));
   return [{ path: 'metadata.xml', text: xml }, { path: 'metadata.json', text: json }];
 }
 
