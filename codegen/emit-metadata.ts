@@ -25,10 +25,10 @@ function metadataModel(model: BuiltModel, header: string): MetadataModel {
 
 /** The navigation properties of a set's entity type as declared; the field tables carry the same list. */
 export function navigationPropertiesOf(set: BuiltEntitySet): NavigationPropertySpec[] {
-  return set.typeDef.navigations.map((n) => {
-    const spec: { -readonly [K in keyof NavigationPropertySpec]: NavigationPropertySpec[K] } = { name: n.name, type: n.type };
-    if (n.partner) spec.partner = n.partner;
-    if (n.constraint) spec.constraint = { property: n.constraint.property, referencedProperty: n.constraint.referencedProperty };
-    return spec;
-  });
+  return set.typeDef.navigations.map(({ name, type, partner, constraint }) => ({
+    name,
+    type,
+    ...(partner ? { partner } : {}),
+    ...(constraint ? { constraint: { property: constraint.property, referencedProperty: constraint.referencedProperty } } : {}),
+  }));
 }
