@@ -229,6 +229,20 @@ export const Property: EntitySetSpec = {
     { name: 'historyTransactional', target: 'HistoryTransactional', collection: true, join: { foreignKey: 'ResourceRecordKey', referencedKey: 'ListingKey', discriminator: { field: 'ResourceName', value: 'Property', on: 'target' } }, charged: true, followable: true },
     { name: 'PropertyRooms', target: 'PropertyRooms', collection: true, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' }, followable: true },
     { name: 'PropertyUnits', target: 'PropertyUnitTypes', collection: true, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' }, followable: true },
+  ],
+  navigationProperties: [
+    { name: 'Media', type: 'Collection(org.reso.metadata.Media)', partner: 'Listing' },
+    { name: 'OpenHouse', type: 'Collection(org.reso.metadata.OpenHouse)', partner: 'Listing' },
+    { name: 'historyTransactional', type: 'Collection(org.reso.metadata.HistoryTransactional)', partner: 'Listing' },
+    { name: 'PropertyRooms', type: 'Collection(org.reso.metadata.PropertyRooms)', partner: 'Listing' },
+    { name: 'PropertyUnits', type: 'Collection(org.reso.metadata.PropertyUnitTypes)', partner: 'Listing' },
+  ],
+  bindings: [
+    { path: 'Media', target: 'Media' },
+    { path: 'OpenHouse', target: 'OpenHouse' },
+    { path: 'historyTransactional', target: 'HistoryTransactional' },
+    { path: 'PropertyRooms', target: 'PropertyRooms' },
+    { path: 'PropertyUnits', target: 'PropertyUnitTypes' },
   ]
 };
 const MemberFields: readonly FieldSpec[] = [
@@ -277,7 +291,9 @@ export const Member: EntitySetSpec = {
   table: 'Member',
   fields: MemberFields,
   fieldsByName: byName(MemberFields),
-  navigations: []
+  navigations: [],
+  navigationProperties: [],
+  bindings: []
 };
 const OfficeFields: readonly FieldSpec[] = [
   { name: 'OfficeKey', type: 'Edm.String', collection: false, nullable: false, maxLength: 255, column: 'OfficeKey', filterable: true, sortable: true, restricted: false },
@@ -319,7 +335,9 @@ export const Office: EntitySetSpec = {
   table: 'Office',
   fields: OfficeFields,
   fieldsByName: byName(OfficeFields),
-  navigations: []
+  navigations: [],
+  navigationProperties: [],
+  bindings: []
 };
 const OpenHouseFields: readonly FieldSpec[] = [
   { name: 'OpenHouseKey', type: 'Edm.String', collection: false, nullable: false, maxLength: 255, column: 'OpenHouseKey', filterable: true, sortable: true, restricted: false },
@@ -362,6 +380,12 @@ export const OpenHouse: EntitySetSpec = {
   fieldsByName: byName(OpenHouseFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'OpenHouse', constraint: { property: 'ListingKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const MediaFields: readonly FieldSpec[] = [
@@ -407,6 +431,12 @@ export const Media: EntitySetSpec = {
   fieldsByName: byName(MediaFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ResourceRecordKey', discriminator: { field: 'ResourceName', value: 'Property', on: 'source' } } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'Media', constraint: { property: 'ResourceRecordKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const HistoryTransactionalFields: readonly FieldSpec[] = [
@@ -444,6 +474,12 @@ export const HistoryTransactional: EntitySetSpec = {
   fieldsByName: byName(HistoryTransactionalFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ResourceRecordKey', discriminator: { field: 'ResourceName', value: 'Property', on: 'source' } } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'historyTransactional', constraint: { property: 'ResourceRecordKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const PropertyRoomsFields: readonly FieldSpec[] = [
@@ -478,6 +514,12 @@ export const PropertyRooms: EntitySetSpec = {
   fieldsByName: byName(PropertyRoomsFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'PropertyRooms', constraint: { property: 'ListingKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const PropertyUnitTypesFields: readonly FieldSpec[] = [
@@ -510,6 +552,12 @@ export const PropertyUnitTypes: EntitySetSpec = {
   fieldsByName: byName(PropertyUnitTypesFields),
   navigations: [
     { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+  ],
+  navigationProperties: [
+    { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'PropertyUnits', constraint: { property: 'ListingKey', referencedProperty: 'ListingKey' } },
+  ],
+  bindings: [
+    { path: 'Listing', target: 'Property' },
   ]
 };
 const LookupFields: readonly FieldSpec[] = [
@@ -532,7 +580,9 @@ export const Lookup: EntitySetSpec = {
   table: 'Lookup',
   fields: LookupFields,
   fieldsByName: byName(LookupFields),
-  navigations: []
+  navigations: [],
+  navigationProperties: [],
+  bindings: []
 };
 const FieldFields: readonly FieldSpec[] = [
   { name: 'FieldKey', type: 'Edm.String', collection: false, nullable: false, maxLength: 255, column: 'FieldKey', filterable: true, sortable: true, restricted: false },
@@ -552,5 +602,7 @@ export const Field: EntitySetSpec = {
   table: 'Field',
   fields: FieldFields,
   fieldsByName: byName(FieldFields),
-  navigations: []
+  navigations: [],
+  navigationProperties: [],
+  bindings: []
 };

@@ -104,8 +104,7 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
     case 'generate': {
-      // Loaded only here: the generator (ts-morph, handlebars) is not needed to serve.
-      const { runGenerate, GENERATE_USAGE } = await import('../codegen/main');
+      const { runGenerate, GENERATE_USAGE } = await loadGenerator();
       if (args.includes('--help')) { console.log(GENERATE_USAGE); return 0; }
       runGenerate(args);
       return 0;
@@ -119,6 +118,20 @@ export async function main(argv: string[]): Promise<number> {
     default:
       console.error(`unknown command ${command}\n\n${USAGE}`);
       return 1;
+  }
+}
+
+/**
+ * Loaded only here: the generator is a development tool, and its packages (ts-morph, fast-xml-parser) are
+ * development dependencies that a production install leaves out.
+ */
+async function loadGenerator(): Promise<typeof import('../codegen/main')> {
+  try {
+    return await import('../codegen/main');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+    const missing = (e as Error).message.split('\n')[0];
+    throw new Error(`generate is a development command and needs the development dependencies (${missing}); run npm install without --omit=dev`);
   }
 }
 

@@ -2,28 +2,16 @@
  * The generator on the full RESO Data Dictionary 2.0 reference (41 resources, 652 Property fields):
  * generate into a temporary folder, load what it wrote, create storage, load a record and serve it.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import * as ts from 'typescript';
 import { generate } from '../codegen/generate';
 import type { ServiceModel } from '../src/model/service-model';
 import { describeEachDatabase } from './support/databases';
+import { loadGenerated } from './support/generated-folder';
 import { get, startTestServer } from './support/http';
 import { hasShared, requireShared, sharedPath } from './support/shared';
-
-/** Compiles a generated folder in place, the way the build would, and loads its index. */
-function loadGenerated(dir: string): ServiceModel {
-  const walk = (d: string): string[] => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
-  for (const file of walk(dir).filter((f) => f.endsWith('.ts'))) {
-    const out = ts.transpileModule(readFileSync(file, 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-    });
-    writeFileSync(file.replace(/\.ts$/, '.js'), out.outputText);
-  }
-  return require(join(dir, 'index.js')).serviceModel as ServiceModel;
-}
 
 describe('Full RESO DD 2.0 reference: generation', function () {
   this.timeout(120_000);

@@ -2,24 +2,17 @@
  * The generator: deterministic output, the committed generated/ is what the dictionary produces now,
  * and the field tables carry the dictionary's policy.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { generate } from '../codegen/generate';
 import { serviceModel } from '../generated';
+import { snapshot } from './support/generated-folder';
 import { REPO_ROOT } from './support/shared';
 
 const DICTIONARY = join(REPO_ROOT, 'csdl/reso-dictionary.xml');
 const COMMITTED = join(REPO_ROOT, 'generated');
-
-function listFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? listFiles(join(dir, n)) : [join(dir, n)]));
-}
-
-function snapshot(dir: string): Record<string, string> {
-  return Object.fromEntries(listFiles(dir).map((f) => [relative(dir, f), readFileSync(f, 'utf8')]));
-}
 
 describe('Generator', function () {
   this.timeout(120_000);

@@ -8,33 +8,45 @@ import { expect } from 'chai';
 import { XMLParser } from 'fast-xml-parser';
 import { validateXML } from 'xmllint-wasm';
 import { serviceModel } from '../generated';
+import { renderMetadata } from '../src/metadata/render-metadata';
+import { jsonView, MetadataView, xmlView } from './support/licence-metadata';
 import { requireShared, sharedPath } from './support/shared';
 
 const PROPERTY_QUERYABLE = ['ListingKey', 'ModificationTimestamp', 'PhotosChangeTimestamp', 'DocumentsChangeTimestamp', 'MlsStatus', 'PropertyType'];
+
+/** A client's view used below: fields hidden in two sets, one of them a lookup field, one filterable. */
+const MASK = new Map([['Property', new Set(['StandardStatus', 'PrivateRemarks', 'MlsStatus'])], ['Media', new Set(['MediaURL'])]]);
+
+function validateAgainstXsd(xml: string) {
+  return validateXML({
+    xml: [{ fileName: 'metadata.xml', contents: xml }],
+    schema: [readFileSync(sharedPath('odata/csdl-schemas/edmx.xsd'), 'utf8')],
+    preload: [{ fileName: 'edm.xsd', contents: readFileSync(sharedPath('odata/csdl-schemas/edm.xsd'), 'utf8') }],
+    initialMemoryPages: 512,
+  });
+}
 
 describe('Metadata document: validity against the OASIS CSDL schemas', function () {
   before(function () { requireShared(this); });
 
   it('the XML metadata validates against edmx.xsd (with edm.xsd)', async () => {
-    const result = await validateXML({
-      xml: [{ fileName: 'metadata.xml', contents: serviceModel.metadataXml }],
-      schema: [readFileSync(sharedPath('odata/csdl-schemas/edmx.xsd'), 'utf8')],
-      preload: [{ fileName: 'edm.xsd', contents: readFileSync(sharedPath('odata/csdl-schemas/edm.xsd'), 'utf8') }],
-      initialMemoryPages: 512,
-    });
+    const result = await validateAgainstXsd(serviceModel.metadataXml);
     expect(result.errors, JSON.stringify(result.errors.slice(0, 5))).to.deep.equal([]);
     expect(result.valid).to.equal(true);
   });
 
+  it("a client's view with hidden fields validates too, as XML and as JSON", async () => {
+    const view = renderMetadata(serviceModel, MASK);
+    const result = await validateAgainstXsd(view.xml);
+    expect(result.errors, JSON.stringify(result.errors.slice(0, 5))).to.deep.equal([]);
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    const validate = ajv.compile(JSON.parse(readFileSync(sharedPath('odata/csdl-schemas/csdl.schema.json'), 'utf8')));
+    expect(validate(JSON.parse(view.json)), ajv.errorsText(validate.errors)).to.equal(true);
+  });
+
   it('the validator does reject a broken document (the check can fail)', async () => {
     const broken = serviceModel.metadataXml.replace('<EntityType Name="Property">', '<EntityType Nome="Property">');
-    const result = await validateXML({
-      xml: [{ fileName: 'metadata.xml', contents: broken }],
-      schema: [readFileSync(sharedPath('odata/csdl-schemas/edmx.xsd'), 'utf8')],
-      preload: [{ fileName: 'edm.xsd', contents: readFileSync(sharedPath('odata/csdl-schemas/edm.xsd'), 'utf8') }],
-      initialMemoryPages: 512,
-    });
-    expect(result.valid).to.equal(false);
+    expect((await validateAgainstXsd(broken)).valid).to.equal(false);
   });
 
   it('the JSON metadata validates against csdl.schema.json', () => {
@@ -113,5 +125,45 @@ describe('Metadata document: the query policy it states', () => {
   it('keeps the dictionary\'s private policy terms out of the published document', () => {
     expect(serviceModel.metadataXml).not.to.include('Policy.');
     expect(serviceModel.metadataJson).not.to.include('Policy.');
+  });
+});
+
+describe("Metadata document: rendered from the runtime model, whole or as a client's view", () => {
+  it('the runtime model renders the published documents byte for byte', () => {
+    const rendered = renderMetadata(serviceModel);
+    expect(rendered.xml).to.equal(serviceModel.metadataXml);
+    expect(rendered.json).to.equal(serviceModel.metadataJson);
+  });
+
+  /** The full view less the masked fields, as the client's view should read. */
+  function withoutMasked(full: MetadataView): MetadataView {
+    const typeOf = (set: string) => full.setType.get(set)!;
+    const drop = (m: Map<string, Set<string>>, name: string, hidden: Set<string>) =>
+      m.set(name, new Set([...m.get(name)!].filter((f) => !hidden.has(f))));
+    const properties = new Map(full.properties);
+    const setPaths = new Map(full.setPaths);
+    for (const [set, hidden] of MASK) {
+      drop(properties, typeOf(set), hidden);
+      drop(setPaths, set, hidden);
+    }
+    return { ...full, properties, setPaths };
+  }
+
+  it('leaves exactly the hidden fields out of their types and of their sets\' restrictions', () => {
+    const view = renderMetadata(serviceModel, MASK);
+    const xml = xmlView(view.xml);
+    const json = jsonView(view.json);
+    expect(xml).to.deep.equal(withoutMasked(xmlView(serviceModel.metadataXml)));
+    expect(json).to.deep.equal(withoutMasked(jsonView(serviceModel.metadataJson)));
+    expect(xml.properties.get('Property')!.has('ListPrice')).to.equal(true);
+    expect(xml.properties.get('Property')!.has('MlsStatus')).to.equal(false);
+    expect(json.properties.get('Media')!.has('MediaURL')).to.equal(false);
+    expect(view.xml).not.to.include('String="StandardStatus"');
+    expect(JSON.parse(view.json)['org.reso.metadata'].Default.Property['@Capabilities.FilterRestrictions'].NonFilterableProperties)
+      .not.to.include('PrivateRemarks');
+  });
+
+  it('an empty mask, or one naming no field of a set, changes nothing', () => {
+    expect(renderMetadata(serviceModel, new Map([['Office', new Set<string>()]]))).to.deep.equal(renderMetadata(serviceModel));
   });
 });

@@ -5,6 +5,7 @@
  * leaves its hidden fields out.
  */
 import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
+import { MetadataDocuments, renderMetadata } from '../metadata/render-metadata';
 import { Visibility } from '../query/visibility';
 import type { Dialect } from '../storage/database';
 import { Errors } from '../errors/catalogue';
@@ -15,7 +16,7 @@ const NONE: ReadonlySet<string> = new Set();
 export class Licence {
   readonly visibility: Visibility;
   private readonly hidden = new Map<string, Set<string>>();
-  private views?: { xml: string; json: string };
+  private views?: MetadataDocuments;
 
   constructor(private readonly model: ServiceModel, dialect: Dialect, feedScope: string | undefined, client?: Client) {
     // Each scope is bound on its own and the conditions are joined in SQL: a client scope can only narrow the feed.
@@ -37,57 +38,10 @@ export class Licence {
   }
 
   /** The metadata documents without this client's hidden fields. */
-  metadata(): { xml: string; json: string } {
+  metadata(): MetadataDocuments {
     if (this.hidden.size === 0) return { xml: this.model.metadataXml, json: this.model.metadataJson };
-    this.views ??= { xml: this.filterXml(), json: this.filterJson() };
+    this.views ??= renderMetadata(this.model, this.hidden);
     return this.views;
-  }
-
-  private filterJson(): string {
-    const doc = JSON.parse(this.model.metadataJson) as Record<string, any>;
-    const schema = doc[this.model.namespace];
-    const container = schema[this.model.containerName];
-    for (const [setName, fields] of this.hidden) {
-      const set = this.model.entitySets.find((s) => s.name === setName)!;
-      const typeName = set.entityType.slice(this.model.namespace.length + 1);
-      for (const f of fields) delete schema[typeName][f];
-      for (const term of ['@Capabilities.FilterRestrictions', '@Capabilities.SortRestrictions']) {
-        const r = container[setName][term];
-        for (const k of Object.keys(r)) r[k] = (r[k] as string[]).filter((f) => !fields.has(f));
-      }
-    }
-    return `${JSON.stringify(doc, null, 2)}\n`;
-  }
-
-  /** The generated XML has one element per line, so a hidden field is its own lines in its type and set. */
-  private filterXml(): string {
-    const lines = this.model.metadataXml.split('\n');
-    const out: string[] = [];
-    let type: string | undefined;
-    let set: string | undefined;
-    let skipping = false;
-    for (const line of lines) {
-      const t = /<EntityType Name="([^"]+)"/.exec(line);
-      if (t) type = t[1];
-      if (/<\/EntityType>/.test(line)) type = undefined;
-      const s = /<EntitySet Name="([^"]+)"/.exec(line);
-      if (s) set = s[1];
-      if (/<\/EntitySet>/.test(line)) set = undefined;
-      if (skipping) {
-        if (/<\/Property>/.test(line)) skipping = false;
-        continue;
-      }
-      const p = /^\s*<Property Name="([^"]+)"/.exec(line);
-      const typeSet = type && this.model.entitySets.find((x) => x.entityType.endsWith(`.${type}`));
-      if (p && typeSet && this.hidden.get(typeSet.name)?.has(p[1])) {
-        skipping = !line.trimEnd().endsWith('/>');
-        continue;
-      }
-      const path = /^\s*<PropertyPath>([^<]+)<\/PropertyPath>/.exec(line);
-      if (path && set && this.hidden.get(set)?.has(path[1])) continue;
-      out.push(line);
-    }
-    return out.join('\n');
   }
 }
 

@@ -83,6 +83,21 @@ export interface NavigationSpec {
   readonly followable?: true;
 }
 
+/** A navigation property as the dictionary declares it on an entity type; the metadata document states it as is. */
+export interface NavigationPropertySpec {
+  readonly name: string;
+  /** As written: `Collection(<namespace>.<Type>)` or `<namespace>.<Type>`. */
+  readonly type: string;
+  readonly partner?: string;
+  readonly constraint?: { readonly property: string; readonly referencedProperty: string };
+}
+
+/** A NavigationPropertyBinding of an entity set: the set a navigation path leads to. */
+export interface NavigationBindingSpec {
+  readonly path: string;
+  readonly target: string;
+}
+
 export interface EntitySetSpec {
   /** Entity set name, as advertised in the service document. */
   readonly name: string;
@@ -109,6 +124,12 @@ export interface EntitySetSpec {
   readonly fields: readonly FieldSpec[];
   readonly fieldsByName: Readonly<Record<string, FieldSpec>>;
   readonly navigations: readonly NavigationSpec[];
+  /**
+   * The entity type's navigation properties as declared, also those to types this service does not serve
+   * (which `navigations` leaves out); with `bindings`, what the metadata document says about navigation.
+   */
+  readonly navigationProperties: readonly NavigationPropertySpec[];
+  readonly bindings: readonly NavigationBindingSpec[];
 }
 
 export interface LookupValueSpec {
@@ -152,6 +173,11 @@ export interface ServiceModel {
   readonly entitySets: readonly EntitySetSpec[];
   readonly tables: readonly TableSpec[];
   readonly lookups: readonly LookupSpec[];
+  /** Capabilities.SkipSupported, as the dictionary states it. */
+  readonly skipSupported: boolean;
+  /** Names the dictionary the model was generated from: the XML metadata's opening comment, the JSON schema's description. */
+  readonly metadataHeader: string;
+  /** The metadata documents in full, as generated (src/metadata renders the same from this model). */
   readonly metadataXml: string;
   readonly metadataJson: string;
   /** Mounts the generated routes of every entity set. */

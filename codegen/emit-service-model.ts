@@ -1,0 +1,47 @@
+/**
+ * generated/index.ts: the service model the runtime is started with, tying the other artifacts together.
+ * The metadata documents are read from the files beside it, as generated.
+ */
+import { VariableDeclarationKind, Writers } from 'ts-morph';
+import type { BuiltModel } from './build-model';
+import type { EmittedFile } from './emitted-file';
+import { routerName } from './emit-routers';
+import { EmitContext, modelImportAt, quote, typeScriptFile } from './typescript-source';
+
+export function emitServiceModel(model: BuiltModel, context: EmitContext): EmittedFile[] {
+  return [typeScriptFile('index.ts', context.header, (file) => {
+    file.addImportDeclaration({ moduleSpecifier: 'node:fs', namedImports: ['readFileSync'] });
+    file.addImportDeclaration({ moduleSpecifier: 'node:path', namedImports: ['join'] });
+    file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: modelImportAt(context, 0), namedImports: ['ServiceModel'] });
+    file.addImportDeclaration({ moduleSpecifier: './field-tables', namedImports: model.entitySets.map((s) => s.name) });
+    file.addImportDeclaration({ moduleSpecifier: './lookups', namedImports: ['lookups'] });
+    file.addImportDeclaration({ moduleSpecifier: './storage-schema', namedImports: ['tables'] });
+    for (const set of model.entitySets) {
+      file.addImportDeclaration({ moduleSpecifier: `./routers/${set.name}`, namedImports: [routerName(set)] });
+    }
+    file.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      declarations: [{ name: 'serviceModel', type: 'ServiceModel', initializer: serviceModel(model, context) }],
+    });
+  })];
+}
+
+function serviceModel(model: BuiltModel, context: EmitContext) {
+  return Writers.object({
+    namespace: quote(model.namespace),
+    containerName: quote(model.containerName),
+    entitySets: `[${model.entitySets.map((s) => s.name).join(', ')}]`,
+    tables: 'tables',
+    lookups: 'lookups',
+    skipSupported: String(model.dictionary.skipSupported),
+    metadataHeader: quote(context.header),
+    metadataXml: `readFileSync(join(__dirname, 'metadata.xml'), 'utf8')`,
+    metadataJson: `readFileSync(join(__dirname, 'metadata.json'), 'utf8')`,
+    mountRoutes: (w) => {
+      w.write('(router, handlers) => {').newLine();
+      w.indent(() => { for (const s of model.entitySets) w.writeLine(`${routerName(s)}(router, handlers);`); });
+      w.write('}');
+    },
+  });
+}

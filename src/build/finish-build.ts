@@ -1,0 +1,14 @@
+/**
+ * Last build step: the generated metadata documents go beside the compiled generated modules that read them,
+ * and the build stamp records that dist/ is complete, so `npm start` can tell a fresh build from a stale one
+ * (scripts/start.js) without compiling.
+ */
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(__dirname, '../../..');
+mkdirSync(join(root, 'dist/generated'), { recursive: true });
+for (const name of ['metadata.xml', 'metadata.json']) {
+  copyFileSync(join(root, 'generated', name), join(root, 'dist/generated', name));
+}
+writeFileSync(join(root, 'dist/.build-stamp'), `${new Date().toISOString()}\n`);

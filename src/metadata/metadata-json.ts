@@ -1,0 +1,67 @@
+/** The metadata document as CSDL JSON (OData 4.01), members in the order the XML states them. */
+import type { FieldSpec, NavigationPropertySpec } from '../model/service-model';
+import type { MetadataView, SetView } from './render-metadata';
+
+const VOCABULARIES = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies';
+
+type Json = Record<string, unknown>;
+
+export function metadataJson(view: MetadataView): string {
+  const schema: Json = {};
+  for (const set of view.entitySets) schema[set.typeName] = entityType(set);
+  const container: Json = { $Kind: 'EntityContainer' };
+  for (const set of view.entitySets) container[set.name] = entitySet(set);
+  container['@Capabilities.SkipSupported'] = view.skipSupported;
+  schema[view.containerName] = container;
+  // JSON has no comments: the header is the schema's description, placed first so it opens the file.
+  const doc = {
+    $Version: '4.01',
+    [view.namespace]: { '@Core.Description': view.metadataHeader, ...schema },
+    $EntityContainer: `${view.namespace}.${view.containerName}`,
+    $Reference: {
+      [`${VOCABULARIES}/Org.OData.Core.V1.json`]: { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },
+      [`${VOCABULARIES}/Org.OData.Capabilities.V1.json`]: { $Include: [{ $Namespace: 'Org.OData.Capabilities.V1', $Alias: 'Capabilities' }] },
+    },
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+function entityType(set: SetView): Json {
+  const type: Json = { $Kind: 'EntityType', $Key: [set.key] };
+  for (const f of set.fields) type[f.name] = property(f);
+  for (const n of set.navigationProperties) type[n.name] = navigationProperty(n);
+  return type;
+}
+
+/** Members at their CSDL JSON defaults (Edm.String, not nullable, single-valued) are left out. */
+function property(f: FieldSpec): Json {
+  const p: Json = {};
+  if (f.collection) p.$Collection = true;
+  if (f.type !== 'Edm.String') p.$Type = f.type;
+  if (f.nullable) p.$Nullable = true;
+  if (f.maxLength !== undefined) p.$MaxLength = f.maxLength;
+  if (f.precision !== undefined) p.$Precision = f.precision;
+  if (f.scale !== undefined) p.$Scale = f.scale;
+  if (f.lookupName) p['@RESO.OData.Metadata.LookupName'] = f.lookupName;
+  return p;
+}
+
+/** A single-valued navigation is nullable: the XML does not say otherwise, and its default there is nullable. */
+function navigationProperty(n: NavigationPropertySpec): Json {
+  const collection = n.type.startsWith('Collection(') && n.type.endsWith(')');
+  const nav: Json = { $Kind: 'NavigationProperty' };
+  if (collection) nav.$Collection = true;
+  nav.$Type = collection ? n.type.slice('Collection('.length, -1) : n.type;
+  if (!collection) nav.$Nullable = true;
+  if (n.partner) nav.$Partner = n.partner;
+  if (n.constraint) nav.$ReferentialConstraint = { [n.constraint.property]: n.constraint.referencedProperty };
+  return nav;
+}
+
+function entitySet(set: SetView): Json {
+  const out: Json = { $Collection: true, $Type: set.entityType };
+  if (set.bindings.length > 0) out.$NavigationPropertyBinding = Object.fromEntries(set.bindings.map((b) => [b.path, b.target]));
+  out['@Capabilities.FilterRestrictions'] = { NonFilterableProperties: set.nonFilterable };
+  out['@Capabilities.SortRestrictions'] = { NonSortableProperties: set.nonSortable };
+  return out;
+}

@@ -1,0 +1,112 @@
+/** The metadata document as EDMX 4.0 XML: one element per line, two spaces of indent per level. */
+import type { FieldSpec, NavigationPropertySpec } from '../model/service-model';
+import type { MetadataView, SetView } from './render-metadata';
+
+const VOCABULARIES = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies';
+const EDMX = 'http://docs.oasis-open.org/odata/ns/edmx';
+const EDM = 'http://docs.oasis-open.org/odata/ns/edm';
+
+export function metadataXml(view: MetadataView): string {
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<!-- ${comment(view.metadataHeader)} -->`,
+    `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}">`,
+    ...reference('Org.OData.Core.V1', 'Core'),
+    ...reference('Org.OData.Capabilities.V1', 'Capabilities'),
+    '  <edmx:DataServices>',
+    `    <Schema Namespace="${attr(view.namespace)}" xmlns="${EDM}">`,
+    ...indent(3, view.entitySets.flatMap(entityType)),
+    `      <EntityContainer Name="${attr(view.containerName)}">`,
+    ...indent(4, view.entitySets.flatMap(entitySet)),
+    `        <Annotation Term="Capabilities.SkipSupported" Bool="${view.skipSupported}"/>`,
+    '      </EntityContainer>',
+    '    </Schema>',
+    '  </edmx:DataServices>',
+    '</edmx:Edmx>',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function reference(namespace: string, alias: string): string[] {
+  return [
+    `  <edmx:Reference Uri="${VOCABULARIES}/${namespace}.xml">`,
+    `    <edmx:Include Namespace="${namespace}" Alias="${alias}"/>`,
+    '  </edmx:Reference>',
+  ];
+}
+
+function entityType(set: SetView): string[] {
+  return [
+    `<EntityType Name="${attr(set.typeName)}">`,
+    '  <Key>',
+    `    <PropertyRef Name="${attr(set.key)}"/>`,
+    '  </Key>',
+    ...indent(1, set.fields.flatMap(property)),
+    ...indent(1, set.navigationProperties.flatMap(navigationProperty)),
+    '</EntityType>',
+  ];
+}
+
+function property(f: FieldSpec): string[] {
+  const open = `<Property Name="${attr(f.name)}" Type="${f.collection ? `Collection(${f.type})` : f.type}"${facets(f)}`;
+  if (!f.lookupName) return [`${open}/>`];
+  return [`${open}>`, `  <Annotation Term="RESO.OData.Metadata.LookupName" String="${attr(f.lookupName)}"/>`, '</Property>'];
+}
+
+function facets(f: FieldSpec): string {
+  let out = '';
+  if (!f.nullable) out += ' Nullable="false"';
+  if (f.maxLength !== undefined) out += ` MaxLength="${f.maxLength}"`;
+  if (f.precision !== undefined) out += ` Precision="${f.precision}"`;
+  if (f.scale !== undefined) out += ` Scale="${f.scale}"`;
+  return out;
+}
+
+function navigationProperty(n: NavigationPropertySpec): string[] {
+  const open = `<NavigationProperty Name="${attr(n.name)}" Type="${attr(n.type)}"${n.partner ? ` Partner="${attr(n.partner)}"` : ''}`;
+  if (!n.constraint) return [`${open}/>`];
+  const { property: p, referencedProperty: r } = n.constraint;
+  return [`${open}>`, `  <ReferentialConstraint Property="${attr(p)}" ReferencedProperty="${attr(r)}"/>`, '</NavigationProperty>'];
+}
+
+function entitySet(set: SetView): string[] {
+  return [
+    `<EntitySet Name="${attr(set.name)}" EntityType="${attr(set.entityType)}">`,
+    ...set.bindings.map((b) => `  <NavigationPropertyBinding Path="${attr(b.path)}" Target="${attr(b.target)}"/>`),
+    ...indent(1, restriction('Capabilities.FilterRestrictions', 'NonFilterableProperties', set.nonFilterable)),
+    ...indent(1, restriction('Capabilities.SortRestrictions', 'NonSortableProperties', set.nonSortable)),
+    '</EntitySet>',
+  ];
+}
+
+function restriction(term: string, property: string, paths: readonly string[]): string[] {
+  return [
+    `<Annotation Term="${term}">`,
+    '  <Record>',
+    `    <PropertyValue Property="${property}">`,
+    '      <Collection>',
+    ...paths.map((p) => `        <PropertyPath>${text(p)}</PropertyPath>`),
+    '      </Collection>',
+    '    </PropertyValue>',
+    '  </Record>',
+    '</Annotation>',
+  ];
+}
+
+function indent(levels: number, lines: string[]): string[] {
+  const pad = '  '.repeat(levels);
+  return lines.map((l) => pad + l);
+}
+
+function text(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function attr(s: string): string {
+  return text(s).replace(/"/g, '&quot;');
+}
+
+/** A comment may not contain `--`. */
+function comment(s: string): string {
+  return s.replace(/--/g, '- -');
+}

@@ -1,0 +1,62 @@
+/**
+ * The metadata document, XML and CSDL JSON, rendered from the service model. The generator writes the full
+ * documents with it; the runtime renders a client's view with it, leaving that client's hidden fields out.
+ * It states what the runtime enforces (the filterable and sortable policy in the Capabilities vocabulary,
+ * $skip support); the dictionary's own policy terms are not part of the model and so never published.
+ */
+import type { EntitySetSpec, FieldSpec, ServiceModel } from '../model/service-model';
+import { metadataJson } from './metadata-json';
+import { metadataXml } from './metadata-xml';
+
+/** What rendering reads of an entity set; an EntitySetSpec is one. */
+export type MetadataSet = Pick<EntitySetSpec, 'name' | 'entityType' | 'key' | 'fields' | 'navigationProperties' | 'bindings'>;
+
+/** What rendering reads of the model; a ServiceModel is one. */
+export interface MetadataModel extends Pick<ServiceModel, 'namespace' | 'containerName' | 'skipSupported' | 'metadataHeader'> {
+  readonly entitySets: readonly MetadataSet[];
+}
+
+/** Fields left out of the documents, by entity set name. */
+export type FieldMask = ReadonlyMap<string, ReadonlySet<string>>;
+
+export interface MetadataDocuments {
+  readonly xml: string;
+  readonly json: string;
+}
+
+/** One entity set and its type as the documents state them, hidden fields already left out. */
+export interface SetView extends MetadataSet {
+  /** The entity type's name without the namespace. */
+  readonly typeName: string;
+  readonly nonFilterable: readonly string[];
+  readonly nonSortable: readonly string[];
+}
+
+export interface MetadataView extends Omit<MetadataModel, 'entitySets'> {
+  readonly entitySets: readonly SetView[];
+}
+
+const NO_MASK: FieldMask = new Map();
+
+export function renderMetadata(model: MetadataModel, hidden: FieldMask = NO_MASK): MetadataDocuments {
+  const view = viewOf(model, hidden);
+  return { xml: metadataXml(view), json: metadataJson(view) };
+}
+
+function viewOf(model: MetadataModel, hidden: FieldMask): MetadataView {
+  const prefix = `${model.namespace}.`;
+  return {
+    ...model,
+    entitySets: model.entitySets.map((set) => {
+      const masked = hidden.get(set.name);
+      const fields: readonly FieldSpec[] = masked ? set.fields.filter((f) => !masked.has(f.name)) : set.fields;
+      return {
+        ...set,
+        typeName: set.entityType.startsWith(prefix) ? set.entityType.slice(prefix.length) : set.entityType,
+        fields,
+        nonFilterable: fields.filter((f) => !f.filterable).map((f) => f.name),
+        nonSortable: fields.filter((f) => !f.sortable).map((f) => f.name),
+      };
+    }),
+  };
+}

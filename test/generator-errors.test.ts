@@ -1,0 +1,147 @@
+/**
+ * Every dictionary error the generator can raise, one test each: a small dictionary (the `related` fixture,
+ * edited to break one rule) goes in, and the generator refuses it with a message naming the problem,
+ * writing nothing. Also the command line's and the literal writer's own refusals.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { DictionaryError } from '../codegen/dictionary';
+import { generate } from '../codegen/generate';
+import { runGenerate } from '../codegen/main';
+import { literal } from '../codegen/typescript-source';
+import { REPO_ROOT } from './support/shared';
+
+const BASE = readFileSync(join(REPO_ROOT, 'test/fixtures/codegen/related/dictionary.xml'), 'utf8');
+
+/** The base dictionary with one text replaced; fails if the text is not there, so a case cannot go stale silently. */
+function edit(from: string | RegExp, to: string): string {
+  const out = BASE.replace(from, to);
+  if (out === BASE) throw new Error(`the base dictionary has no ${from}`);
+  return out;
+}
+
+const PROPERTY_OF_PARENT = '<Property Name="Status" Type="Edm.String" MaxLength="25"/>';
+const EMPTY_EDMX = (inner: string) =>
+  `<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices>${inner}</edmx:DataServices></edmx:Edmx>`;
+
+const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
+  // Reading the dictionary (codegen/dictionary.ts)
+  { rule: 'a dictionary has a schema', dictionary: () => EMPTY_EDMX(''), error: /^no <Schema> found under edmx:Edmx\/edmx:DataServices$/ },
+  {
+    rule: 'some schema declares entity types',
+    dictionary: () => EMPTY_EDMX('<Schema Namespace="x" xmlns="http://docs.oasis-open.org/odata/ns/edm"><EnumType Name="E"/></Schema>'),
+    error: /^no schema declares entity types$/,
+  },
+  {
+    rule: 'an entity type has exactly one key property',
+    dictionary: () => edit('<Key><PropertyRef Name="ChildKey"/></Key>', '<Key><PropertyRef Name="ChildKey"/><PropertyRef Name="Position"/></Key>'),
+    error: /^entity type Child: exactly one key property is supported, found 2$/,
+  },
+  { rule: 'a dictionary has an entity container', dictionary: () => edit(/<EntityContainer[\s\S]*<\/EntityContainer>/, ''), error: /^no <EntityContainer> found$/ },
+  { rule: 'facets are integers', dictionary: () => edit('MaxLength="25"', 'MaxLength="12.5"'), error: /^expected an integer facet, got "12\.5"$/ },
+  // Deciding the model (codegen/build-model.ts)
+  {
+    rule: 'an entity set names a declared entity type',
+    dictionary: () => edit('EntityType="test.related.Child"', 'EntityType="test.related.Nobody"'),
+    error: /^entity set Child: unknown entity type test\.related\.Nobody$/,
+  },
+  {
+    rule: 'names are simple identifiers (fields)',
+    dictionary: () => edit(PROPERTY_OF_PARENT, `${PROPERTY_OF_PARENT}<Property Name="Status-Code" Type="Edm.Int32"/>`),
+    error: /^Parent\.Status-Code: "Status-Code" is not a simple identifier this server can store$/,
+  },
+  {
+    rule: 'names are simple identifiers (entity sets)',
+    dictionary: () => edit('<EntitySet Name="Child"', '<EntitySet Name="Child_Set_Named_Far_Too_Long_For_Any_Database_To_Take_As_A_Table_Name"'),
+    error: /^entity set Child_Set_\w+: "Child_Set_\w+" is not a simple identifier this server can store$/,
+  },
+  {
+    rule: 'names are simple identifiers (path aliases)',
+    dictionary: () => edit('String="Parents"', 'String="Parents/All"'),
+    error: /^path of Parent: "Parents\/All" is not a simple identifier this server can store$/,
+  },
+  {
+    rule: 'restrictions name fields of the set',
+    dictionary: () => edit('<PropertyPath>Status</PropertyPath>', '<PropertyPath>Nope</PropertyPath>'),
+    error: /^entity set Parent: restriction names unknown field Nope$/,
+  },
+  {
+    rule: 'field types are EDM primitives the server stores',
+    dictionary: () => edit(PROPERTY_OF_PARENT, '<Property Name="Status" Type="Edm.Binary"/>'),
+    error: /^Parent\.Status: unsupported type Edm\.Binary$/,
+  },
+  {
+    rule: 'collection fields are neither filterable nor sortable',
+    dictionary: () => edit(PROPERTY_OF_PARENT, `${PROPERTY_OF_PARENT}<Property Name="Tags" Type="Collection(Edm.String)"/>`),
+    error: /^Parent\.Tags: collection fields cannot be filterable or sortable in this server$/,
+  },
+  {
+    rule: 'an indexed string fits an index',
+    dictionary: () => edit(PROPERTY_OF_PARENT, '<Property Name="Status" Type="Edm.String" MaxLength="600"/>'),
+    error: /^Parent\.Status: MaxLength 600 is too long for an indexed field \(max 512\)$/,
+  },
+  {
+    rule: 'a key is a string or integer',
+    dictionary: () => edit('<Property Name="ChildKey" Type="Edm.String"', '<Property Name="ChildKey" Type="Edm.Boolean"'),
+    error: /^entity type Child: key ChildKey must be a string or integer property$/,
+  },
+  {
+    rule: 'the change timestamp (ModificationTimestamp unless tagged) is an Edm.DateTimeOffset',
+    dictionary: () => edit(/(<EntityType Name="Child">[\s\S]*?)Type="Edm.DateTimeOffset" Precision="3"/, '$1Type="Edm.Date"'),
+    error: /^entity type Child: change timestamp ModificationTimestamp must be Edm\.DateTimeOffset$/,
+  },
+  {
+    rule: 'a navigation joins on a field of its target',
+    dictionary: () => edit('<ReferentialConstraint Property="ParentKey"', '<ReferentialConstraint Property="Nowhere"'),
+    error: /^Child: navigation joins on unknown field Nowhere$/,
+  },
+  {
+    rule: 'an expansion is ordered by sortable fields of its target',
+    dictionary: () => edit('String="Position"', 'String="Position, ParentKey"'),
+    error: /^Parent\.Children: ExpandOrder names ParentKey, which is not a sortable field of Child$/,
+  },
+  {
+    rule: 'a table has at most 60 indexes',
+    dictionary: () => edit(PROPERTY_OF_PARENT, PROPERTY_OF_PARENT + Array.from({ length: 58 }, (_, i) => `<Property Name="F${i}" Type="Edm.Int32"/>`).join('')),
+    error: /^Parent: 61 indexed fields exceed the limit of 60$/,
+  },
+  {
+    rule: 'a path answers for one set only',
+    dictionary: () => edit('String="Parents"', 'String="Child"'),
+    error: /^path Child is claimed by both Parent and Child$/,
+  },
+];
+
+describe('Generator: the dictionary errors it raises', () => {
+  let dir: string;
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'reso-gen-errors-')); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('accepts the base dictionary the cases break', () => {
+    writeFileSync(join(dir, 'base.xml'), BASE);
+    expect(generate({ dictionary: join(dir, 'base.xml'), outDir: join(dir, 'base-out') }).files).to.include('field-tables.ts');
+  });
+
+  CASES.forEach(({ rule, dictionary, error }, i) => {
+    it(`refuses a dictionary that breaks the rule: ${rule}`, () => {
+      const path = join(dir, `case-${i}.xml`);
+      writeFileSync(path, dictionary());
+      const outDir = join(dir, `out-${i}`);
+      expect(() => generate({ dictionary: path, outDir })).to.throw(DictionaryError, error);
+      expect(existsSync(outDir), 'nothing written').to.equal(false);
+    });
+  });
+});
+
+describe('Generator: its command line and its writer refuse what they cannot do', () => {
+  it('reso-server generate names an unknown argument and shows its usage', () => {
+    expect(() => runGenerate(['--frobnicate'])).to.throw(/^unknown argument --frobnicate\n\nUsage: reso-server generate/);
+  });
+
+  it('the literal writer refuses a value that is not plain data', () => {
+    expect(() => literal({ at: null })).to.throw(/^cannot write null as a literal$/);
+    expect(literal({ a: 'it\'s', b: [1, true], c: undefined })).to.equal("{ a: 'it\\'s', b: [1, true] }");
+  });
+});
