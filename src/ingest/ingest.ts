@@ -11,7 +11,7 @@
  */
 import type { EntitySetSpec } from '../model/service-model';
 import type { ListingService } from '../service';
-import type { Executor } from '../storage/database';
+import type { RecordTransaction } from '../storage/record-writer';
 import { EncodedRecord, RecordError } from '../storage/record-codec';
 
 /** A line's marker for deletion: `{"ListingKey": "L1", "@delete": true}`. */
@@ -74,10 +74,10 @@ export async function ingestBatch(service: ListingService, setName: string, item
   const parentKeyField = parentField(service, set);
   await service.ready();
 
-  await service.db.transaction(async (tx) => {
-    const now = await service.settings.nextModificationTime(tx);
+  await service.writer.transaction(async (tx) => {
+    const now = await tx.modificationTime();
     const keys = [...new Set(items.map((i) => i.input[set.key]).filter((k): k is string | number => typeof k === 'string' || typeof k === 'number'))];
-    const current = await store.recordsByKeys(tx, keys);
+    const current = await tx.recordsByKeys(set, keys);
     const writes = new Map<string | number, EncodedRecord>();
     const removals = new Set<string | number>();
     const touched = new Map<string, ListingChange>();
@@ -132,16 +132,16 @@ export async function ingestBatch(service: ListingService, setName: string, item
       }
     }
 
-    await store.upsert(tx, [...writes.values()]);
-    await store.deleteByKeys(tx, [...removals]);
+    await tx.upsert(set, [...writes.values()]);
+    await tx.deleteByKeys(set, [...removals]);
     if (touched.size > 0) report.listingsTouched += await touchListings(service, tx, touched, now);
   });
 }
 
 /** Moves the timestamps of listings whose related records changed. */
-async function touchListings(service: ListingService, tx: Executor, touched: Map<string, ListingChange>, now: string): Promise<number> {
+async function touchListings(service: ListingService, tx: RecordTransaction, touched: Map<string, ListingChange>, now: string): Promise<number> {
   const listings = service.store(LISTING_SET);
-  const stored = await listings.recordsByKeys(tx, [...touched.keys()]);
+  const stored = await tx.recordsByKeys(LISTING_SET, [...touched.keys()]);
   const writes: EncodedRecord[] = [];
   for (const [key, change] of touched) {
     const listing = stored.get(key);
@@ -153,6 +153,6 @@ async function touchListings(service: ListingService, tx: Executor, touched: Map
       ...(change.documents ? { DocumentsChangeTimestamp: now } : {}),
     }));
   }
-  await listings.upsert(tx, writes);
+  await tx.upsert(LISTING_SET, writes);
   return writes.length;
 }

@@ -58,8 +58,8 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
         }
       })];
     });
-    await service.db.transaction(async (tx) => {
-      for (const [name, records] of encoded) await service.store(name).upsert(tx, records);
+    await service.writer.transaction(async (tx) => {
+      for (const [name, records] of encoded) await tx.upsert(name, records);
     });
   };
 
