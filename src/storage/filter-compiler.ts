@@ -50,10 +50,10 @@ class FilterCompiler {
         return this.member(p.left, sub, negated);
       }
       case 'truth': {
-        const operand = this.scalar(p.operand);
         // A Boolean field or a boolean function; null is neither true nor false, so not(null) stays out.
-        if (p.operand.kind === 'field') return sql`${operand} = ${raw(negated ? '0' : '1')}`;
-        return negated ? sql`NOT (${operand})` : sql`(${operand})`;
+        if (p.operand.kind === 'field') return sql`${this.scalar(p.operand)} = ${raw(negated ? '0' : '1')}`;
+        const operand = this.scalar(p.operand);
+        return negated ? sql`NOT ${operand}` : operand;
       }
       case 'compare':
         return this.compare(p.op, negated, p.left, p.right);
@@ -133,7 +133,9 @@ class FilterCompiler {
       case 'value':
         return this.value(s);
       case 'call':
-        return this.call(s);
+        // A boolean function is a comparison itself; as an operand it is parenthesised, because MariaDB gives
+        // all comparison operators one precedence (`a > 0 = b > 0` would compare left to right there).
+        return s.type === 'boolean' ? sql`(${this.call(s)})` : this.call(s);
     }
   }
 
