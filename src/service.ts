@@ -5,13 +5,15 @@
  */
 import type { EntitySetSpec, ServiceModel } from './model/service-model';
 import type { Database } from './storage/database';
+import { ClientTable } from './storage/client-table';
 import { DatabaseUnavailable } from './storage/errors';
 import { syncReferenceData } from './storage/reference-data';
 import { RecordStore } from './storage/record-store';
+import { recordWriter, RecordWriter } from './storage/record-writer';
 import { ensureSchema } from './storage/schema';
-import { keysetAfter } from './query/keyset';
 import { WHOLE_RECORD } from './query/projection';
 import { Settings } from './storage/settings';
+import { UsageTable } from './storage/usage-table';
 import { ClientRegistry } from './auth/clients';
 import { Meter, MeterOptions } from './metering/meter';
 import { SkipTokens } from './paging/skiptoken';
@@ -20,6 +22,8 @@ export const DEMO_CLIENT = 'demo';
 
 export class ListingService {
   readonly stores: ReadonlyMap<string, RecordStore>;
+  /** Write transactions over records (ingest, seeding). */
+  readonly writer: RecordWriter;
   readonly settings: Settings;
   readonly clients: ClientRegistry;
   readonly meter: Meter;
@@ -37,10 +41,11 @@ export class ListingService {
     private readonly options: { pagingSecret?: string; demoToken?: string; usage?: MeterOptions } = {},
   ) {
     this.settings = new Settings(db);
-    this.clients = new ClientRegistry(db);
-    this.meter = new Meter(db, this.settings, options.usage);
+    this.clients = new ClientRegistry(new ClientTable(db));
+    this.meter = new Meter(new UsageTable(db, this.settings), options.usage);
     const tables = new Map(model.tables.map((t) => [t.name, t]));
     this.stores = new Map(model.entitySets.map((s) => [s.name, new RecordStore(db, s, tables.get(s.table)!, model.lookups)]));
+    this.writer = recordWriter(db, this.settings, (set) => this.store(set));
   }
 
   store(set: EntitySetSpec | string): RecordStore {
@@ -82,9 +87,9 @@ export class ListingService {
     const order = [{ field: key, column: key.column!, direction: 'asc' as const }];
     let last: unknown[] | undefined;
     for (;;) {
-      const page = await store.query({ after: last ? keysetAfter(order, last) : undefined, orderBy: order, limit: 500, projection: WHOLE_RECORD });
+      const page = await store.query({ after: last, orderBy: order, limit: 500, projection: WHOLE_RECORD });
       if (page.records.length === 0) return;
-      await this.db.transaction((tx) => store.upsert(tx, page.records.map((json) => store.encode(JSON.parse(json)))));
+      await this.writer.transaction((tx) => tx.upsert(set, page.records.map((json) => store.encode(JSON.parse(json)))));
       last = page.sortValues[page.sortValues.length - 1];
     }
   }

@@ -16,6 +16,7 @@ import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { usageJournalDirFor } from '../src/config';
 import { Meter } from '../src/metering/meter';
+import { UsageTable } from '../src/storage/usage-table';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { startTestServer, TEST_TOKEN } from './support/http';
 import { call, originOf, parseCredentials, runCli, sleep } from './support/licence-http';
@@ -240,7 +241,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
   it('a journal past its size limit is replaced once applied, while counting goes on: nothing lost or doubled (meter with a 256-byte limit)', async function () {
     this.timeout(60_000);
     const dir = mkdtempSync(join(tmpdir(), 'reso-journal-'));
-    const meter = new Meter(server.service.db, server.service.settings, { journalDir: dir, applyEveryMs: 5, rotateAtBytes: 256 });
+    const meter = new Meter(new UsageTable(server.service.db, server.service.settings), { journalDir: dir, applyEveryMs: 5, rotateAtBytes: 256 });
     meter.start();
     const counted = new Map<string, Charge>();
     const files = new Set<string>();

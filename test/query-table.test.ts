@@ -254,6 +254,9 @@ const SPEC: Statement[] = [
       ok(F('trim(PropertyType) eq PropertyType'), (r) => r.PropertyType.trim() === r.PropertyType),
       ok(F('length(trim(MlsStatus)) gt 6'), (r) => r.MlsStatus.trim().length > 6),
       ok(F("toupper(tolower(MlsStatus)) eq 'PENDING'"), (r) => r.MlsStatus.toUpperCase() === 'PENDING'),
+      // Boolean functions as operands (MariaDB gives every comparison operator one precedence).
+      ok(F("contains(MlsStatus,'Active') eq contains(PropertyType,'Lease')"), (r) => r.MlsStatus.includes('Active') === r.PropertyType.includes('Lease')),
+      ok(F("startswith(MlsStatus,'Act') ne true"), (r) => !r.MlsStatus.startsWith('Act')),
     ],
   },
   {

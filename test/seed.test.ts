@@ -33,7 +33,8 @@ describe('Demo data', function () {
   async function storedJson(service: ListingService, setName: string): Promise<string[]> {
     const set = service.model.entitySets.find((s) => s.name === setName)!;
     const db = service.db;
-    const rows = await db.all(db.sql(set.table).select(RECORD_COLUMN).orderBy(set.key).toSQL().toNative().sql);
+    const q = db.statements.select({ from: set.table, columns: [RECORD_COLUMN], orderBy: [{ column: set.key, direction: 'asc' }] });
+    const rows = await db.all(q.sql, q.params);
     return rows.map((r) => r[RECORD_COLUMN] as string);
   }
 

@@ -43,7 +43,7 @@ export async function runClients(service: ListingService, args: string[], log: (
       };
       if (spec.rateLimit !== undefined && (!Number.isInteger(spec.rateLimit) || spec.rateLimit < 1)) throw new Error('--rate needs a positive integer');
       // A scope or hidden field the service could not apply is refused now, not at the first request.
-      new Licence(service.model, service.db.dialect, undefined, { ...spec, id: 'check', hiddenFields: spec.hiddenFields ?? [], createdAt: '' });
+      new Licence(service.model, undefined, { ...spec, id: 'check', hiddenFields: spec.hiddenFields ?? [], createdAt: '' });
       const { client, secret } = await service.clients.add(spec);
       log(`client_id:     ${client.id}\nclient_secret: ${secret}   (shown once; only its hash is stored)`);
       if (flags.get('--static-token')) log(`static token:  ${await service.clients.issueToken(client.id, undefined)}   (does not expire; revoke the client to end it)`);

@@ -4,8 +4,7 @@
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Database } from '../storage/database';
-import { CLIENTS_TABLE, TOKENS_TABLE } from '../storage/internal-schema';
+import type { ClientRow, ClientStore } from '../storage/client-table';
 
 const scrypt = promisify(scryptCb) as (secret: string, salt: Buffer, length: number) => Promise<Buffer>;
 
@@ -69,14 +68,14 @@ function rowToClient(r: Record<string, unknown>): Client {
 export class ClientRegistry {
   private readonly cache = new Map<string, { client: Client | undefined; until: number }>();
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly table: ClientStore) {}
 
   /** Creates a client; returns it with its secret, which is shown once and never stored. */
   async add(spec: NewClient): Promise<{ client: Client; secret: string }> {
     const id = spec.id ?? `client-${randomBytes(6).toString('hex')}`;
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw new Error('a client id is 1–64 letters, digits, ".", "_" or "-"');
     const secret = newSecret();
-    const row = {
+    const row: ClientRow = {
       client_id: id,
       name: spec.name,
       secret_hash: await hashSecret(secret),
@@ -88,27 +87,23 @@ export class ClientRegistry {
       revoked_at: null,
     };
     if (await this.get(id)) throw new Error(`client ${id} exists already`);
-    const { sql, bindings } = this.db.sql(CLIENTS_TABLE).insert(row).toSQL().toNative();
-    await this.db.run(sql, bindings as unknown[]);
+    await this.table.insertClient(row);
     return { client: (await this.get(id))!, secret };
   }
 
   async get(id: string): Promise<Client | undefined> {
-    const { sql } = this.db.sql(CLIENTS_TABLE).select('*').where('client_id', '').toSQL().toNative();
-    const rows = await this.db.all(sql, [id]);
-    return rows.length ? rowToClient(rows[0]) : undefined;
+    const row = await this.table.client(id);
+    return row ? rowToClient(row) : undefined;
   }
 
   async list(): Promise<Client[]> {
-    const { sql } = this.db.sql(CLIENTS_TABLE).select('*').orderBy('client_id').toSQL().toNative();
-    return (await this.db.all(sql)).map(rowToClient);
+    return (await this.table.clients()).map(rowToClient);
   }
 
   /** Revokes a client: its secret and every token stop working. */
   async revoke(id: string): Promise<void> {
     await this.update(id, { revoked_at: new Date().toISOString() });
-    const del = this.db.sql(TOKENS_TABLE).where('client_id', '').del().toSQL().toNative();
-    await this.db.run(del.sql, [id]);
+    await this.table.deleteTokens(id);
   }
 
   /** A new secret for a client; the old one stops working (tokens already issued run out as usual). */
@@ -118,18 +113,16 @@ export class ClientRegistry {
     return secret;
   }
 
-  private async update(id: string, values: Record<string, unknown>): Promise<void> {
+  private async update(id: string, values: Partial<ClientRow>): Promise<void> {
     const existing = await this.get(id);
     if (!existing) throw new Error(`no client ${id}`);
-    const { sql, bindings } = this.db.sql(CLIENTS_TABLE).update(values).where('client_id', id).toSQL().toNative();
-    await this.db.run(sql, bindings as unknown[]);
+    await this.table.updateClient(id, values);
     this.cache.clear();
   }
 
   /** The client whose id and secret these are, if it is active. */
   async authenticate(id: string, secret: string): Promise<Client | undefined> {
-    const { sql } = this.db.sql(CLIENTS_TABLE).select('*').where('client_id', '').toSQL().toNative();
-    const [row] = await this.db.all(sql, [id]);
+    const row = await this.table.client(id);
     if (!row || row.revoked_at || !(await secretMatches(secret, row.secret_hash as string))) return undefined;
     return rowToClient(row);
   }
@@ -143,11 +136,9 @@ export class ClientRegistry {
       expires_at: lifetimeSeconds === undefined ? null : new Date(now + lifetimeSeconds * 1000).toISOString(),
       created_at: new Date(now).toISOString(),
     };
-    const { sql: owner } = this.db.sql(TOKENS_TABLE).select('client_id').where('token_hash', '').toSQL().toNative();
-    const [existing] = await this.db.all(owner, [row.token_hash]);
-    if (existing && existing.client_id !== clientId) throw new Error('that token belongs to another client; choose another');
-    const { sql, bindings } = this.db.sql(TOKENS_TABLE).insert(row).onConflict('token_hash').merge().toSQL().toNative();
-    await this.db.run(sql, bindings as unknown[]);
+    const owner = await this.table.tokenOwner(row.token_hash);
+    if (owner !== undefined && owner !== clientId) throw new Error('that token belongs to another client; choose another');
+    await this.table.saveToken(row);
     return token;
   }
 
@@ -157,9 +148,7 @@ export class ClientRegistry {
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.client;
-    const { sql } = this.db.sql(TOKENS_TABLE).join(CLIENTS_TABLE, `${TOKENS_TABLE}.client_id`, `${CLIENTS_TABLE}.client_id`)
-      .select(`${CLIENTS_TABLE}.*`, `${TOKENS_TABLE}.expires_at`).where(`${TOKENS_TABLE}.token_hash`, '').toSQL().toNative();
-    const [row] = await this.db.all(sql, [hash]);
+    const row = await this.table.clientByToken(hash);
     const valid = row && !row.revoked_at && (!row.expires_at || (row.expires_at as string) > new Date(now).toISOString());
     const client = valid ? rowToClient(row) : undefined;
     if (this.cache.size > 10_000) this.cache.clear();

@@ -7,7 +7,6 @@
 import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
 import { MetadataDocuments, renderMetadata } from '../metadata/render-metadata';
 import { Visibility } from '../query/visibility';
-import type { Dialect } from '../storage/database';
 import { Errors } from '../errors/catalogue';
 import type { Client } from './clients';
 
@@ -18,9 +17,9 @@ export class Licence {
   private readonly hidden = new Map<string, Set<string>>();
   private views?: MetadataDocuments;
 
-  constructor(private readonly model: ServiceModel, dialect: Dialect, feedScope: string | undefined, client?: Client) {
-    // Each scope is bound on its own and the conditions are joined in SQL: a client scope can only narrow the feed.
-    this.visibility = new Visibility(model, dialect, [feedScope, client?.scope].filter((s): s is string => !!s));
+  constructor(private readonly model: ServiceModel, feedScope: string | undefined, client?: Client) {
+    // Each scope is bound on its own and all must hold: a client scope can only narrow the feed.
+    this.visibility = new Visibility(model, [feedScope, client?.scope].filter((s): s is string => !!s));
     const links = new Set(model.entitySets.flatMap((s) => s.navigations.flatMap((n) => (n.join ? [`${n.target}.${n.join.foreignKey}`] : []))));
     for (const entry of client?.hiddenFields ?? []) {
       // `Field` is a field of the listing root; `Set.Field` names another set's.
@@ -50,8 +49,8 @@ export class Licences {
   private readonly byClient = new Map<string, Licence>();
   private readonly open: Licence;
 
-  constructor(private readonly model: ServiceModel, private readonly dialect: Dialect, private readonly feedScope: string | undefined) {
-    this.open = new Licence(model, dialect, feedScope);
+  constructor(private readonly model: ServiceModel, private readonly feedScope: string | undefined) {
+    this.open = new Licence(model, feedScope);
   }
 
   of(client: Client | undefined): Licence {
@@ -61,7 +60,7 @@ export class Licences {
     if (!licence) {
       if (this.byClient.size > 10_000) this.byClient.clear();
       try {
-        licence = new Licence(this.model, this.dialect, this.feedScope, client);
+        licence = new Licence(this.model, this.feedScope, client);
       } catch (e) {
         // `clients add` checks this; a client written some other way, or a dictionary changed since, can still fail.
         throw Errors.LicenceInvalid(client.id, (e as Error).message);

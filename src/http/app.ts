@@ -52,7 +52,7 @@ export function createApp(service: ListingService, options: AppOptions): express
     next();
   });
 
-  const licences = new Licences(service.model, service.db.dialect, options.feedScope);
+  const licences = new Licences(service.model, options.feedScope);
   // Tokens are looked up in the database, which must be there first.
   const authenticate = requireBearer(service.clients, () => service.ready());
   app.use(tokenEndpoint(service.clients, () => service.ready()));

@@ -4,10 +4,9 @@
  */
 import type { FieldSpec } from '../model/service-model';
 import type { BoundExpand } from '../query/bound';
+import { both } from '../query/predicates';
 import { projection } from '../query/projection';
-import { translateFilter } from '../query/translate';
 import type { Licence } from '../auth/licence';
-import { both } from '../query/visibility';
 import type { ListingService } from '../service';
 
 export async function withExpansions(
@@ -17,7 +16,7 @@ export async function withExpansions(
   const related = await Promise.all(expand.map((e) => service.store(e.target).related({
     foreignKey: e.foreignKey.column!,
     keys,
-    where: both(licence.visibility.of(e.target), e.filter ? translateFilter(e.filter, service.db.dialect) : undefined),
+    where: both(licence.visibility.of(e.target), e.filter),
     orderBy: e.orderBy,
     projection: projection(e.target, e.select, licence.hiddenIn(e.target)),
     perParent: e.top,

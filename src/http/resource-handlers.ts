@@ -1,20 +1,19 @@
 /**
  * What the generated routers call, for each entity set: a collection query, `/$count`, a fetch by key, and
  * navigation paths (`Property('<key>')/Media`). Each runs the query pipeline once: parse (model-free) →
- * bind (against the field tables) → translate (SQL), then pages by keyset and expands in batches.
+ * bind (against the field tables) → read through storage, which compiles the bound query to SQL; then pages by
+ * keyset and expands in batches.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { EntitySetSpec, ResourceHandlers } from '../model/service-model';
 import { nextLink, pageSize } from '../paging/page-request';
 import { queryDigest } from '../paging/skiptoken';
 import { bindQuery, BindOptions } from '../query/bind-query';
-import type { BoundQuery } from '../query/bound';
-import { keysetAfter } from '../query/keyset';
+import type { BoundPredicate, BoundQuery } from '../query/bound';
 import { parseQueryOptions } from '../query/parse-options';
+import { both, fieldEquals } from '../query/predicates';
 import { projection } from '../query/projection';
 import { relatedTo } from '../query/related-records';
-import { SqlFragment, translateFilter } from '../query/translate';
-import { both } from '../query/visibility';
 import { clientOf } from './authentication';
 import type { Licence, Licences } from '../auth/licence';
 import { Meter, TransactionClass } from '../metering/meter';
@@ -32,7 +31,7 @@ function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHand
 
 interface PageScope {
   /** A condition beyond the request's own (a navigation path's parent). */
-  readonly within?: SqlFragment;
+  readonly within?: BoundPredicate;
   readonly defaultOrder?: readonly string[];
 }
 
@@ -48,8 +47,8 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
     const tree = parse(req);
     return { tree, q: bindQuery(set, tree, { sets, hidden: (s) => licence.hiddenIn(s), ...extra }) };
   };
-  const where = (set: EntitySetSpec, q: BoundQuery, licence: Licence, within?: SqlFragment) =>
-    both(both(licence.visibility.of(set), within), q.filter ? translateFilter(q.filter, service.db.dialect) : undefined);
+  const where = (set: EntitySetSpec, q: BoundQuery, licence: Licence, within?: BoundPredicate) =>
+    both(both(licence.visibility.of(set), within), q.filter);
   /** Counts the request's transactions (spec §8) before its response goes out. */
   const charge = (res: Response, cls: TransactionClass, q: BoundQuery) => {
     const client = clientOf(res);
@@ -75,7 +74,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
     // One row more than the page tells whether another page follows.
     const result = limit <= 0 ? { records: [], sortValues: [] } : await store.query({
       where: filter,
-      after: position ? keysetAfter(q.orderBy, position.last) : undefined,
+      after: position?.last,
       orderBy: q.orderBy,
       limit: limit + 1,
       projection: shape,
@@ -144,7 +143,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
         if ((await service.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visible)) === undefined) {
           throw Errors.RecordNotFound(set.name, set.key, key);
         }
-        await page(req, res, target, { within: translateFilter(relatedTo(nav, target, key), service.db.dialect), defaultOrder: nav.order });
+        await page(req, res, target, { within: relatedTo(nav, target, key), defaultOrder: nav.order });
       });
     },
   };

@@ -12,7 +12,7 @@
  */
 import type { EntitySetSpec, FieldCondition, ServiceModel } from '../model/service-model';
 import type { ListingService } from '../service';
-import type { Executor } from '../storage/database';
+import type { RecordTransaction } from '../storage/record-writer';
 import { EncodedRecord, RecordError } from '../storage/record-codec';
 
 /** A line's marker for deletion: `{"ListingKey": "L1", "@delete": true}`. */
@@ -94,8 +94,8 @@ export async function ingestBatch(service: ListingService, setName: string, item
   const set = service.model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
   if (!set) throw new Error(`unknown resource ${setName}; resources: ${service.model.entitySets.map((s) => s.name).join(', ')}`);
   await service.ready();
-  await service.db.transaction(async (tx) => {
-    const now = await service.settings.nextModificationTime(tx);
+  await service.writer.transaction(async (tx) => {
+    const now = await tx.modificationTime();
     const batch = new Batch(service, set, now, report);
     await batch.load(tx, items);
     for (const item of items) batch.apply(item);
@@ -118,9 +118,9 @@ class Batch {
     this.touches = new ParentTouches(parentLinksOf(service.model, set));
   }
 
-  async load(tx: Executor, items: readonly IngestItem[]): Promise<void> {
+  async load(tx: RecordTransaction, items: readonly IngestItem[]): Promise<void> {
     const keys = [...new Set(items.map((i) => i.input[this.set.key]).filter((k): k is string | number => typeof k === 'string' || typeof k === 'number'))];
-    this.current = await this.store.recordsByKeys(tx, keys);
+    this.current = await tx.recordsByKeys(this.set, keys);
   }
 
   apply({ line, input }: IngestItem): void {
@@ -174,19 +174,19 @@ class Batch {
     this.current.set(key, encoded.value as StoredRecord);
   }
 
-  async write(tx: Executor): Promise<void> {
-    await this.store.upsert(tx, [...this.writes.values()]);
-    await this.store.deleteByKeys(tx, [...this.removals]);
+  async write(tx: RecordTransaction): Promise<void> {
+    await tx.upsert(this.set, [...this.writes.values()]);
+    await tx.deleteByKeys(this.set, [...this.removals]);
     for (const [parent, keys] of this.touches.byParent) this.report.listingsTouched += await touchParents(this.service, tx, parent, keys, this.now);
   }
 }
 
 /** Moves the timestamps of parents whose related records changed (and their own change timestamp with them). */
 async function touchParents(
-  service: ListingService, tx: Executor, parent: EntitySetSpec, touched: ReadonlyMap<string | number, ReadonlySet<string>>, now: string,
+  service: ListingService, tx: RecordTransaction, parent: EntitySetSpec, touched: ReadonlyMap<string | number, ReadonlySet<string>>, now: string,
 ): Promise<number> {
   const store = service.store(parent);
-  const stored = await store.recordsByKeys(tx, [...touched.keys()]);
+  const stored = await tx.recordsByKeys(parent, [...touched.keys()]);
   const writes: EncodedRecord[] = [];
   for (const [key, fields] of touched) {
     const record = stored.get(key);
@@ -194,6 +194,6 @@ async function touchParents(
     const moved = Object.fromEntries([...fields, ...(parent.changeTimestamp ? [parent.changeTimestamp] : [])].map((f) => [f, now]));
     writes.push(store.encode({ ...record, ...moved }));
   }
-  await store.upsert(tx, writes);
+  await tx.upsert(parent, writes);
   return writes.length;
 }

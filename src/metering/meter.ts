@@ -7,7 +7,7 @@
  * every request finishing in one turn of the event loop are one write(2), which costs microseconds, where a
  * database commit per batch of responses cost 15–30% of key-fetch throughput on MariaDB (docs/benchmarks.md,
  * notes). The journal is applied to the
- * usage table every `applyEveryMs`, exactly once (usage-table.ts). A process that is killed or crashes leaves
+ * usage table every `applyEveryMs`, exactly once (storage/usage-table.ts). A process that is killed or crashes leaves
  * its journal behind; the next process on the same database to look (a server, at start and every half
  * minute, or `reso-server usage`) applies it and removes it. So no count is lost when a process dies; only
  * the loss of the host itself (its page cache) can lose the last moments of counts not yet applied.
@@ -15,12 +15,12 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Database } from '../storage/database';
-import type { Settings } from '../storage/settings';
+import type { UsageClass, UsageRow, UsageStore } from '../storage/usage-table';
 import { abandoned, CountsByClientHour, JOURNAL_SUFFIX, JournalFile, readEntries, readHeader } from './journal';
-import { TransactionClass, UsageRow, UsageTable } from './usage-table';
 
-export type { TransactionClass, UsageRow } from './usage-table';
+/** A (fetch by key) or B (query). */
+export type TransactionClass = UsageClass;
+export type { UsageRow } from '../storage/usage-table';
 
 
 /** A journal is replaced by a fresh one once this much of it has been applied, so files stay small. */
@@ -54,7 +54,6 @@ interface OpenJournal {
 interface Waiter { resolve: () => void; reject: (e: unknown) => void }
 
 export class Meter {
-  private readonly table: UsageTable;
   private journal?: OpenJournal;
   private opening?: Promise<OpenJournal>;
   /** Journals replaced by a fresh one, until what was written to them is applied. */
@@ -69,9 +68,8 @@ export class Meter {
   private applying: Promise<unknown> = Promise.resolve();
   private lastComplaint = '';
 
-  constructor(db: Database, settings: Settings, private readonly options: MeterOptions = {}) {
-    this.table = new UsageTable(db, settings);
-  }
+  /** `table`: where usage counts are kept. */
+  constructor(private readonly table: UsageStore, private readonly options: MeterOptions = {}) {}
 
   /** Counts transactions for a client; resolves once they are in the journal. */
   record(clientId: string, counts: Partial<Record<TransactionClass, number>>, at = new Date()): Promise<void> {

@@ -10,7 +10,8 @@ import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import type { ExpandItem, QueryOptionsTree } from './ast';
 import { FilterBinder } from './bind-filter';
 import type { BoundExpand, BoundOrder, BoundPredicate, BoundQuery } from './bound';
-import { both, discriminatorOf } from './related-records';
+import { both } from './predicates';
+import { discriminatorOf } from './related-records';
 import { requireJsonFormat } from './formats';
 
 export interface BindOptions {

@@ -1,7 +1,7 @@
 /**
  * Bound expressions: parse trees checked against an entity set's field tables, with every name resolved
  * to a field, every literal converted to the stored form of the type it is compared with, and every
- * policy (filterable, restricted, supported) already enforced. The translator trusts them as they are.
+ * policy (filterable, restricted, supported) already enforced. Storage compiles them to SQL and trusts them as they are.
  */
 import type { EntitySetSpec, FieldSpec, NavigationSpec } from '../model/service-model';
 
@@ -65,6 +65,18 @@ export interface BoundNot {
   readonly operand: BoundPredicate;
 }
 
+/**
+ * `left` is among the `column` values of the records of `set` that match `where`: a semi-join, such as "the
+ * listing this record belongs to is visible". Never written by a client; visibility builds it.
+ */
+export interface BoundInQuery {
+  readonly kind: 'inQuery';
+  readonly left: BoundScalar;
+  readonly set: EntitySetSpec;
+  readonly column: BoundField;
+  readonly where: BoundPredicate;
+}
+
 /** A predicate the binder could decide alone (e.g. `ModificationTimestamp eq <sub-millisecond instant>`). */
 export interface BoundConstant {
   readonly kind: 'constant';
@@ -77,7 +89,7 @@ export interface BoundTruth {
   readonly operand: BoundScalar;
 }
 
-export type BoundPredicate = BoundCompare | BoundIsNull | BoundIn | BoundLogical | BoundNot | BoundConstant | BoundTruth;
+export type BoundPredicate = BoundCompare | BoundIsNull | BoundIn | BoundInQuery | BoundLogical | BoundNot | BoundConstant | BoundTruth;
 
 export interface BoundOrder {
   readonly field: FieldSpec;

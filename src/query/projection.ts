@@ -4,7 +4,9 @@
  */
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import { RECORD_COLUMN } from '../model/service-model';
-import type { Row } from '../storage/database';
+
+/** A row as the database returns it. */
+type Row = Readonly<Record<string, unknown>>;
 
 export interface Projection {
   /** Columns to read. */

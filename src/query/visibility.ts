@@ -7,25 +7,24 @@
  * (spec §3), which the removed-listings check detects.
  */
 import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
-import type { Dialect } from '../storage/database';
 import { bindQuery } from './bind-query';
+import type { BoundPredicate } from './bound';
 import { parseQueryOptions } from './parse-options';
+import { both, fieldOf } from './predicates';
 import { discriminatorOf } from './related-records';
-import { quoteIdentifier, SqlFragment, translateFilter } from './translate';
 
 export class Visibility {
-  private readonly bySet = new Map<string, SqlFragment>();
+  private readonly bySet = new Map<string, BoundPredicate>();
 
   /**
-   * Binds each scope once (all must hold); a scope that is not a valid filter on Property stops the server
+   * Binds each scope once (all must hold); a scope that is not a valid filter on the listings stops the server
    * at start (the feed scope) or is refused when the client is created (a client's).
    */
-  constructor(model: ServiceModel, dialect: Dialect, scopes: readonly string[]) {
+  constructor(model: ServiceModel, scopes: readonly string[]) {
     if (scopes.length === 0) return;
     const listings = listingRootOf(model);
     if (!listings) throw new Error('a scope needs the dictionary to name a ListingRoot entity set');
-    let scope: SqlFragment | undefined;
-    let outside: SqlFragment | undefined;
+    let scope: BoundPredicate | undefined;
     for (const text of scopes) {
       let q;
       try {
@@ -33,42 +32,23 @@ export class Visibility {
       } catch (e) {
         throw new Error(`the scope ${JSON.stringify(text)} is not a usable filter on ${listings.name}: ${(e as Error).message}`);
       }
-      scope = both(scope, translateFilter(q.filter!, dialect));
-      // Outside any one scope is outside them all.
-      outside = either(outside, translateFilter(q.filter!, dialect, true));
+      scope = both(scope, q.filter!);
     }
     this.bySet.set(listings.name, scope!);
-    const key = quoteIdentifier(listings.fieldsByName[listings.key].column!);
+    const key = fieldOf(listings.fieldsByName[listings.key]);
     for (const nav of listings.navigations) {
       if (!nav.join) continue;
       const child = model.entitySets.find((s) => s.name === nav.target)!;
-      const fk = quoteIdentifier(child.fieldsByName[nav.join.foreignKey].column!);
       // Hidden: records of a listing outside the scope. Records of other resources (a Member's media, told
       // apart by the join's discriminator) and records without a parent stay visible.
-      const discriminator = discriminatorOf(nav, child);
-      const otherResource = discriminator ? translateFilter(discriminator, dialect, true) : undefined;
-      this.bySet.set(child.name, {
-        sql: `(${fk} IS NULL${otherResource ? ` OR (${otherResource.sql})` : ''}`
-          + ` OR ${fk} NOT IN (SELECT ${key} FROM ${quoteIdentifier(listings.table)} WHERE ${outside!.sql}))`,
-        params: [...(otherResource?.params ?? []), ...outside!.params],
-      });
+      const outside: BoundPredicate = { kind: 'not', operand: scope! };
+      const inHiddenListing: BoundPredicate = { kind: 'inQuery', left: fieldOf(child.fieldsByName[nav.join.foreignKey]), set: listings, column: key, where: outside };
+      this.bySet.set(child.name, { kind: 'not', operand: both(discriminatorOf(nav, child), inHiddenListing)! });
     }
   }
 
   /** The condition every read of `set` carries, if any. */
-  of(set: EntitySetSpec): SqlFragment | undefined {
+  of(set: EntitySetSpec): BoundPredicate | undefined {
     return this.bySet.get(set.name);
   }
-}
-
-/** `a OR b`, either side optional. */
-function either(a: SqlFragment | undefined, b: SqlFragment): SqlFragment {
-  return a ? { sql: `(${a.sql}) OR (${b.sql})`, params: [...a.params, ...b.params] } : b;
-}
-
-/** `a AND b`, either side optional. */
-export function both(a: SqlFragment | undefined, b: SqlFragment | undefined): SqlFragment | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return { sql: `(${a.sql}) AND (${b.sql})`, params: [...a.params, ...b.params] };
 }

@@ -84,8 +84,8 @@ function batchWriter(service: ListingService): BatchWriter {
         }
       })];
     });
-    await service.db.transaction(async (tx) => {
-      for (const [name, records] of encoded) await service.store(name).upsert(tx, records);
+    await service.writer.transaction(async (tx) => {
+      for (const [name, records] of encoded) await tx.upsert(name, records);
     });
   };
 }

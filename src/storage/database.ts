@@ -1,16 +1,19 @@
 /**
  * The database connection: SQLite (better-sqlite3, the embedded default) or MariaDB/MySQL (mysql2).
- * SQL text is built by knex once per query shape; every statement then runs as a prepared statement
- * through the driver, because knex re-preparing per call costs several times the query itself.
+ * SQL text comes from the shared compiler with this database's dialect (statements.ts); every statement
+ * runs as a prepared statement through the driver, kept per connection for the next call of the same shape.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import knexFactory, { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import * as mysql from 'mysql2/promise';
+import type { SqlDialect } from './dialect';
 import { DatabaseUnavailable } from './errors';
+import { mysqlDialect, NO_PAD_BINARY_COLLATION } from './mysql-dialect';
+import { sqliteDialect } from './sqlite-dialect';
+import { Statements } from './statements';
 
-export type Dialect = 'sqlite' | 'mysql';
 export type Row = Record<string, unknown>;
 
 /** Runs statements; inside a transaction it is bound to that transaction. */
@@ -20,15 +23,15 @@ export interface Executor {
 }
 
 export interface Database extends Executor {
-  readonly dialect: Dialect;
+  readonly dialect: SqlDialect;
+  /** Builds this database's statements; never executes. */
+  readonly statements: Statements;
   /** Where the data lives, without credentials; for logs. */
   readonly description: string;
-  /** Builds SQL text for this dialect; never connected, never executes. */
-  readonly sql: Knex;
   /** Runs `fn` in one write transaction. Writers are serialised, so at most one runs at a time. */
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
-  /** A connected knex for schema changes; closed when `fn` settles. */
-  withSchemaBuilder<T>(fn: (k: Knex) => Promise<T>): Promise<T>;
+  /** Runs schema changes (each statement commits by itself), excluding writers; prepared statements start afresh after. */
+  schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -64,18 +67,20 @@ class Mutex {
   }
 }
 
+type StatementCache = LRUCache<string, BetterSqlite3.Statement>;
+
 class SqliteDatabase implements Database {
-  readonly dialect = 'sqlite' as const;
-  readonly sql = knexFactory({ client: 'better-sqlite3', useNullAsDefault: true });
+  readonly dialect = sqliteDialect;
+  readonly statements = new Statements(sqliteDialect);
   readonly description: string;
   // Two connections: reads never see a writer's uncommitted transaction (WAL keeps them apart).
   private readonly reader: BetterSqlite3.Database;
   private readonly writer: BetterSqlite3.Database;
-  private readonly readCache = new Map<string, BetterSqlite3.Statement>();
-  private readonly writeCache = new Map<string, BetterSqlite3.Statement>();
+  private readonly readCache: StatementCache = new LRUCache({ max: STATEMENT_CACHE_SIZE });
+  private readonly writeCache: StatementCache = new LRUCache({ max: STATEMENT_CACHE_SIZE });
   private readonly writers = new Mutex();
 
-  constructor(private readonly path: string) {
+  constructor(path: string) {
     this.description = `sqlite:${path}`;
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     try {
@@ -95,16 +100,12 @@ class SqliteDatabase implements Database {
     }
   }
 
-  private statement(db: BetterSqlite3.Database, cache: Map<string, BetterSqlite3.Statement>, sql: string) {
+  private statement(db: BetterSqlite3.Database, cache: StatementCache, sql: string) {
     let s = cache.get(sql);
-    if (s) {
-      // Least recently used goes first: re-insert on use.
-      cache.delete(sql);
-    } else {
+    if (!s) {
       s = db.prepare(sql);
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, s);
     }
-    cache.set(sql, s);
     return s;
   }
 
@@ -142,20 +143,17 @@ class SqliteDatabase implements Database {
     });
   }
 
-  async withSchemaBuilder<T>(fn: (k: Knex) => Promise<T>): Promise<T> {
+  schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T> {
     return this.writers.run(async () => {
-      const k = knexFactory({
-        client: 'better-sqlite3',
-        useNullAsDefault: true,
-        connection: { filename: this.path },
-        pool: { min: 1, max: 1 },
-      });
+      const ex: Executor = {
+        all: async (sql, params = []) => this.writer.prepare(sql).all(...params) as Row[],
+        run: async (sql, params = []) => { this.writer.prepare(sql).run(...params); },
+      };
       try {
-        return await fn(k);
+        return await fn(ex);
       } catch (e) {
         throw classify(e);
       } finally {
-        await k.destroy();
         // Cached statements may describe tables as they were before the change.
         this.readCache.clear();
         this.writeCache.clear();
@@ -166,18 +164,17 @@ class SqliteDatabase implements Database {
   async close(): Promise<void> {
     if (this.reader !== this.writer) this.reader.close();
     this.writer.close();
-    await this.sql.destroy();
   }
 }
 
 class MysqlDatabase implements Database {
-  readonly dialect = 'mysql' as const;
-  readonly sql = knexFactory({ client: 'mysql2' });
+  readonly dialect = mysqlDialect;
+  readonly statements = new Statements(mysqlDialect);
   readonly description: string;
   private readonly pool: mysql.Pool;
   private readonly writers = new Mutex();
 
-  constructor(private readonly url: string) {
+  constructor(url: string) {
     const u = new URL(url);
     this.description = `mysql://${u.host}${u.pathname}`;
     this.pool = mysql.createPool({
@@ -239,30 +236,22 @@ class MysqlDatabase implements Database {
     });
   }
 
-  async withSchemaBuilder<T>(fn: (k: Knex) => Promise<T>): Promise<T> {
-    const k = knexFactory({
-      client: 'mysql2',
-      connection: { uri: this.url, charset: 'utf8mb4', connectTimeout: 3000 } as unknown as Knex.MySql2ConnectionConfig,
-      pool: { min: 0, max: 1 },
-      acquireConnectionTimeout: 5000,
-    });
-    try {
-      return await fn(k);
-    } catch (e) {
-      throw classify(e);
-    } finally {
-      await k.destroy();
-    }
+  /** Schema statements go as plain queries: they are one-off, and not every one may be prepared. */
+  async schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T> {
+    const ex: Executor = {
+      all: (sql, params = []) => this.all(sql, params),
+      run: async (sql, params = []) => {
+        if (params.length) await this.all(sql, params);
+        else await this.pool.query(sql).catch((e: unknown) => { throw classify(e); });
+      },
+    };
+    return fn(ex);
   }
 
   async close(): Promise<void> {
     await this.pool.end();
-    await this.sql.destroy();
   }
 }
-
-/** MariaDB's and MySQL 8's binary collations without PAD SPACE, chosen by the server itself. */
-export const NO_PAD_BINARY_COLLATION = "IF(VERSION() LIKE '%MariaDB%', 'utf8mb4_nopad_bin', 'utf8mb4_0900_bin')";
 
 const UNAVAILABLE_CODES = new Set([
   'ER_MAX_PREPARED_STMT_COUNT_REACHED',
@@ -277,8 +266,7 @@ export function classify(e: unknown): unknown {
   if (e instanceof DatabaseUnavailable) return e;
   const err = e as { code?: string; fatal?: boolean; message?: string; name?: string };
   const code = err?.code ?? '';
-  if (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY') || err?.fatal
-    || err?.name === 'KnexTimeoutError') {
+  if (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY') || err?.fatal) {
     return new DatabaseUnavailable(code || err?.name || 'unknown', e);
   }
   return e;

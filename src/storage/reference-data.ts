@@ -34,13 +34,8 @@ export async function syncReferenceData(service: ListingService): Promise<void> 
     // Only the fields this resource declares (the generator mapped those); a dictionary may declare fewer than RESO's.
     const declared = dictionaryRows(service.model, set.dictionaryRows);
     const store = service.store(set);
-    const stored = new Map<string, Record<string, unknown>>();
     // Bounded by the dictionary's size, not by data: a whole read is fine here.
-    const selectAll = service.db.sql(set.table).select(RECORD_COLUMN).toSQL().toNative().sql;
-    for (const row of await service.db.all(selectAll)) {
-      const rec = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
-      stored.set(String(rec[set.key]), rec);
-    }
+    const stored = new Map((await store.all()).map((rec) => [String(rec[set.key]), rec]));
     const now = new Date().toISOString();
     const changed = declared.filter((r) => {
       const old = stored.get(r[set.key]);
@@ -48,10 +43,9 @@ export async function syncReferenceData(service: ListingService): Promise<void> 
     });
     const gone = [...stored.keys()].filter((k) => !declared.some((r) => r[set.key] === k));
     if (changed.length === 0 && gone.length === 0) continue;
-    const deleteSql = service.db.sql(set.table).where(set.key, '').del().toSQL().toNative().sql;
     await service.db.transaction(async (tx) => {
       await store.upsert(tx, changed.map((r) => store.encode({ ...r, ...(set.changeTimestamp ? { [set.changeTimestamp]: now } : {}) })));
-      for (const key of gone) await tx.run(deleteSql, [key]);
+      await store.deleteByKeys(tx, gone);
     });
   }
 }

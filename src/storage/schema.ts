@@ -1,81 +1,63 @@
 /**
- * Creates the storage schema from the generated table specs. Idempotent: tables and indexes that
- * exist are left alone, so every start may call it.
+ * Creates the storage schema from the generated table specs and the service's own tables. Idempotent:
+ * tables and indexes that exist are left alone, so every start may call it.
  */
-import type { Knex } from 'knex';
-import type { ColumnSpec, TableSpec } from '../model/service-model';
-import { Database, NO_PAD_BINARY_COLLATION } from './database';
-import { createInternalTables } from './internal-schema';
-
-/** Width of stored timestamps: `YYYY-MM-DDTHH:mm:ss.sssZ`, so text order is time order on both databases. */
-export const TIMESTAMP_WIDTH = 24;
-export const DATE_WIDTH = 10;
+import type { TableSpec } from '../model/service-model';
+import type { Database, Executor } from './database';
+import type { SqlDialect } from './dialect';
+import { INTERNAL_TABLES } from './internal-schema';
+import { addColumn, createIndex, createTable, fromTableSpec, Table } from './schema-statements';
 
 /** Tables that gained columns: their existing rows need the new columns filled from the stored records. */
 export type AddedColumns = Map<string, string[]>;
 
 export async function ensureSchema(db: Database, tables: readonly TableSpec[]): Promise<AddedColumns> {
   const added: AddedColumns = new Map();
-  await db.withSchemaBuilder(async (k) => {
-    const collation = db.dialect === 'mysql' ? await binaryCollation(k) : undefined;
-    await createInternalTables(k, collation);
-    for (const table of tables) {
-      if (await k.schema.hasTable(table.name)) {
-        const missing = await addMissingColumns(k, table, db.dialect);
-        if (missing.length) added.set(table.name, missing);
+  const d = db.dialect;
+  await db.schemaChange(async (ex) => {
+    const collation = await binaryCollation(d, ex);
+    for (const table of INTERNAL_TABLES) {
+      if (!(await hasTable(d, ex, table.name))) await create(d, ex, table, collation);
+    }
+    for (const spec of tables) {
+      const table = fromTableSpec(spec);
+      if (!(await hasTable(d, ex, table.name))) {
+        await create(d, ex, table, collation);
         continue;
       }
-      await k.schema.createTable(table.name, (t) => {
-        if (collation) {
-          t.charset('utf8mb4');
-          t.collate(collation);
-        }
-        for (const c of table.columns) addColumn(t, c, db.dialect);
-        t.primary([table.primaryKey]);
-        for (const ix of table.indexes) t.index([...ix.columns], ix.name);
-      });
+      const missing = await addMissingColumns(d, ex, table);
+      if (missing.length) added.set(table.name, missing);
     }
   });
   return added;
 }
 
-/**
- * Strings compare by code point and trailing spaces count, as on SQLite: a binary collation without PAD
- * SPACE (utf8mb4_bin pads, so 'A' would equal 'A ').
- */
-async function binaryCollation(k: Knex): Promise<string> {
-  const rows = await k.raw(`SELECT ${NO_PAD_BINARY_COLLATION} AS c`);
-  return (rows[0] as { c: string }[])[0].c;
+/** The collation the tables use (strings compare by code point, trailing spaces count), where there is a choice. */
+async function binaryCollation(d: SqlDialect, ex: Executor): Promise<string | undefined> {
+  const q = d.collationQuery();
+  return q ? ((await ex.all(q.sql, q.params))[0].c as string) : undefined;
 }
 
-function addColumn(t: Knex.CreateTableBuilder, c: ColumnSpec, dialect: Database['dialect']): void {
-  let col: Knex.ColumnBuilder;
-  switch (c.type) {
-    case 'string': col = t.string(c.name, c.length ?? 255); break;
-    case 'integer': col = t.bigInteger(c.name); break;
-    case 'decimal': col = t.decimal(c.name, c.precision ?? 18, c.scale ?? 0); break;
-    case 'double': col = t.double(c.name); break;
-    case 'boolean': col = t.boolean(c.name); break;
-    case 'date': col = t.string(c.name, DATE_WIDTH); break;
-    case 'timestamp': col = t.string(c.name, TIMESTAMP_WIDTH); break;
-    case 'text': col = dialect === 'mysql' ? t.text(c.name, 'mediumtext') : t.text(c.name); break;
-  }
-  if (!c.nullable) col.notNullable();
+async function hasTable(d: SqlDialect, ex: Executor, table: string): Promise<boolean> {
+  const q = d.tableExists(table);
+  return (await ex.all(q.sql, q.params)).length > 0;
+}
+
+async function create(d: SqlDialect, ex: Executor, table: Table, collation: string | undefined): Promise<void> {
+  for (const statement of createTable(d, table, collation)) await ex.run(statement);
 }
 
 /**
  * A dictionary change that makes a field filterable or sortable adds its column and index to an existing
  * table (nullable: the caller fills it from the stored records). Columns are never dropped here.
  */
-async function addMissingColumns(k: Knex, table: TableSpec, dialect: Database['dialect']): Promise<string[]> {
-  const missing: ColumnSpec[] = [];
-  for (const c of table.columns) if (!(await k.schema.hasColumn(table.name, c.name))) missing.push(c);
+async function addMissingColumns(d: SqlDialect, ex: Executor, table: Table): Promise<string[]> {
+  const q = d.columnNames(table.name);
+  const present = new Set((await ex.all(q.sql, q.params)).map((r) => r.name as string));
+  const missing = table.columns.filter((c) => !present.has(c.name));
   if (missing.length === 0) return [];
+  for (const c of missing) await ex.run(addColumn(d, table.name, c));
   const names = new Set(missing.map((c) => c.name));
-  await k.schema.alterTable(table.name, (t) => {
-    for (const c of missing) addColumn(t as unknown as Knex.CreateTableBuilder, { ...c, nullable: true }, dialect);
-  });
-  const indexes = table.indexes.filter((ix) => ix.columns.some((c) => names.has(c)));
-  if (indexes.length) await k.schema.alterTable(table.name, (t) => { for (const ix of indexes) t.index([...ix.columns], ix.name); });
+  for (const ix of table.indexes.filter((i) => i.columns.some((c) => names.has(c)))) await ex.run(createIndex(d, table.name, ix));
   return missing.map((c) => c.name);
 }

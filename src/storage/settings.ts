@@ -16,11 +16,12 @@ export class Settings {
   private readonly updateSql: string;
 
   constructor(private readonly db: Database) {
-    this.readSql = db.sql(SETTINGS_TABLE).select('value').where('name', '').toSQL().toNative().sql;
-    const lock = db.sql(SETTINGS_TABLE).select('value').where('name', '');
-    this.lockSql = (db.dialect === 'mysql' ? lock.forUpdate() : lock).toSQL().toNative().sql;
-    this.insertSql = db.sql(SETTINGS_TABLE).insert({ name: '', value: '' }).onConflict('name').ignore().toSQL().toNative().sql;
-    this.updateSql = db.sql(SETTINGS_TABLE).update({ value: '' }).where('name', '').toSQL().toNative().sql;
+    const s = db.statements;
+    const byName = s.eq('name', '');
+    this.readSql = s.select({ from: SETTINGS_TABLE, columns: ['value'], where: byName }).sql;
+    this.lockSql = s.select({ from: SETTINGS_TABLE, columns: ['value'], where: byName, lock: true }).sql;
+    this.insertSql = s.insert(SETTINGS_TABLE, ['name', 'value'], [['', '']], { key: ['name'], keep: true }).sql;
+    this.updateSql = s.update(SETTINGS_TABLE, { value: '' }, byName).sql;
   }
 
   async get(name: string, ex: Executor = this.db): Promise<string | undefined> {

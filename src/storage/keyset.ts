@@ -6,41 +6,39 @@
  * does not seek on MariaDB; the plain OR form scans on SQLite). Longer orders extend it lexicographically.
  * NULL sorts first in ascending order on both databases, and the predicate treats it the same way.
  */
-import type { BoundOrder } from './bound';
-import { quoteIdentifier, SqlFragment } from './translate';
+import type { BoundOrder } from '../query/bound';
+import type { SqlDialect } from './dialect';
+import { join, param, raw, Sql, sql } from './sql';
 
-export function keysetAfter(order: readonly BoundOrder[], last: readonly unknown[]): SqlFragment {
-  const params: unknown[] = [];
-  const col = (o: BoundOrder) => quoteIdentifier(o.column);
-  const value = (v: unknown) => { params.push(v); return '?'; };
-
-  const equal = (o: BoundOrder, v: unknown) => (v === null ? `${col(o)} IS NULL` : `${col(o)} = ${value(v)}`);
+export function keysetAfter(d: SqlDialect, order: readonly BoundOrder[], last: readonly unknown[]): Sql {
+  const col = (o: BoundOrder) => d.id(o.column);
+  const equal = (o: BoundOrder, v: unknown) => (v === null ? sql`${col(o)} IS NULL` : sql`${col(o)} = ${param(v)}`);
   /** Strictly after `v` in this column's direction (never called for desc after null). */
-  const after = (o: BoundOrder, v: unknown): string => {
-    if (o.direction === 'asc') return v === null ? `${col(o)} IS NOT NULL` : `${col(o)} > ${value(v)}`;
-    return o.field.nullable ? `(${col(o)} < ${value(v)} OR ${col(o)} IS NULL)` : `${col(o)} < ${value(v)}`;
+  const after = (o: BoundOrder, v: unknown): Sql => {
+    if (o.direction === 'asc') return v === null ? sql`${col(o)} IS NOT NULL` : sql`${col(o)} > ${param(v)}`;
+    return o.field.nullable ? sql`(${col(o)} < ${param(v)} OR ${col(o)} IS NULL)` : sql`${col(o)} < ${param(v)}`;
   };
 
   // A sargable bound on the first column: "at or after" its last value.
   const first = order[0];
   const v0 = last[0];
-  let prefix: string | undefined;
+  let prefix: Sql | undefined;
   if (v0 !== null) {
     prefix = first.direction === 'asc'
-      ? `${col(first)} >= ${value(v0)}`
-      : first.field.nullable ? `(${col(first)} <= ${value(v0)} OR ${col(first)} IS NULL)` : `${col(first)} <= ${value(v0)}`;
+      ? sql`${col(first)} >= ${param(v0)}`
+      : first.field.nullable ? sql`(${col(first)} <= ${param(v0)} OR ${col(first)} IS NULL)` : sql`${col(first)} <= ${param(v0)}`;
   }
 
-  const disjuncts: string[] = [];
+  const disjuncts: Sql[] = [];
   for (let i = 0; i < order.length; i++) {
     // Nothing sorts after null in descending order: that disjunct is empty.
     if (order[i].direction === 'desc' && last[i] === null) continue;
     // With the prefix in place, the first column's equality is implied in every later disjunct.
-    const terms: string[] = [];
+    const terms: Sql[] = [];
     for (let j = prefix ? 1 : 0; j < i; j++) terms.push(equal(order[j], last[j]));
     terms.push(after(order[i], last[i]));
-    disjuncts.push(terms.length > 1 ? `(${terms.join(' AND ')})` : terms[0]);
+    disjuncts.push(terms.length > 1 ? sql`(${join(terms, ' AND ')})` : terms[0]);
   }
-  const body = disjuncts.length ? `(${disjuncts.join(' OR ')})` : '1 = 0';
-  return { sql: prefix ? `${prefix} AND ${body}` : body, params };
+  const body = disjuncts.length ? sql`(${join(disjuncts, ' OR ')})` : raw('1 = 0');
+  return prefix ? sql`${prefix} AND ${body}` : body;
 }

@@ -1,0 +1,83 @@
+/**
+ * What differs between the databases, as small hooks of one shared compiler (filter-compiler.ts,
+ * statements.ts, schema.ts): each database's dialect overrides only what it spells differently. Everything
+ * else, and every statement's structure, is written once.
+ */
+import type { ColumnSpec } from '../model/service-model';
+import { raw, Sql, sql } from './sql';
+
+export type DialectName = 'sqlite' | 'mysql';
+
+/** Width of stored timestamps: `YYYY-MM-DDTHH:mm:ss.sssZ`, so text order is time order on both databases. */
+export const TIMESTAMP_WIDTH = 24;
+export const DATE_WIDTH = 10;
+
+export abstract class SqlDialect {
+  abstract readonly name: DialectName;
+  /** The most bound variables one statement may carry. */
+  abstract readonly maxParams: number;
+  /** Appended to a read whose rows stay locked until the transaction ends. */
+  abstract readonly lockingRead: string;
+
+  /** A quoted identifier. Both databases accept backticks; names come from the generated field tables. */
+  id(name: string): Sql {
+    return raw(`\`${name}\``);
+  }
+
+  /** `part` occurs in `text`, case-sensitively. */
+  abstract contains(text: Sql, part: Sql): Sql;
+
+  startsWith(text: Sql, prefix: Sql): Sql {
+    return sql`substr(${text}, 1, ${this.length(prefix)}) = ${prefix}`;
+  }
+
+  abstract endsWith(text: Sql, suffix: Sql): Sql;
+  /** Length in characters. */
+  abstract length(text: Sql): Sql;
+  /** Unicode case mapping, as OData's tolower/toupper. */
+  abstract toLower(text: Sql): Sql;
+  abstract toUpper(text: Sql): Sql;
+
+  trim(text: Sql): Sql {
+    return sql`TRIM(${text})`;
+  }
+
+  /** Characters `from` (1-based) on, `length` of them when given. */
+  substring(text: Sql, from: number, length?: number): Sql {
+    return length === undefined ? sql`substr(${text}, ${raw(String(from))})` : sql`substr(${text}, ${raw(String(from))}, ${raw(String(length))})`;
+  }
+
+  abstract castInteger(value: Sql): Sql;
+
+  /** How an insert that meets an existing key becomes an update: the clause before the assignments. */
+  abstract onConflictUpdate(key: readonly string[]): string;
+  /** The value the conflicting insert carried for `column`, inside the assignments. */
+  abstract inserted(column: string): string;
+  /** An insert that leaves an existing row with the same key as it is. */
+  abstract onConflictKeep(key: readonly string[]): string;
+
+  /** The column's type in CREATE TABLE. */
+  abstract columnType(c: ColumnSpec): string;
+  /** Options after CREATE TABLE's column list; `collation` is the one other tables use. */
+  abstract tableOptions(collation: string | undefined): string;
+  /** A query for the table's row in the catalogue (a row: it exists). */
+  abstract tableExists(table: string): Sql;
+  /** A query for the table's column names, one row each, as `name`. */
+  abstract columnNames(table: string): Sql;
+  /** A query whose row's `c` is the collation the service's tables use, or undefined where there is no choice. */
+  abstract collationQuery(): Sql | undefined;
+  /** ALTER TABLE's clause that adds a column. */
+  abstract addColumn(): string;
+}
+
+/** Shared by both dialects: the logical column types the field tables use, as both databases name them. */
+export function commonColumnType(c: ColumnSpec): string | undefined {
+  switch (c.type) {
+    case 'string': return `varchar(${c.length ?? 255})`;
+    case 'integer': return 'bigint';
+    case 'boolean': return 'boolean';
+    case 'date': return `varchar(${DATE_WIDTH})`;
+    case 'timestamp': return `varchar(${TIMESTAMP_WIDTH})`;
+    default: return undefined;
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * Compiles bound predicates to parameterised SQL, the same on every database but for the dialect's hooks.
+ * - Values are always parameters; identifiers are storage columns from the generated field tables.
+ * - OData compares null as a value (`null ne 'x'` is true, `null eq 'x'` false), SQL as unknown. `not` is
+ *   pushed down to the comparisons (De Morgan) and each comparison gets the null-aware form it needs, so a
+ *   plain `col = ?` stays plain and keeps its index.
+ * - Text functions use forms that are case-sensitive on both (instr/LOCATE, not LIKE); timestamps are stored
+ *   as fixed-width UTC text, so date parts are substrings.
+ * Nothing is re-validated here: the binder already did.
+ */
+import type { BoundCall, BoundField, BoundPredicate, BoundScalar, BoundValue } from '../query/bound';
+import type { SqlDialect } from './dialect';
+import { join, param, raw, Sql, sql } from './sql';
+
+const SQL_OP = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
+const NEGATED_OP = { eq: 'ne', ne: 'eq', gt: 'le', ge: 'lt', lt: 'ge', le: 'gt' } as const;
+
+/** Positions of date parts in stored text: timestamps `YYYY-MM-DDTHH:mm:ss.sssZ`, dates, times `HH:mm:ss.sss`. */
+const PART_POSITION: Record<string, [number, number]> = { year: [1, 4], month: [6, 2], day: [9, 2], hour: [12, 2], minute: [15, 2], second: [18, 2] };
+const TIME_PART_POSITION: Record<string, [number, number]> = { hour: [1, 2], minute: [4, 2], second: [7, 2] };
+
+/** Chains longer than this become a balanced tree of parentheses. */
+const FLAT_CHAIN = 16;
+
+const TRUE = raw('1 = 1');
+const FALSE = raw('1 = 0');
+
+/** `negated`: the exact complement, in OData's two-valued logic (records with nulls land on one side). */
+export function compileFilter(p: BoundPredicate, dialect: SqlDialect, negated = false): Sql {
+  return new FilterCompiler(dialect).predicate(p, negated);
+}
+
+class FilterCompiler {
+  constructor(private readonly d: SqlDialect) {}
+
+  predicate(p: BoundPredicate, negated: boolean): Sql {
+    switch (p.kind) {
+      case 'constant':
+        return p.value !== negated ? TRUE : FALSE;
+      case 'logical':
+        return this.logical(p.op, p.operands, negated);
+      case 'not':
+        return this.predicate(p.operand, !negated);
+      case 'isNull':
+        return sql`${this.scalar(p.operand)} ${raw(p.negated !== negated ? 'IS NOT NULL' : 'IS NULL')}`;
+      case 'in':
+        return this.member(p.left, join(p.values.map((v) => this.value(v)), ', '), negated);
+      case 'inQuery': {
+        const sub = sql`SELECT ${this.d.id(p.column.column)} FROM ${this.d.id(p.set.table)} WHERE ${this.predicate(p.where, false)}`;
+        return this.member(p.left, sub, negated);
+      }
+      case 'truth': {
+        // A Boolean field or a boolean function; null is neither true nor false, so not(null) stays out.
+        if (p.operand.kind === 'field') return sql`${this.scalar(p.operand)} = ${raw(negated ? '0' : '1')}`;
+        const operand = this.scalar(p.operand);
+        return negated ? sql`NOT ${operand}` : operand;
+      }
+      case 'compare':
+        return this.compare(p.op, negated, p.left, p.right);
+    }
+  }
+
+  /** `left IN (…)`, a list or a subquery; negated, a null `left` is outside the list too. */
+  private member(l: BoundScalar, list: Sql, negated: boolean): Sql {
+    const left = this.scalar(l);
+    if (!negated) return sql`${left} IN (${list})`;
+    return nullable(l) ? sql`(${left} NOT IN (${list}) OR ${left} IS NULL)` : sql`${left} NOT IN (${list})`;
+  }
+
+  /**
+   * `and`/`or` chains. Negation goes down by De Morgan. Constants fold, and equalities on one column
+   * join into one IN list (`X eq a or X eq b` is `X IN (a, b)`; `not (X eq a) and not (X eq b)` is
+   * `X NOT IN (a, b)`, nulls included): long key lists then cost the database one list, not a tree of
+   * thousands of comparisons to plan.
+   */
+  private logical(written: 'and' | 'or', operands: readonly BoundPredicate[], negated: boolean): Sql {
+    const op = (written === 'and') !== negated ? 'AND' : 'OR';
+    // In an OR chain the terms that join are `X eq v`; in an AND chain, `not (X eq v)`.
+    const joinable = op === 'OR';
+    const lists = new Map<string, { left: BoundScalar; values: BoundValue[] }>();
+    const rest: BoundPredicate[] = [];
+    for (const o of operands) {
+      const c = constantOf(o, negated);
+      if (c !== undefined) {
+        if (c === (op === 'OR')) return op === 'OR' ? TRUE : FALSE;
+        continue; // true in AND, false in OR: no effect
+      }
+      const eq = equalityOf(o, negated);
+      if (eq && eq.positive === joinable) {
+        const list = lists.get(eq.left.column) ?? lists.set(eq.left.column, { left: eq.left, values: [] }).get(eq.left.column)!;
+        list.values.push(eq.value);
+        continue;
+      }
+      rest.push(o);
+    }
+    const terms = [
+      ...[...lists.values()].map((l) => this.predicate({ kind: 'in', left: l.left, values: l.values }, !joinable)),
+      ...rest.map((o) => this.predicate(o, negated)),
+    ];
+    if (terms.length === 0) return op === 'OR' ? FALSE : TRUE;
+    return balanced(terms, op);
+  }
+
+  /**
+   * A comparison in OData's two-valued sense: null eq null is true, null ne x is true, an ordering
+   * comparison with null is false (so its negation is true).
+   */
+  private compare(written: keyof typeof SQL_OP, negated: boolean, l: BoundScalar, r: BoundScalar): Sql {
+    const op = negated ? NEGATED_OP[written] : written;
+    const left = this.scalar(l);
+    const right = this.scalar(r);
+    const plain = sql`${left} ${raw(SQL_OP[op])} ${right}`;
+    const ln = nullable(l);
+    const rn = nullable(r);
+    if (!ln && !rn) return plain;
+    if (op === 'eq') {
+      return ln && rn ? sql`(${plain} OR (${left} IS NULL AND ${right} IS NULL))` : plain;
+    }
+    if (op === 'ne') {
+      if (ln && rn) return sql`(${plain} OR (${left} IS NULL AND ${right} IS NOT NULL) OR (${left} IS NOT NULL AND ${right} IS NULL))`;
+      return sql`(${plain} OR ${ln ? left : right} IS NULL)`;
+    }
+    // An ordering comparison excludes nulls; the negation of one (not (x gt v)) includes them.
+    if (!negated) return plain;
+    const nulls = [...(ln ? [sql`${left} IS NULL`] : []), ...(rn ? [sql`${right} IS NULL`] : [])];
+    return sql`(${plain} OR ${join(nulls, ' OR ')})`;
+  }
+
+  private scalar(s: BoundScalar): Sql {
+    switch (s.kind) {
+      case 'field':
+        return this.d.id(s.column);
+      case 'value':
+        return this.value(s);
+      case 'call':
+        // A boolean function is a comparison itself; as an operand it is parenthesised, because MariaDB gives
+        // all comparison operators one precedence (`a > 0 = b > 0` would compare left to right there).
+        return s.type === 'boolean' ? sql`(${this.call(s)})` : this.call(s);
+    }
+  }
+
+  private value(v: BoundValue): Sql {
+    return param(v.type === 'boolean' ? (v.value ? 1 : 0) : v.value);
+  }
+
+  private call(c: BoundCall): Sql {
+    const d = this.d;
+    const arg = (i: number) => this.scalar(c.args[i]);
+    switch (c.name) {
+      case 'contains': return d.contains(arg(0), arg(1));
+      case 'startswith': return d.startsWith(arg(0), arg(1));
+      case 'endswith': return d.endsWith(arg(0), arg(1));
+      case 'tolower': return d.toLower(arg(0));
+      case 'toupper': return d.toUpper(arg(0));
+      case 'trim': return d.trim(arg(0));
+      case 'length': return d.length(arg(0));
+      case 'date': return d.substring(arg(0), 1, 10);
+      case 'time': return d.substring(arg(0), 12, 12);
+      default: {
+        const [from, len] = (c.args[0].type === 'timeOfDay' ? TIME_PART_POSITION : PART_POSITION)[c.name];
+        return d.castInteger(d.substring(arg(0), from, len));
+      }
+    }
+  }
+}
+
+/**
+ * A chain of terms as a balanced tree of parentheses: SQLite refuses expressions nested over 1000 deep,
+ * and a flat `a OR b OR …` nests one level per term there.
+ */
+function balanced(terms: readonly Sql[], op: 'AND' | 'OR'): Sql {
+  if (terms.length <= FLAT_CHAIN) return sql`(${join(terms, ` ${op} `)})`;
+  const mid = Math.ceil(terms.length / 2);
+  return sql`(${balanced(terms.slice(0, mid), op)} ${raw(op)} ${balanced(terms.slice(mid), op)})`;
+}
+
+/** A constant operand's truth under `negated`, else undefined. */
+function constantOf(p: BoundPredicate, negated: boolean): boolean | undefined {
+  if (p.kind === 'constant') return p.value !== negated;
+  if (p.kind === 'not') return constantOf(p.operand, !negated);
+  return undefined;
+}
+
+/** `field eq value` (positive) or its negation, under `negated`; else undefined. */
+function equalityOf(p: BoundPredicate, negated: boolean): { left: BoundField; value: BoundValue; positive: boolean } | undefined {
+  if (p.kind === 'not') return equalityOf(p.operand, !negated);
+  if (p.kind !== 'compare' || (p.op !== 'eq' && p.op !== 'ne')) return undefined;
+  if (p.left.kind !== 'field' || p.right.kind !== 'value') return undefined;
+  return { left: p.left, value: p.right, positive: (p.op === 'eq') !== negated };
+}
+
+function nullable(s: BoundScalar): boolean {
+  switch (s.kind) {
+    case 'field': return s.field.nullable;
+    case 'value': return s.value === null;
+    case 'call': return s.args.some(nullable);
+  }
+}

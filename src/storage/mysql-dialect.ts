@@ -1,0 +1,89 @@
+/**
+ * MariaDB's and MySQL's spellings. Strings compare by code point and trailing spaces count, as on SQLite:
+ * the tables and the connection use a binary collation without PAD SPACE (utf8mb4_bin pads, so 'A' would
+ * equal 'A '), chosen by the server itself because MariaDB and MySQL 8 name it differently.
+ */
+import type { ColumnSpec } from '../model/service-model';
+import { commonColumnType, SqlDialect } from './dialect';
+import { param, raw, Sql, sql } from './sql';
+
+/** Placeholders one prepared statement may carry. */
+const MAX_PARAMS = 65535;
+
+/** The binary collation without PAD SPACE, as an expression the server evaluates. */
+export const NO_PAD_BINARY_COLLATION = "IF(VERSION() LIKE '%MariaDB%', 'utf8mb4_nopad_bin', 'utf8mb4_0900_bin')";
+
+class MysqlDialect extends SqlDialect {
+  readonly name = 'mysql' as const;
+  readonly maxParams = MAX_PARAMS;
+  readonly lockingRead = ' FOR UPDATE';
+
+  contains(text: Sql, part: Sql): Sql {
+    return sql`LOCATE(${part}, ${text}) > 0`;
+  }
+
+  endsWith(text: Sql, suffix: Sql): Sql {
+    return sql`RIGHT(${text}, ${this.length(suffix)}) = ${suffix}`;
+  }
+
+  length(text: Sql): Sql {
+    return sql`CHAR_LENGTH(${text})`;
+  }
+
+  toLower(text: Sql): Sql {
+    return sql`LOWER(${text})`;
+  }
+
+  toUpper(text: Sql): Sql {
+    return sql`UPPER(${text})`;
+  }
+
+  castInteger(value: Sql): Sql {
+    return sql`CAST(${value} AS SIGNED)`;
+  }
+
+  onConflictUpdate(): string {
+    return 'ON DUPLICATE KEY UPDATE';
+  }
+
+  inserted(column: string): string {
+    return `VALUES(${this.id(column).sql})`;
+  }
+
+  /** A no-op update rather than INSERT IGNORE, which would also turn other errors (a value too long) into warnings. */
+  onConflictKeep(key: readonly string[]): string {
+    const k = this.id(key[0]).sql;
+    return `ON DUPLICATE KEY UPDATE ${k} = ${k}`;
+  }
+
+  columnType(c: ColumnSpec): string {
+    switch (c.type) {
+      case 'decimal': return `decimal(${c.precision ?? 18}, ${c.scale ?? 0})`;
+      case 'double': return 'double';
+      case 'text': return 'mediumtext';
+      default: return commonColumnType(c)!;
+    }
+  }
+
+  tableOptions(collation: string | undefined): string {
+    return collation ? ` DEFAULT CHARACTER SET utf8mb4 COLLATE ${collation}` : '';
+  }
+
+  tableExists(table: string): Sql {
+    return sql`SELECT TABLE_NAME AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ${param(table)}`;
+  }
+
+  columnNames(table: string): Sql {
+    return sql`SELECT COLUMN_NAME AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ${param(table)}`;
+  }
+
+  collationQuery(): Sql {
+    return raw(`SELECT ${NO_PAD_BINARY_COLLATION} AS c`);
+  }
+
+  addColumn(): string {
+    return 'ADD';
+  }
+}
+
+export const mysqlDialect: SqlDialect = new MysqlDialect();

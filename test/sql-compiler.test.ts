@@ -1,0 +1,392 @@
+/**
+ * The SQL compiler, construct by construct, on each dialect: the SQL text and the parameters that a bound
+ * filter, order, keyset position, projection, visibility predicate and limit compile to (snapshots, written
+ * out by hand and read against the OData semantics they implement). Fast and without a database; the HTTP
+ * suites remain the oracle for what the statements return.
+ */
+import { expect } from 'chai';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { bindQuery } from '../src/query/bind-query';
+import { parseQueryOptions } from '../src/query/parse-options';
+import { both, fieldEquals } from '../src/query/predicates';
+import { projection, WHOLE_RECORD } from '../src/query/projection';
+import { Visibility } from '../src/query/visibility';
+import type { SqlDialect } from '../src/storage/dialect';
+import { compileFilter } from '../src/storage/filter-compiler';
+import { mysqlDialect } from '../src/storage/mysql-dialect';
+import { countQuery, keyQuery, pageQuery, relatedQuery } from '../src/storage/record-queries';
+import { addColumn, createTable } from '../src/storage/schema-statements';
+import type { Sql } from '../src/storage/sql';
+import { sqliteDialect } from '../src/storage/sqlite-dialect';
+import { Statements } from '../src/storage/statements';
+import { listings, media, model } from './support/sql-fixture';
+
+const DIALECTS = { sqlite: sqliteDialect, mysql: mysqlDialect } as const;
+type DialectName = keyof typeof DIALECTS;
+
+/** Expected SQL per dialect (`mysql` omitted: the same text as SQLite); params per dialect when they differ. */
+interface Snapshot {
+  readonly sqlite: string;
+  readonly mysql?: string;
+  readonly params: readonly unknown[];
+  readonly mysqlParams?: readonly unknown[];
+}
+
+function expectSnapshot(compile: (d: SqlDialect) => Sql | string, s: Snapshot): void {
+  for (const name of Object.keys(DIALECTS) as DialectName[]) {
+    const out = compile(DIALECTS[name]);
+    const actual = typeof out === 'string' ? { sql: out, params: [] } : { sql: out.sql, params: [...out.params] };
+    const expected = name === 'mysql'
+      ? { sql: s.mysql ?? s.sqlite, params: [...(s.mysqlParams ?? s.params)] }
+      : { sql: s.sqlite, params: [...s.params] };
+    expect(actual, name).to.deep.equal(expected);
+  }
+}
+
+const bind = (options: Record<string, string>, set = listings) => bindQuery(set, parseQueryOptions(options));
+const filterOf = (text: string) => bind({ $filter: text }).filter!;
+
+function filterCases(cases: readonly (readonly [string, Snapshot])[]): void {
+  for (const [filter, snapshot] of cases) {
+    it(filter, () => expectSnapshot((d) => compileFilter(filterOf(filter), d), snapshot));
+  }
+}
+
+describe('SQL compiler: comparison operators', function () {
+  filterCases([
+    ["ListingKey eq 'L1'", { sqlite: '`ListingKey` = ?', params: ['L1'] }],
+    ["ListingKey ne 'L1'", { sqlite: '`ListingKey` <> ?', params: ['L1'] }],
+    ["ListingKey ge 'L1'", { sqlite: '`ListingKey` >= ?', params: ['L1'] }],
+    ["ListingKey lt 'L1'", { sqlite: '`ListingKey` < ?', params: ['L1'] }],
+    // A nullable column: eq and ordering stay plain (null never matches them), ne admits null (null ne 5 is true).
+    ['ListPrice eq 5', { sqlite: '`ListPrice` = ?', params: [5] }],
+    ['ListPrice gt 100000', { sqlite: '`ListPrice` > ?', params: [100000] }],
+    ['ListPrice le 5', { sqlite: '`ListPrice` <= ?', params: [5] }],
+    ['ListPrice ne 5', { sqlite: '(`ListPrice` <> ? OR `ListPrice` IS NULL)', params: [5] }],
+    // Two nullable columns: null eq null is true, null ne x is true.
+    ['BedroomsTotal eq ListPrice', { sqlite: '(`BedroomsTotal` = `ListPrice` OR (`BedroomsTotal` IS NULL AND `ListPrice` IS NULL))', params: [] }],
+    ['BedroomsTotal ne ListPrice', {
+      sqlite: '(`BedroomsTotal` <> `ListPrice` OR (`BedroomsTotal` IS NULL AND `ListPrice` IS NOT NULL) OR (`BedroomsTotal` IS NOT NULL AND `ListPrice` IS NULL))',
+      params: [],
+    }],
+    // A literal on the left moves right, the operator flipped.
+    ["'L1' lt ListingKey", { sqlite: '`ListingKey` > ?', params: ['L1'] }],
+  ]);
+});
+
+describe('SQL compiler: and, or, not', function () {
+  filterCases([
+    ["City eq 'A' and BedroomsTotal ge 3", { sqlite: '(`City` = ? AND `BedroomsTotal` >= ?)', params: ['A', 3] }],
+    // Equalities on one column in an OR chain become one IN list.
+    ["City eq 'A' or City eq 'B'", { sqlite: '(`City` IN (?, ?))', params: ['A', 'B'] }],
+    // not is pushed down (De Morgan); the negated ordering comparison admits null.
+    ["not (City eq 'A' or BedroomsTotal lt 2)", {
+      sqlite: '((`City` NOT IN (?) OR `City` IS NULL) AND (`BedroomsTotal` >= ? OR `BedroomsTotal` IS NULL))', params: ['A', 2],
+    }],
+    ["not (City eq 'A') and not (City eq 'B')", { sqlite: '((`City` NOT IN (?, ?) OR `City` IS NULL))', params: ['A', 'B'] }],
+    ['not (ListPrice gt 5)', { sqlite: '(`ListPrice` <= ? OR `ListPrice` IS NULL)', params: [5] }],
+    // Constants fold away.
+    ['true', { sqlite: '1 = 1', params: [] }],
+    ["false or City eq 'A'", { sqlite: '(`City` IN (?))', params: ['A'] }],
+    ["true or City eq 'A'", { sqlite: '1 = 1', params: [] }],
+  ]);
+
+  it('a chain of more than 16 terms is a balanced tree of parentheses (SQLite limits expression depth)', function () {
+    const filter = Array.from({ length: 17 }, (_, i) => `ListPrice gt ${i}`).join(' or ');
+    const terms = Array.from({ length: 17 }, () => '`ListPrice` > ?');
+    const group = (t: string[]) => `(${t.join(' OR ')})`;
+    expectSnapshot((d) => compileFilter(filterOf(filter), d), {
+      sqlite: `(${group(terms.slice(0, 9))} OR ${group(terms.slice(9))})`,
+      params: Array.from({ length: 17 }, (_, i) => i),
+    });
+  });
+});
+
+describe('SQL compiler: in and null', function () {
+  filterCases([
+    // MlsStatus is a lookup: its values are the lookup's strings, compared as such.
+    ["MlsStatus in ('Active', 'Pending')", { sqlite: '`MlsStatus` IN (?, ?)', params: ['Active', 'Pending'] }],
+    ["not (MlsStatus in ('Active', 'Pending'))", { sqlite: '(`MlsStatus` NOT IN (?, ?) OR `MlsStatus` IS NULL)', params: ['Active', 'Pending'] }],
+    ["MlsStatus eq 'Active Under Contract'", { sqlite: '`MlsStatus` = ?', params: ['Active Under Contract'] }],
+    ["not (ListingKey in ('a', 'b'))", { sqlite: '`ListingKey` NOT IN (?, ?)', params: ['a', 'b'] }],
+    ['City eq null', { sqlite: '`City` IS NULL', params: [] }],
+    ['null ne City', { sqlite: '`City` IS NOT NULL', params: [] }],
+    ['ListPrice gt null', { sqlite: '1 = 0', params: [] }],
+  ]);
+});
+
+describe('SQL compiler: string functions', function () {
+  filterCases([
+    ["contains(City, 'x')", { sqlite: '(instr(`City`, ?) > 0)', mysql: '(LOCATE(?, `City`) > 0)', params: ['x'] }],
+    // Parameters bind in text order, so a dialect that swaps the arguments swaps the parameters.
+    ["contains(tolower('ABC'), 'b')", {
+      sqlite: '(instr(odata_tolower(?), ?) > 0)', mysql: '(LOCATE(?, LOWER(?)) > 0)', params: ['ABC', 'b'], mysqlParams: ['b', 'ABC'],
+    }],
+    ["startswith(City, 'San')", { sqlite: '(substr(`City`, 1, length(?)) = ?)', mysql: '(substr(`City`, 1, CHAR_LENGTH(?)) = ?)', params: ['San', 'San'] }],
+    ["endswith(City, 'ville')", {
+      sqlite: '(substr(`City`, length(`City`) - length(?) + 1) = ?)', mysql: '(RIGHT(`City`, CHAR_LENGTH(?)) = ?)', params: ['ville', 'ville'],
+    }],
+    ["tolower(City) eq 'oslo'", { sqlite: 'odata_tolower(`City`) = ?', mysql: 'LOWER(`City`) = ?', params: ['oslo'] }],
+    ["toupper(City) eq 'X'", { sqlite: 'odata_toupper(`City`) = ?', mysql: 'UPPER(`City`) = ?', params: ['X'] }],
+    ["trim(City) eq 'X'", { sqlite: 'TRIM(`City`) = ?', params: ['X'] }],
+    ['length(City) gt 3', { sqlite: 'length(`City`) > ?', mysql: 'CHAR_LENGTH(`City`) > ?', params: [3] }],
+  ]);
+});
+
+describe('SQL compiler: dates, times and timestamps', function () {
+  filterCases([
+    // Timestamps are fixed-width UTC text: literals are normalised to it, whatever their offset.
+    ['ModificationTimestamp gt 2024-01-01T00:00:00Z', { sqlite: '`ModificationTimestamp` > ?', params: ['2024-01-01T00:00:00.000Z'] }],
+    ['ModificationTimestamp ge 2024-01-01T05:00:00+05:00', { sqlite: '`ModificationTimestamp` >= ?', params: ['2024-01-01T00:00:00.000Z'] }],
+    // Below the stored millisecond: nothing equals it, and gt/ge round to gt.
+    ['ModificationTimestamp eq 2024-01-01T00:00:00.0001Z', { sqlite: '1 = 0', params: [] }],
+    ['ModificationTimestamp ge 2024-01-01T00:00:00.0001Z', { sqlite: '`ModificationTimestamp` > ?', params: ['2024-01-01T00:00:00.000Z'] }],
+    ['ListingContractDate eq 2024-05-01', { sqlite: '`ListingContractDate` = ?', params: ['2024-05-01'] }],
+    ['ShowingStartTime ge 09:30', { sqlite: '`ShowingStartTime` >= ?', params: ['09:30:00.000'] }],
+    ['year(ModificationTimestamp) eq 2024', {
+      sqlite: 'CAST(substr(`ModificationTimestamp`, 1, 4) AS INTEGER) = ?', mysql: 'CAST(substr(`ModificationTimestamp`, 1, 4) AS SIGNED) = ?', params: [2024],
+    }],
+    ['month(ModificationTimestamp) eq 5', {
+      sqlite: 'CAST(substr(`ModificationTimestamp`, 6, 2) AS INTEGER) = ?', mysql: 'CAST(substr(`ModificationTimestamp`, 6, 2) AS SIGNED) = ?', params: [5],
+    }],
+    ['day(ListingContractDate) eq 1', {
+      sqlite: 'CAST(substr(`ListingContractDate`, 9, 2) AS INTEGER) = ?', mysql: 'CAST(substr(`ListingContractDate`, 9, 2) AS SIGNED) = ?', params: [1],
+    }],
+    ['minute(ModificationTimestamp) eq 5', {
+      sqlite: 'CAST(substr(`ModificationTimestamp`, 15, 2) AS INTEGER) = ?', mysql: 'CAST(substr(`ModificationTimestamp`, 15, 2) AS SIGNED) = ?', params: [5],
+    }],
+    // A time of day has its parts elsewhere than a timestamp.
+    ['hour(ShowingStartTime) eq 9', {
+      sqlite: 'CAST(substr(`ShowingStartTime`, 1, 2) AS INTEGER) = ?', mysql: 'CAST(substr(`ShowingStartTime`, 1, 2) AS SIGNED) = ?', params: [9],
+    }],
+    ['second(ShowingStartTime) eq 5', {
+      sqlite: 'CAST(substr(`ShowingStartTime`, 7, 2) AS INTEGER) = ?', mysql: 'CAST(substr(`ShowingStartTime`, 7, 2) AS SIGNED) = ?', params: [5],
+    }],
+    // A literal's part is computed by the binder.
+    ['year(2024-05-01T00:00:00Z) eq year(ModificationTimestamp)', {
+      sqlite: '? = CAST(substr(`ModificationTimestamp`, 1, 4) AS INTEGER)', mysql: '? = CAST(substr(`ModificationTimestamp`, 1, 4) AS SIGNED)', params: [2024],
+    }],
+    ['date(ModificationTimestamp) eq 2024-05-01', { sqlite: 'substr(`ModificationTimestamp`, 1, 10) = ?', params: ['2024-05-01'] }],
+    ['time(ModificationTimestamp) lt 12:00', { sqlite: 'substr(`ModificationTimestamp`, 12, 12) < ?', params: ['12:00:00.000'] }],
+  ]);
+});
+
+describe('SQL compiler: booleans', function () {
+  filterCases([
+    ['NewConstructionYN', { sqlite: '`NewConstructionYN` = 1', params: [] }],
+    ['not NewConstructionYN', { sqlite: '`NewConstructionYN` = 0', params: [] }],
+    ['NewConstructionYN eq true', { sqlite: '`NewConstructionYN` = ?', params: [1] }],
+    ['NewConstructionYN ne false', { sqlite: '(`NewConstructionYN` <> ? OR `NewConstructionYN` IS NULL)', params: [0] }],
+    ["not contains(City, 'x')", { sqlite: 'NOT (instr(`City`, ?) > 0)', mysql: 'NOT (LOCATE(?, `City`) > 0)', params: ['x'] }],
+    // As an operand a boolean function is parenthesised: MariaDB gives all comparison operators one precedence.
+    ["contains(City, 'x') eq true", { sqlite: '(instr(`City`, ?) > 0) = ?', mysql: '(LOCATE(?, `City`) > 0) = ?', params: ['x', 1] }],
+    ["contains(City, 'a') eq contains(City, 'b')", {
+      sqlite: '((instr(`City`, ?) > 0) = (instr(`City`, ?) > 0) OR ((instr(`City`, ?) > 0) IS NULL AND (instr(`City`, ?) > 0) IS NULL))',
+      mysql: '((LOCATE(?, `City`) > 0) = (LOCATE(?, `City`) > 0) OR ((LOCATE(?, `City`) > 0) IS NULL AND (LOCATE(?, `City`) > 0) IS NULL))',
+      params: ['a', 'b', 'a', 'b'],
+    }],
+  ]);
+});
+
+describe('SQL compiler: order, projection, keyset position and limit', function () {
+  const statements = (d: SqlDialect) => new Statements(d);
+
+  it('$select reads the selected columns and the sort columns; $orderby ends with the key; the limit is a parameter', function () {
+    const q = bind({ $filter: "City eq 'Oslo'", $orderby: 'ListPrice desc', $select: 'ListingKey,City' });
+    expectSnapshot((d) => pageQuery(statements(d), 'Property', { where: q.filter, orderBy: q.orderBy, limit: 11, projection: projection(listings, q.select) }), {
+      sqlite: 'SELECT `ListingKey`, `City`, `ListPrice` FROM `Property` WHERE `City` = ? ORDER BY `ListPrice` DESC, `ListingKey` DESC LIMIT ?',
+      params: ['Oslo', 11],
+    });
+  });
+
+  it('the default order continues after a skiptoken\'s position in the form that seeks the (ModificationTimestamp, key) index', function () {
+    const q = bind({});
+    expectSnapshot((d) => pageQuery(statements(d), 'Property', { orderBy: q.orderBy, after: ['2024-01-01T00:00:00.000Z', 'L9'], limit: 101, projection: WHOLE_RECORD }), {
+      sqlite: 'SELECT `_record`, `ModificationTimestamp`, `ListingKey` FROM `Property` WHERE `ModificationTimestamp` >= ? AND '
+        + '(`ModificationTimestamp` > ? OR `ListingKey` > ?) ORDER BY `ModificationTimestamp` ASC, `ListingKey` ASC LIMIT ?',
+      params: ['2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', 'L9', 101],
+    });
+  });
+
+  it('after a null in a descending nullable column, only nulls with a later key follow; the filter comes first', function () {
+    const q = bind({ $filter: "City eq 'Oslo'", $orderby: 'ListPrice desc' });
+    expectSnapshot((d) => pageQuery(statements(d), 'Property', { where: q.filter, after: [null, 'L9'], orderBy: q.orderBy, limit: 11, projection: WHOLE_RECORD }), {
+      sqlite: 'SELECT `_record`, `ListPrice`, `ListingKey` FROM `Property` WHERE (`City` = ?) AND (((`ListPrice` IS NULL AND `ListingKey` < ?))) '
+        + 'ORDER BY `ListPrice` DESC, `ListingKey` DESC LIMIT ?',
+      params: ['Oslo', 'L9', 11],
+    });
+  });
+
+  it('after a value in a descending nullable column: smaller values and nulls follow', function () {
+    const q = bind({ $orderby: 'ListPrice desc' });
+    expectSnapshot((d) => pageQuery(statements(d), 'Property', { after: [500, 'L9'], orderBy: q.orderBy, limit: 11, projection: WHOLE_RECORD }), {
+      sqlite: 'SELECT `_record`, `ListPrice`, `ListingKey` FROM `Property` WHERE (`ListPrice` <= ? OR `ListPrice` IS NULL) AND '
+        + '((`ListPrice` < ? OR `ListPrice` IS NULL) OR `ListingKey` < ?) ORDER BY `ListPrice` DESC, `ListingKey` DESC LIMIT ?',
+      params: [500, 500, 'L9', 11],
+    });
+  });
+
+  it('$count counts what the filter admits', function () {
+    expectSnapshot((d) => countQuery(statements(d), 'Property', filterOf('BedroomsTotal ge 3')), {
+      sqlite: 'SELECT COUNT(*) AS n FROM `Property` WHERE `BedroomsTotal` >= ?', params: [3],
+    });
+  });
+
+  it('$expand reads the related records of a page of parents at once, ranked per parent when $top is given', function () {
+    const order = bind({ $orderby: 'Order' }, media).orderBy;
+    expectSnapshot((d) => relatedQuery(statements(d), 'Media', { foreignKey: 'ResourceRecordKey', keys: ['L1', 'L2'], orderBy: order, projection: WHOLE_RECORD, perParent: 2 }), {
+      sqlite: 'SELECT * FROM (SELECT `ResourceRecordKey` AS _parent, `_record`, ROW_NUMBER() OVER (PARTITION BY `ResourceRecordKey` '
+        + 'ORDER BY `Order` ASC, `MediaKey` ASC) AS _row FROM `Media` WHERE `ResourceRecordKey` IN (?, ?)) ranked WHERE _row <= ? ORDER BY _parent, _row',
+      params: ['L1', 'L2', 2],
+    });
+    expectSnapshot((d) => relatedQuery(statements(d), 'Media', { foreignKey: 'ResourceRecordKey', keys: ['L1'], where: filterOfMedia('Order lt 3'), orderBy: order, projection: WHOLE_RECORD }), {
+      sqlite: 'SELECT `ResourceRecordKey` AS _parent, `_record` FROM `Media` WHERE `ResourceRecordKey` IN (?) AND (`Order` < ?) '
+        + 'ORDER BY `ResourceRecordKey`, `Order` ASC, `MediaKey` ASC',
+      params: ['L1', 3],
+    });
+  });
+});
+
+function filterOfMedia(text: string) {
+  return bind({ $filter: text }, media).filter!;
+}
+
+describe('SQL compiler: visibility', function () {
+  const statements = (d: SqlDialect) => new Statements(d);
+  const scoped = new Visibility(model, ["MlsStatus ne 'Withdrawn'"]);
+
+  it('a listing is visible when the scope admits it', function () {
+    expectSnapshot((d) => keyQuery(statements(d), 'Property', 'ListingKey', 'L1', ['_record'], scoped.of(listings)), {
+      sqlite: 'SELECT `_record` FROM `Property` WHERE (`ListingKey` = ?) AND ((`MlsStatus` <> ? OR `MlsStatus` IS NULL))',
+      params: ['L1', 'Withdrawn'],
+    });
+  });
+
+  it('a related record is visible unless its listing is outside the scope (a semi-join); records without a listing stay visible', function () {
+    expectSnapshot((d) => countQuery(statements(d), 'Media', scoped.of(media)), {
+      sqlite: 'SELECT COUNT(*) AS n FROM `Media` WHERE (`ResourceRecordKey` NOT IN (SELECT `ListingKey` FROM `Property` WHERE `MlsStatus` = ?) '
+        + 'OR `ResourceRecordKey` IS NULL)',
+      params: ['Withdrawn'],
+    });
+  });
+
+  it('several scopes must all hold: outside any one is outside; with a navigation path\'s parent and the client\'s filter', function () {
+    const two = new Visibility(model, ["MlsStatus ne 'Withdrawn'", "City eq 'Oslo'"]);
+    const where = both(both(two.of(media), fieldEquals(media.fieldsByName.ResourceRecordKey, 'L1')), filterOfMedia('Order lt 3'));
+    const order = bind({}, media).orderBy;
+    expectSnapshot((d) => pageQuery(statements(d), 'Media', { where, orderBy: order, limit: 3, projection: WHOLE_RECORD }), {
+      sqlite: 'SELECT `_record`, `ModificationTimestamp`, `MediaKey` FROM `Media` WHERE (((`ResourceRecordKey` NOT IN (SELECT `ListingKey` FROM `Property` '
+        + 'WHERE (`MlsStatus` IN (?) OR (`City` <> ? OR `City` IS NULL))) OR `ResourceRecordKey` IS NULL) AND `ResourceRecordKey` = ?) AND `Order` < ?) '
+        + 'ORDER BY `ModificationTimestamp` ASC, `MediaKey` ASC LIMIT ?',
+      params: ['Withdrawn', 'Oslo', 'L1', 3, 3],
+    });
+  });
+
+  it('without scopes nothing is added', function () {
+    expect(new Visibility(model, []).of(media)).to.equal(undefined);
+    expect(new Visibility(model, []).of(listings)).to.equal(undefined);
+  });
+});
+
+describe('SQL compiler: writes, locking reads and schema', function () {
+  const s = (d: SqlDialect) => new Statements(d);
+
+  it('an upsert replaces every column but the key', function () {
+    expectSnapshot((d) => s(d).insert('Media', ['MediaKey', 'Order', '_record'], [['M1', 1, '{}'], ['M2', 2, '{}']], { key: ['MediaKey'], replace: ['Order', '_record'] }), {
+      sqlite: 'INSERT INTO `Media` (`MediaKey`, `Order`, `_record`) VALUES (?, ?, ?), (?, ?, ?) ON CONFLICT (`MediaKey`) DO UPDATE SET '
+        + '`Order` = excluded.`Order`, `_record` = excluded.`_record`',
+      mysql: 'INSERT INTO `Media` (`MediaKey`, `Order`, `_record`) VALUES (?, ?, ?), (?, ?, ?) ON DUPLICATE KEY UPDATE '
+        + '`Order` = VALUES(`Order`), `_record` = VALUES(`_record`)',
+      params: ['M1', 1, '{}', 'M2', 2, '{}'],
+    });
+  });
+
+  it('an increment adds to the stored count (increments commute)', function () {
+    expectSnapshot((d) => s(d).insert('reso_usage', ['client_id', 'hour', 'class', 'count'], [['c', '2024-01-01T00', 'A', 3]], {
+      key: ['client_id', 'hour', 'class'], increment: ['count'],
+    }), {
+      sqlite: 'INSERT INTO `reso_usage` (`client_id`, `hour`, `class`, `count`) VALUES (?, ?, ?, ?) ON CONFLICT (`client_id`, `hour`, `class`) '
+        + 'DO UPDATE SET `count` = `count` + excluded.`count`',
+      mysql: 'INSERT INTO `reso_usage` (`client_id`, `hour`, `class`, `count`) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE `count` = `count` + VALUES(`count`)',
+      params: ['c', '2024-01-01T00', 'A', 3],
+    });
+  });
+
+  it('an insert that keeps an existing row', function () {
+    expectSnapshot((d) => s(d).insert('reso_server_settings', ['name', 'value'], [['n', 'v']], { key: ['name'], keep: true }), {
+      sqlite: 'INSERT INTO `reso_server_settings` (`name`, `value`) VALUES (?, ?) ON CONFLICT (`name`) DO NOTHING',
+      mysql: 'INSERT INTO `reso_server_settings` (`name`, `value`) VALUES (?, ?) ON DUPLICATE KEY UPDATE `name` = `name`',
+      params: ['n', 'v'],
+    });
+  });
+
+  it('a locking read locks the row on MariaDB; SQLite\'s write transaction holds the database already', function () {
+    expectSnapshot((d) => s(d).select({ from: 'reso_server_settings', columns: ['value'], where: s(d).eq('name', 'clock'), lock: true }), {
+      sqlite: 'SELECT `value` FROM `reso_server_settings` WHERE `name` = ?',
+      mysql: 'SELECT `value` FROM `reso_server_settings` WHERE `name` = ? FOR UPDATE',
+      params: ['clock'],
+    });
+  });
+
+  it('updates and deletes', function () {
+    expectSnapshot((d) => s(d).update('reso_clients', { revoked_at: 't', secret_hash: 'h' }, s(d).eq('client_id', 'c1')), {
+      sqlite: 'UPDATE `reso_clients` SET `revoked_at` = ?, `secret_hash` = ? WHERE `client_id` = ?', params: ['t', 'h', 'c1'],
+    });
+    expectSnapshot((d) => s(d).delete('Media', s(d).in('MediaKey', ['M1', 'M2'])), {
+      sqlite: 'DELETE FROM `Media` WHERE `MediaKey` IN (?, ?)', params: ['M1', 'M2'],
+    });
+  });
+
+  it('CREATE TABLE maps the logical column types per database; MariaDB tables take the binary no-pad collation', function () {
+    const table = {
+      name: 'T',
+      columns: [
+        { name: 'K', type: 'string', length: 128, nullable: false }, { name: 'P', type: 'decimal', precision: 14, scale: 2, nullable: true },
+        { name: 'F', type: 'double', nullable: true }, { name: 'I', type: 'integer', nullable: true }, { name: 'B', type: 'boolean', nullable: true },
+        { name: 'D', type: 'date', nullable: true }, { name: 'S', type: 'timestamp', nullable: false }, { name: '_record', type: 'text', nullable: false },
+      ] as const,
+      primaryKey: ['K'],
+      indexes: [{ name: 'ix_T_S', columns: ['S', 'K'] }],
+    };
+    expectSnapshot((d) => createTable(d, table, d === mysqlDialect ? 'utf8mb4_nopad_bin' : undefined).join(';\n'), {
+      sqlite: 'CREATE TABLE `T` (`K` varchar(128) NOT NULL, `P` float, `F` float, `I` bigint, `B` boolean, `D` varchar(10), `S` varchar(24) NOT NULL, '
+        + '`_record` text NOT NULL, PRIMARY KEY (`K`));\nCREATE INDEX `ix_T_S` ON `T` (`S`, `K`)',
+      mysql: 'CREATE TABLE `T` (`K` varchar(128) NOT NULL, `P` decimal(14, 2), `F` double, `I` bigint, `B` boolean, `D` varchar(10), `S` varchar(24) NOT NULL, '
+        + '`_record` mediumtext NOT NULL, PRIMARY KEY (`K`)) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin;\nCREATE INDEX `ix_T_S` ON `T` (`S`, `K`)',
+      params: [],
+    });
+  });
+
+  it('a column added to a table with rows is nullable', function () {
+    expectSnapshot((d) => addColumn(d, 'T', { name: 'C', type: 'string', length: 50, nullable: false }), {
+      sqlite: 'ALTER TABLE `T` ADD COLUMN `C` varchar(50)', mysql: 'ALTER TABLE `T` ADD `C` varchar(50)', params: [],
+    });
+  });
+});
+
+describe('Architecture: storage is the only place that knows SQL', function () {
+  const root = join(__dirname, '..', '..');
+  const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+  const SQL_TEXT = [/\bSELECT /, /\bINSERT INTO\b/, /\bDELETE FROM\b/, /\bUPDATE /, / WHERE /, /\bFOR UPDATE\b/, /\bON CONFLICT\b/];
+  const SQL = [/\bknex\b/, /\.toSQL\(/, ...SQL_TEXT];
+
+  it('no file in src/ outside src/storage/, nor in codegen/ or generated/, imports knex or holds SQL text', function () {
+    const offenders = ['src', 'codegen', 'generated'].flatMap((dir) => files(join(root, dir)))
+      .map((path) => relative(root, path))
+      .filter((path) => !path.startsWith(join('src', 'storage')))
+      .flatMap((path) => {
+        const text = readFileSync(join(root, path), 'utf8');
+        return SQL.filter((re) => re.test(text)).map((re) => `${path}: ${re.source}`);
+      });
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('the check would see SQL where it is (storage is not empty of it)', function () {
+    const storage = files(join(root, 'src', 'storage')).map((path) => readFileSync(path, 'utf8')).join('\n');
+    for (const re of SQL_TEXT) expect(re.test(storage), re.source).to.equal(true);
+  });
+});
