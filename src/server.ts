@@ -19,15 +19,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** `app`: options beyond configuration (bench/ starts the app anonymous to measure what auth and metering cost). */
+/** Options beyond configuration: bench/ starts the app anonymous to measure what auth and metering cost; tests pass a clock. */
+export type ServerOptions = Pick<AppOptions, 'anonymous' | 'clock'>;
+
 export async function startServer(
-  model: ServiceModel, config: Config, log: (line: string) => void = () => undefined, app: Pick<AppOptions, 'anonymous'> = {},
+  model: ServiceModel, config: Config, log: (line: string) => void = () => undefined, app: ServerOptions = {},
 ): Promise<RunningServer> {
   const db = openDatabase(config.databaseUrl);
   const service = new ListingService(model, db, {
     pagingSecret: config.pagingSecret,
     demoToken: config.demoToken,
     usage: usageOptions(config, log),
+    clock: app.clock,
   });
   try {
     await service.ready();

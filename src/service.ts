@@ -15,6 +15,7 @@ import { Settings } from './storage/settings';
 import { ClientRegistry } from './auth/clients';
 import { Meter, MeterOptions } from './metering/meter';
 import { SkipTokens } from './paging/skiptoken';
+import type { Clock } from './clock';
 
 export const DEMO_CLIENT = 'demo';
 
@@ -31,13 +32,14 @@ export class ListingService {
    * `pagingSecret`: signs $skiptoken values; without it, a secret kept in the database is used (shared by
    * every instance on it). `demoToken`: registered as a static token of the `demo` client once the database is there.
    * `usage`: where usage counts are journaled (without a journal directory, nothing can be charged).
+   * `clock`: what token lifetimes are measured against (the system clock unless a test moves one by hand).
    */
   constructor(
     readonly model: ServiceModel, readonly db: Database,
-    private readonly options: { pagingSecret?: string; demoToken?: string; usage?: MeterOptions } = {},
+    private readonly options: { pagingSecret?: string; demoToken?: string; usage?: MeterOptions; clock?: Clock } = {},
   ) {
     this.settings = new Settings(db);
-    this.clients = new ClientRegistry(db);
+    this.clients = new ClientRegistry(db, options.clock);
     this.meter = new Meter(db, this.settings, options.usage);
     const tables = new Map(model.tables.map((t) => [t.name, t]));
     this.stores = new Map(model.entitySets.map((s) => [s.name, new RecordStore(db, s, tables.get(s.table)!, model.lookups)]));

@@ -187,10 +187,14 @@ async function concurrentPhase(server: RunningServer, consumer: ReplicationConsu
   const incrementsBefore = { ...consumer.stats.incrementRecords };
   let writing = true;
   let consumerFailed = false;
+  let stopConsumerWait!: () => void;
+  const consumerStopped = new Promise<void>((resolve) => { stopConsumerWait = resolve; });
   const falseRemovals: string[] = [];
   const rounds: Round[] = [];
 
-  const writersDone = Promise.all(writers.map((w) => w.run({ operations: operationsEach, pauseMs: 10, maxBatch: 60, minMs: 20_000, stop: () => consumerFailed })))
+  // Each writer's batch waits for the consumer's next read (or its failure): reads and writes interleave.
+  const pace = () => Promise.race([consumer.nextRead(), consumerStopped]);
+  const writersDone = Promise.all(writers.map((w) => w.run({ operations: operationsEach, maxBatch: 60, pace, stop: () => consumerFailed })))
     .finally(() => { writing = false; });
   const consumerDone = (async () => {
     try {
@@ -215,6 +219,8 @@ async function concurrentPhase(server: RunningServer, consumer: ReplicationConsu
     } catch (e) {
       consumerFailed = true;
       throw e;
+    } finally {
+      stopConsumerWait();
     }
   })();
   const [allStats] = await Promise.all([writersDone, consumerDone]) as [WriterStats[], void];

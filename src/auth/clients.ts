@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { Clock, systemClock } from '../clock';
 import type { Database } from '../storage/database';
 import { CLIENTS_TABLE, TOKENS_TABLE } from '../storage/internal-schema';
 
@@ -69,7 +70,7 @@ function rowToClient(r: Record<string, unknown>): Client {
 export class ClientRegistry {
   private readonly cache = new Map<string, { client: Client | undefined; until: number }>();
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database, private readonly clock: Clock = systemClock) {}
 
   /** Creates a client; returns it with its secret, which is shown once and never stored. */
   async add(spec: NewClient): Promise<{ client: Client; secret: string }> {
@@ -84,7 +85,7 @@ export class ClientRegistry {
       hidden_fields: JSON.stringify(spec.hiddenFields ?? []),
       rate_limit: spec.rateLimit ?? null,
       admin: spec.admin ? 1 : 0,
-      created_at: new Date().toISOString(),
+      created_at: new Date(this.clock.now()).toISOString(),
       revoked_at: null,
     };
     if (await this.get(id)) throw new Error(`client ${id} exists already`);
@@ -106,7 +107,7 @@ export class ClientRegistry {
 
   /** Revokes a client: its secret and every token stop working. */
   async revoke(id: string): Promise<void> {
-    await this.update(id, { revoked_at: new Date().toISOString() });
+    await this.update(id, { revoked_at: new Date(this.clock.now()).toISOString() });
     const del = this.db.sql(TOKENS_TABLE).where('client_id', '').del().toSQL().toNative();
     await this.db.run(del.sql, [id]);
   }
@@ -136,7 +137,7 @@ export class ClientRegistry {
 
   /** Issues an access token; `lifetimeSeconds` undefined makes a static token that does not expire. */
   async issueToken(clientId: string, lifetimeSeconds: number | undefined, token = randomBytes(32).toString('base64url')): Promise<string> {
-    const now = Date.now();
+    const now = this.clock.now();
     const row = {
       token_hash: hashToken(token),
       client_id: clientId,
@@ -154,7 +155,7 @@ export class ClientRegistry {
   /** The active client a bearer token belongs to, or undefined (unknown, expired or revoked). */
   async byToken(token: string): Promise<Client | undefined> {
     const hash = hashToken(token);
-    const now = Date.now();
+    const now = this.clock.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.client;
     const { sql } = this.db.sql(TOKENS_TABLE).join(CLIENTS_TABLE, `${TOKENS_TABLE}.client_id`, `${CLIENTS_TABLE}.client_id`)

@@ -15,6 +15,7 @@ import { Licences } from '../auth/licence';
 import { MeteringUnavailable } from '../metering/meter';
 import { rateLimiter } from '../metering/rate-limit';
 import { usageReport } from '../metering/usage-http';
+import type { Clock } from '../clock';
 
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -34,6 +35,8 @@ export interface AppOptions {
    * reachable from configuration or the command line.
    */
   anonymous?: boolean;
+  /** What rate-limit windows are measured against (the system clock unless a test moves one by hand). */
+  clock?: Clock;
 }
 
 export function createApp(service: ListingService, options: AppOptions): express.Express {
@@ -65,7 +68,7 @@ export function createApp(service: ListingService, options: AppOptions): express
     }
     next();
   });
-  if (!options.anonymous) odata.use(authenticate, rateLimiter());
+  if (!options.anonymous) odata.use(authenticate, rateLimiter(options.clock));
   odata.get('/', serviceDocument(service, options));
   odata.get(/^\/\$metadata$/, metadataDocument(licences));
   service.model.mountRoutes(odata, resourceHandlers(service, options, { licences, meter: service.meter }));

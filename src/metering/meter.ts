@@ -12,6 +12,7 @@
  * minute, or `reso-server usage`) applies it and removes it. So no count is lost when a process dies; only
  * the loss of the host itself (its page cache) can lose the last moments of counts not yet applied.
  */
+import { EventEmitter } from 'node:events';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -55,7 +56,8 @@ interface OpenJournal {
 
 interface Waiter { resolve: () => void; reject: (e: unknown) => void }
 
-export class Meter {
+/** Emits 'applied' after each background step that brought the usage table up to date with the journals. */
+export class Meter extends EventEmitter {
   private readonly table: UsageTable;
   private journal?: OpenJournal;
   private opening?: Promise<OpenJournal>;
@@ -72,6 +74,7 @@ export class Meter {
   private lastComplaint = '';
 
   constructor(db: Database, settings: Settings, private readonly options: MeterOptions = {}) {
+    super();
     this.table = new UsageTable(db, settings);
   }
 
@@ -172,6 +175,7 @@ export class Meter {
         if (++this.ticks % ADOPT_EVERY === 0) await this.adoptAbandoned();
       });
       this.lastComplaint = '';
+      this.emit('applied');
     } catch (e) {
       this.complain(e);
     }
@@ -281,10 +285,13 @@ export class Meter {
     clearInterval(this.timer);
     await this.drainWrites();
     this.closed = true;
-    if (this.journal) this.retiring.push(this.journal);
-    this.journal = undefined;
     try {
-      await this.serially(() => this.retire());
+      // In turn with the background steps: one may be replacing the journal right now.
+      await this.serially(async () => {
+        if (this.journal) this.retiring.push(this.journal);
+        this.journal = undefined;
+        await this.retire();
+      });
     } catch (e) {
       for (const j of this.retiring) {
         this.options.log?.(`usage journal ${j.file.path} kept (${(e as Error).message}): the next server or \`reso-server usage\` on this database applies it`);

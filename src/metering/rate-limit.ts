@@ -6,15 +6,16 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ODataError } from '../http/odata-error';
 import { clientOf } from '../auth/http';
+import { Clock, systemClock } from '../clock';
 
 const WINDOW_MS = 60_000;
 
-export function rateLimiter() {
+export function rateLimiter(clock: Clock = systemClock) {
   const windows = new Map<string, { start: number; used: number }>();
   return (_req: Request, res: Response, next: NextFunction) => {
     const client = clientOf(res);
     if (!client?.rateLimit) return next();
-    const now = Date.now();
+    const now = clock.now();
     let w = windows.get(client.id);
     if (!w || now - w.start >= WINDOW_MS) {
       if (windows.size > 100_000) windows.clear();
