@@ -304,6 +304,7 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
       const r = await runCli(db.url, ['clients', 'revoke', cli.id]);
       expect(r.code, r.stderr).to.equal(0);
       await refused(unused, 'token never used, after CLI revoke');
+      expect((await server.service.clients.get(cli.id))?.revokedAt, 'the revocation is in the database').to.be.a('string');
       // Another process revoked it: this server learns of it when its cached lookup runs out, 5 s at most.
       const cached = await call(`${base}/Property?$top=1`, { token: cli.token });
       expect(cached.status, 'the used token, within the cache bound (cached or refused)').to.be.oneOf([200, 401]);
