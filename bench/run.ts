@@ -206,7 +206,7 @@ async function prepareDatabase(o: Options): Promise<BenchDatabase> {
   if (!o.reseed && stamp === fingerprint) {
     const service = new ListingService(serviceModel, openDatabase(url));
     try {
-      await service.ready();
+      await service.prepare();
       count = await service.store('Property').count();
     } catch (e) {
       log(`cannot reuse ${description}: ${(e as Error).message}`);
@@ -222,7 +222,7 @@ async function prepareDatabase(o: Options): Promise<BenchDatabase> {
     const started = Date.now();
     const service = new ListingService(serviceModel, openDatabase(url));
     try {
-      await service.ready();
+      await service.prepare();
       let last = 0;
       await seedDemoData(service, { listings: o.listings }, (line) => {
         if (Date.now() - last > 5000) { last = Date.now(); log(`  ${line}`); }

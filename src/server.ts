@@ -9,6 +9,7 @@ import { AppOptions, createApp } from './http/app';
 import type { ServiceModel } from './model/service-model';
 import { seedDemoData } from './seed/demo-data';
 import { ListingService } from './service';
+import { ensureDemoClient } from './startup';
 import { openDatabase } from './storage/database';
 import { DatabaseUnavailable } from './storage/errors';
 
@@ -31,21 +32,22 @@ export async function startServer(
     demoToken: config.demoToken,
     usage: usageOptions(config, log),
     clock: app.clock,
+    log,
   });
   try {
-    await service.ready();
+    await service.prepare();
     if (config.seedListings > 0 && (await service.store('Property').count()) === 0) {
       log(`empty database: seeding ${config.seedListings} demo listings`);
       await seedDemoData(service, { listings: config.seedListings }, log);
       if (!config.demoToken) {
-        const token = await service.ensureDemoClient();
+        const token = await ensureDemoClient(service.clients);
         log(`demo client "demo" created; its access token (set DEMO_TOKEN to choose your own):\n\n  ${token}\n\n`
           + `  curl -H 'Authorization: Bearer ${token}' http://localhost:${config.port}/odata/Property\n`);
       }
     }
   } catch (e) {
     if (!(e instanceof DatabaseUnavailable)) throw e;
-    log(`${db.description} is not reachable (${e.reason}); answering 503 until it is`);
+    log(`${db.description} is not reachable (${e.reason}); answering 503 until it is (trying again every second)`);
   }
   // Journaled counts move to the database from now on, starting with any a process that died left behind.
   if (!app.anonymous) service.meter.start();

@@ -27,7 +27,6 @@ const text = (v: string | true | undefined) => (typeof v === 'string' ? v : unde
 export async function runClients(service: ListingService, args: string[], log: (l: string) => void): Promise<number> {
   const [sub, ...rest] = args;
   const { flags, positional } = options(rest);
-  await service.ready();
   switch (sub) {
     case 'add': {
       const name = text(flags.get('--name'));
@@ -76,7 +75,6 @@ export async function runClients(service: ListingService, args: string[], log: (
 
 export async function runUsage(service: ListingService, args: string[], log: (l: string) => void): Promise<number> {
   const { flags } = options(args);
-  await service.ready();
   // Counts journaled by server processes that died are owed to the report: apply them first.
   await service.meter.adoptAbandoned();
   const rows = await service.meter.usage({ client: text(flags.get('--client')), from: text(flags.get('--from')), to: text(flags.get('--to')) });

@@ -19,13 +19,13 @@ export function clientOf(res: Response): Client {
   return res.locals.client as Client;
 }
 
-export function requireBearer(clients: ClientRegistry, ready: () => Promise<void>): RequestHandler {
+export function requireBearer(clients: ClientRegistry): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
     if (!header) return next(unauthorized('this service needs an access token: send Authorization: Bearer <token> (get one from POST /oauth2/token)'));
     const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
     if (!m) return next(unauthorized('the Authorization header must be "Bearer <token>"', 'invalid_token'));
-    ready().then(() => clients.byToken(m[1])).then((client) => {
+    clients.byToken(m[1]).then((client) => {
       if (!client) return next(unauthorized('the access token is unknown, expired or revoked', 'invalid_token'));
       res.locals.client = client;
       next();
@@ -47,7 +47,7 @@ function tokenError(res: Response, status: number, error: string, description: s
   res.status(status).json({ error, error_description: description });
 }
 
-export function tokenEndpoint(clients: ClientRegistry, ready: () => Promise<void>): express.Router {
+export function tokenEndpoint(clients: ClientRegistry): express.Router {
   const router = express.Router();
   router.post('/oauth2/token', express.urlencoded({ extended: false, limit: '16kb' }), (req, res, next) => {
     (async () => {
@@ -70,7 +70,6 @@ export function tokenEndpoint(clients: ClientRegistry, ready: () => Promise<void
         return tokenError(res, 400, body.grant_type ? 'unsupported_grant_type' : 'invalid_request', 'grant_type must be client_credentials');
       }
       if (!id || !secret) return tokenError(res, 401, 'invalid_client', 'send client_id and client_secret (HTTP Basic or form body)', !!basic);
-      await ready();
       const client = await clients.authenticate(id, secret);
       if (!client) return tokenError(res, 401, 'invalid_client', 'unknown client, wrong secret, or revoked', !!basic);
       const token = await clients.issueToken(client.id, TOKEN_LIFETIME_SECONDS);

@@ -2,7 +2,7 @@
  * The Express application: the OData service root under /odata, the generated routes of every entity set,
  * and the one place where error values become HTTP responses.
  */
-import express, { NextFunction, Request, Response } from 'express';
+import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ListingService } from '../service';
 import { DatabaseUnavailable } from '../storage/errors';
 import { ODataError, notFound, serviceUnavailable } from './odata-error';
@@ -55,9 +55,11 @@ export function createApp(service: ListingService, options: AppOptions): express
   });
 
   const licences = new Licences(service.model, service.db.dialect, options.feedScope);
-  // Tokens are looked up in the database, which must be there first.
-  const authenticate = requireBearer(service.clients, () => service.ready());
-  app.use(tokenEndpoint(service.clients, () => service.ready()));
+  // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
+  const ready = requireReady(service.readiness);
+  const authenticate = requireBearer(service.clients);
+  app.post('/oauth2/token', ready);
+  app.use(tokenEndpoint(service.clients));
 
   const odata = express.Router({ caseSensitive: true });
   odata.use((req, res, next) => {
@@ -68,15 +70,16 @@ export function createApp(service: ListingService, options: AppOptions): express
     }
     next();
   });
+  odata.use(ready);
   if (!options.anonymous) odata.use(authenticate, rateLimiter(options.clock));
   odata.get('/', serviceDocument(service, options));
   odata.get(/^\/\$metadata$/, metadataDocument(licences));
   service.model.mountRoutes(odata, resourceHandlers(service, options, { licences, meter: service.meter }));
   app.use(SERVICE_ROOT, odata);
-  app.get('/admin/usage', authenticate, usageReport(service));
+  app.get('/admin/usage', ready, authenticate, usageReport(service));
 
   app.use((req, _res, next) => next(notFound(`no resource at ${req.path}; the service root is ${SERVICE_ROOT}/`, req.path)));
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(service, err, req, res));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(err, req, res));
   return app;
 }
 
@@ -86,11 +89,16 @@ function odataVersion(req: Request): string {
   return typeof max === 'string' && max.trim() === '4.0' ? '4.0' : '4.01';
 }
 
-function sendError(service: ListingService, err: unknown, req: Request, res: Response): void {
+/** Passes a request on once the service is ready; before, 503 with Retry-After. */
+function requireReady(readiness: { readonly ready: boolean }): RequestHandler {
+  return (_req, _res, next) => next(readiness.ready ? undefined
+    : serviceUnavailable('the service is starting and cannot reach its database yet; retry after the time in Retry-After', RETRY_AFTER_SECONDS));
+}
+
+function sendError(err: unknown, req: Request, res: Response): void {
   let e: ODataError;
   if (err instanceof ODataError) e = err;
   else if (err instanceof DatabaseUnavailable) {
-    service.markUnavailable(err);
     e = serviceUnavailable('the database is not reachable right now; retry after the time in Retry-After', RETRY_AFTER_SECONDS);
   } else if (err instanceof MeteringUnavailable) {
     console.error(`usage cannot be recorded on ${req.method} ${req.originalUrl}:`, err.cause);

@@ -64,11 +64,10 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
     const filter = where(set, q, licence, scope.within);
     const shape = projection(set, q.select, licence.hiddenIn(set));
     const size = pageSize(req, options.pageSize, options.maxPageSize);
-    await service.ready();
     const store = service.store(set);
     // A token is bound to the client and the path too: it continues one client's walk of one query.
     const digest = queryDigest(`${clientOf(res)?.id ?? ''} ${req.path}`, { ...tree.texts, skiptoken: undefined, format: undefined });
-    const position = q.skiptoken !== undefined ? service.skipTokens.decode(q.skiptoken, digest) : undefined;
+    const position = q.skiptoken !== undefined ? service.readiness.value.decode(q.skiptoken, digest) : undefined;
     const returned = position?.returned ?? 0;
     const limit = Math.min(size.size, (q.top ?? Number.MAX_SAFE_INTEGER) - returned);
     // One row more than the page tells whether another page follows.
@@ -86,7 +85,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
     let next: string | undefined;
     // Another page follows when rows remain and $top (a total across pages) is not yet reached.
     if (result.records.length > limit && returned + n < (q.top ?? Number.MAX_SAFE_INTEGER)) {
-      const token = service.skipTokens.encode({ last: result.sortValues[n - 1], returned: returned + n }, digest);
+      const token = service.readiness.value.encode({ last: result.sortValues[n - 1], returned: returned + n }, digest);
       next = nextLink(serviceRoot(req, options), req, token);
     }
     const count = q.count ? await store.count(filter) : undefined;
@@ -108,8 +107,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
         for (const [option, given] of [['$expand', q.expand.length > 0], ['$select', q.select !== undefined]] as const) {
           if (given) throw badRequest(`${option} does not apply to /$count, which answers a number`, option);
         }
-        await service.ready();
-        const n = await service.store(set).count(where(set, q, licence));
+            const n = await service.store(set).count(where(set, q, licence));
         await charge(res, 'B', q);
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');
         res.end(String(n));
@@ -121,8 +119,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
         const licence = licences.of(clientOf(res));
         const { q } = bind(set, req, licence, { single: true });
         const shape = projection(set, q.select, licence.hiddenIn(set));
-        await service.ready();
-        // Outside the client's licence is indistinguishable from absent.
+            // Outside the client's licence is indistinguishable from absent.
         const json = await service.store(set).jsonByKey(key, shape, licence.visibility.of(set));
         if (json === undefined) throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);
         const [record] = await withExpansions(service, licence, q.expand, [key], [json]);
@@ -137,8 +134,7 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
         const nav = set.navigations.find((n) => n.name === req.params[1]);
         const target = nav && sets.get(nav.target);
         if (!nav?.join || !target || nav.join.referencedKey !== set.key) throw badRequest(`${set.name} has no navigation ${req.params[1]} to follow`, req.params[1]);
-        await service.ready();
-        // The parent must exist and be visible; otherwise the path leads nowhere (404, as for a missing record).
+            // The parent must exist and be visible; otherwise the path leads nowhere (404, as for a missing record).
         const visible = licences.of(clientOf(res)).visibility.of(set);
         if ((await service.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visible)) === undefined) {
           throw notFound(`no ${set.name} record has ${set.key} ${JSON.stringify(key)}`, set.key);

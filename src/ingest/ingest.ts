@@ -72,7 +72,6 @@ export async function ingestBatch(service: ListingService, setName: string, item
   const store = service.store(set);
   const isListing = set.name === LISTING_SET;
   const parentKeyField = parentField(service, set);
-  await service.ready();
 
   await service.db.transaction(async (tx) => {
     const now = await service.settings.nextModificationTime(tx);

@@ -26,7 +26,6 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
   if (!Number.isFinite(count) || count < 0) throw new Error(`listings must be a non-negative number (got ${options.listings})`);
   const seed = (options.seed ?? 1) >>> 0;
   const started = performance.now();
-  await service.ready();
 
   const model = service.model;
   const lookups = new LookupValues(model.lookups);

@@ -4,6 +4,7 @@
  * how far each usage journal has been applied to them.
  */
 import type { Knex } from 'knex';
+import { createIfAbsent } from './create-if-absent';
 
 export const SETTINGS_TABLE = 'reso_server_settings';
 export const CLIENTS_TABLE = 'reso_clients';
@@ -14,11 +15,10 @@ export const USAGE_JOURNALS_TABLE = 'reso_usage_journals';
 /** `collation`: the MariaDB/MySQL collation of the other tables; undefined on SQLite. */
 export async function createInternalTables(k: Knex, collation: string | undefined): Promise<void> {
   const create = async (name: string, build: (t: Knex.CreateTableBuilder) => void) => {
-    if (await k.schema.hasTable(name)) return;
-    await k.schema.createTable(name, (t) => {
+    await createIfAbsent(() => k.schema.hasTable(name), () => k.schema.createTable(name, (t) => {
       if (collation) { t.charset('utf8mb4'); t.collate(collation); }
       build(t);
-    });
+    }));
   };
   await create(SETTINGS_TABLE, (t) => {
     t.string('name', 64).primary();

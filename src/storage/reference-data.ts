@@ -4,7 +4,8 @@
  */
 import type { ServiceModel } from '../model/service-model';
 import { RECORD_COLUMN } from '../model/service-model';
-import type { ListingService } from '../service';
+import type { Database } from './database';
+import type { RecordStores } from './record-stores';
 
 type Row = Record<string, string>;
 
@@ -26,22 +27,22 @@ export function fieldRows(model: ServiceModel): Row[] {
   })));
 }
 
-export async function syncReferenceData(service: ListingService): Promise<void> {
+export async function syncReferenceData(model: ServiceModel, stores: RecordStores, db: Database): Promise<void> {
   const sets = [
-    { name: 'Lookup', rows: lookupRows(service.model) },
-    { name: 'Field', rows: fieldRows(service.model) },
+    { name: 'Lookup', rows: lookupRows(model) },
+    { name: 'Field', rows: fieldRows(model) },
   ];
   for (const { name, rows } of sets) {
-    const set = service.model.entitySets.find((s) => s.name === name);
+    const set = model.entitySets.find((s) => s.name === name);
     if (!set) continue;
     // Only the fields this resource declares; a dictionary may declare fewer than RESO's.
     const declared = rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => set.fieldsByName[k])));
     if (!declared.every((r) => r[set.key])) continue;
-    const store = service.store(set);
+    const store = stores.store(set);
     const stored = new Map<string, Record<string, unknown>>();
     // Bounded by the dictionary's size, not by data: a whole read is fine here.
-    const selectAll = service.db.sql(set.table).select(RECORD_COLUMN).toSQL().toNative().sql;
-    for (const row of await service.db.all(selectAll)) {
+    const selectAll = db.sql(set.table).select(RECORD_COLUMN).toSQL().toNative().sql;
+    for (const row of await db.all(selectAll)) {
       const rec = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
       stored.set(String(rec[set.key]), rec);
     }
@@ -52,8 +53,8 @@ export async function syncReferenceData(service: ListingService): Promise<void> 
     });
     const gone = [...stored.keys()].filter((k) => !declared.some((r) => r[set.key] === k));
     if (changed.length === 0 && gone.length === 0) continue;
-    const deleteSql = service.db.sql(set.table).where(set.key, '').del().toSQL().toNative().sql;
-    await service.db.transaction(async (tx) => {
+    const deleteSql = db.sql(set.table).where(set.key, '').del().toSQL().toNative().sql;
+    await db.transaction(async (tx) => {
       await store.upsert(tx, changed.map((r) => store.encode({ ...r, ModificationTimestamp: now })));
       for (const key of gone) await tx.run(deleteSql, [key]);
     });

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { ColumnSpec, TableSpec } from '../model/service-model';
 import { Database, NO_PAD_BINARY_COLLATION } from './database';
+import { alreadyExists, createIfAbsent } from './create-if-absent';
 import { createInternalTables } from './internal-schema';
 
 /** Width of stored timestamps: `YYYY-MM-DDTHH:mm:ss.sssZ`, so text order is time order on both databases. */
@@ -20,12 +21,7 @@ export async function ensureSchema(db: Database, tables: readonly TableSpec[]): 
     const collation = db.dialect === 'mysql' ? await binaryCollation(k) : undefined;
     await createInternalTables(k, collation);
     for (const table of tables) {
-      if (await k.schema.hasTable(table.name)) {
-        const missing = await addMissingColumns(k, table, db.dialect);
-        if (missing.length) added.set(table.name, missing);
-        continue;
-      }
-      await k.schema.createTable(table.name, (t) => {
+      const created = await createIfAbsent(() => k.schema.hasTable(table.name), () => k.schema.createTable(table.name, (t) => {
         if (collation) {
           t.charset('utf8mb4');
           t.collate(collation);
@@ -33,7 +29,10 @@ export async function ensureSchema(db: Database, tables: readonly TableSpec[]): 
         for (const c of table.columns) addColumn(t, c, db.dialect);
         t.primary([table.primaryKey]);
         for (const ix of table.indexes) t.index([...ix.columns], ix.name);
-      });
+      }));
+      if (created) continue;
+      const missing = await addMissingColumns(k, table, db.dialect);
+      if (missing.length) added.set(table.name, missing);
     }
   });
   return added;
@@ -68,14 +67,18 @@ function addColumn(t: Knex.CreateTableBuilder, c: ColumnSpec, dialect: Database[
  * table (nullable: the caller fills it from the stored records). Columns are never dropped here.
  */
 async function addMissingColumns(k: Knex, table: TableSpec, dialect: Database['dialect']): Promise<string[]> {
-  const missing: ColumnSpec[] = [];
-  for (const c of table.columns) if (!(await k.schema.hasColumn(table.name, c.name))) missing.push(c);
-  if (missing.length === 0) return [];
-  const names = new Set(missing.map((c) => c.name));
-  await k.schema.alterTable(table.name, (t) => {
-    for (const c of missing) addColumn(t as unknown as Knex.CreateTableBuilder, { ...c, nullable: true }, dialect);
-  });
-  const indexes = table.indexes.filter((ix) => ix.columns.some((c) => names.has(c)));
-  if (indexes.length) await k.schema.alterTable(table.name, (t) => { for (const ix of indexes) t.index([...ix.columns], ix.name); });
-  return missing.map((c) => c.name);
+  const added: string[] = [];
+  // One at a time: another instance starting at the same time may add some of them.
+  for (const c of table.columns) {
+    const column = () => k.schema.alterTable(table.name, (t) => addColumn(t as unknown as Knex.CreateTableBuilder, { ...c, nullable: true }, dialect));
+    if (await createIfAbsent(() => k.schema.hasColumn(table.name, c.name), column)) added.push(c.name);
+  }
+  for (const ix of table.indexes.filter((x) => x.columns.some((c) => added.includes(c)))) {
+    try {
+      await k.schema.alterTable(table.name, (t) => { t.index([...ix.columns], ix.name); });
+    } catch (e) {
+      if (!alreadyExists(e)) throw e;
+    }
+  }
+  return added;
 }
