@@ -653,7 +653,7 @@ const AUTH_COST: Family = {
 key-and-page family, on the product as deployed (**normal**: the bearer token checked, the client's licence
 applied, the usage count written to the usage journal before the response goes out and applied to the usage table
 in the background every second) against the same build and database started by
-\`bench/anonymous-server.ts\`, which makes the app with \`createApp(service, { …, anonymous: true })\` (**anonymous**:
+\`bench/anonymous-server.ts\`, which makes the app with \`createApp(parts, { …, anonymous: true })\` (**anonymous**:
 none of the three; an option for benchmarks only, not reachable from configuration). Both serve by the same
 query path, so the ratio normal/anonymous is what authentication, licensing and metering cost; target: at least
 ${AUTH_TARGET_RATIO.toFixed(2)}. Before measuring, both must serve the same records and the normal server must refuse a

@@ -108,7 +108,9 @@ export async function main(argv: string[]): Promise<number> {
       if (args.includes('--help')) { console.log(command === 'clients' ? CLIENTS_USAGE : USAGE); return 0; }
       const service = await openService(log);
       try {
-        return await (command === 'clients' ? runClients : runUsage)(service, args, log);
+        return command === 'clients'
+          ? await runClients({ model: service.model, dialect: service.db.dialect, clients: service.clients }, args, log)
+          : await runUsage(service.meter, args, log);
       } finally {
         await service.close();
       }

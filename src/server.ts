@@ -5,6 +5,7 @@ import { createServer, Server } from 'node:http';
 /** Largest request head accepted: room for a $filter well past its own limit. */
 const MAX_URL_BYTES = 1024 * 1024;
 import { Config, usageOptions } from './config';
+import type { Clock } from './clock';
 import { AppOptions, createApp } from './http/app';
 import type { ServiceModel } from './model/service-model';
 import { seedDemoData } from './seed/demo-data';
@@ -21,7 +22,10 @@ export interface RunningServer {
 }
 
 /** Options beyond configuration: bench/ starts the app anonymous to measure what auth and metering cost; tests pass a clock. */
-export type ServerOptions = Pick<AppOptions, 'anonymous' | 'clock'>;
+export interface ServerOptions extends Pick<AppOptions, 'anonymous'> {
+  /** What token lifetimes and rate-limit windows are measured against (a test moves one by hand). */
+  readonly clock?: Clock;
+}
 
 export async function startServer(
   model: ServiceModel, config: Config, log: (line: string) => void = () => undefined, app: ServerOptions = {},
@@ -51,7 +55,11 @@ export async function startServer(
   }
   // Journaled counts move to the database from now on, starting with any a process that died left behind.
   if (!app.anonymous) service.meter.start();
-  const handler = createApp(service, {
+  const parts = {
+    model, dialect: db.dialect, stores: service.stores, clients: service.clients, meter: service.meter, clock: service.clock,
+    readiness: service.readiness, skipTokens: () => service.readiness.value,
+  };
+  const handler = createApp(parts, {
     ...app,
     pageSize: config.pageSize,
     maxPageSize: Math.max(config.maxPageSize, config.pageSize),

@@ -67,6 +67,11 @@ function rowToClient(r: Record<string, unknown>): Client {
   };
 }
 
+/** What the bearer check needs: the client of a token. */
+export type TokenLookup = Pick<ClientRegistry, 'byToken'>;
+/** What the token endpoint needs: checking credentials and issuing tokens. */
+export type TokenIssuer = Pick<ClientRegistry, 'authenticate' | 'issueToken'>;
+
 export class ClientRegistry {
   private readonly cache = new Map<string, { client: Client | undefined; until: number }>();
 

@@ -4,7 +4,7 @@
  */
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ODataError } from '../http/odata-error';
-import type { Client, ClientRegistry } from './clients';
+import type { Client, TokenIssuer, TokenLookup } from './clients';
 import { TOKEN_LIFETIME_SECONDS } from './clients';
 
 const REALM = 'reso';
@@ -19,7 +19,7 @@ export function clientOf(res: Response): Client {
   return res.locals.client as Client;
 }
 
-export function requireBearer(clients: ClientRegistry): RequestHandler {
+export function requireBearer(clients: TokenLookup): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
     if (!header) return next(unauthorized('this service needs an access token: send Authorization: Bearer <token> (get one from POST /oauth2/token)'));
@@ -47,7 +47,7 @@ function tokenError(res: Response, status: number, error: string, description: s
   res.status(status).json({ error, error_description: description });
 }
 
-export function tokenEndpoint(clients: ClientRegistry): express.Router {
+export function tokenEndpoint(clients: TokenIssuer): express.Router {
   const router = express.Router();
   router.post('/oauth2/token', express.urlencoded({ extended: false, limit: '16kb' }), (req, res, next) => {
     (async () => {

@@ -91,6 +91,9 @@ export class Licence {
   }
 }
 
+/** What request handlers need: the licence of a request's client. */
+export type LicenceSource = Pick<Licences, 'of'>;
+
 /** Licences by client, bound once each (and again when the client's scope or hidden fields change). */
 export class Licences {
   private readonly byClient = new Map<string, Licence>();

@@ -3,16 +3,20 @@
  * and the one place where error values become HTTP responses.
  */
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { ListingService } from '../service';
+import type { ServiceModel } from '../model/service-model';
+import type { SkipTokens } from '../paging/skiptoken';
+import type { Dialect } from '../storage/database';
 import { DatabaseUnavailable } from '../storage/errors';
+import type { RecordStores } from '../storage/record-stores';
 import { ODataError, notFound, serviceUnavailable } from './odata-error';
 import { parseQueryString } from './query-string';
 import { resourceHandlers } from './resource-handlers';
 import { SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
+import type { TokenIssuer, TokenLookup } from '../auth/clients';
 import { requireBearer, tokenEndpoint } from '../auth/http';
 import { Licences } from '../auth/licence';
-import { MeteringUnavailable } from '../metering/meter';
+import { MeteringUnavailable, UsageRecorder, UsageReport } from '../metering/meter';
 import { rateLimiter } from '../metering/rate-limit';
 import { usageReport } from '../metering/usage-http';
 import type { Clock } from '../clock';
@@ -35,11 +39,23 @@ export interface AppOptions {
    * reachable from configuration or the command line.
    */
   anonymous?: boolean;
-  /** What rate-limit windows are measured against (the system clock unless a test moves one by hand). */
-  clock?: Clock;
 }
 
-export function createApp(service: ListingService, options: AppOptions): express.Express {
+/** What the application uses, each part for the handlers that need it. */
+export interface AppParts {
+  readonly model: ServiceModel;
+  readonly dialect: Dialect;
+  readonly stores: RecordStores;
+  readonly clients: TokenLookup & TokenIssuer;
+  readonly meter: UsageRecorder & UsageReport;
+  /** Whether the start-up work is done: until then, 503. */
+  readonly readiness: { readonly ready: boolean };
+  readonly skipTokens: () => SkipTokens;
+  /** What rate-limit windows are measured against. */
+  readonly clock: Clock;
+}
+
+export function createApp(parts: AppParts, options: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag'); // hashing every body costs more than it saves for a replicating client
@@ -54,12 +70,12 @@ export function createApp(service: ListingService, options: AppOptions): express
     next();
   });
 
-  const licences = new Licences(service.model, service.db.dialect, options.feedScope);
+  const licences = new Licences(parts.model, parts.dialect, options.feedScope);
   // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
-  const ready = requireReady(service.readiness);
-  const authenticate = requireBearer(service.clients);
+  const ready = requireReady(parts.readiness);
+  const authenticate = requireBearer(parts.clients);
   app.post('/oauth2/token', ready);
-  app.use(tokenEndpoint(service.clients));
+  app.use(tokenEndpoint(parts.clients));
 
   const odata = express.Router({ caseSensitive: true });
   odata.use((req, res, next) => {
@@ -71,12 +87,12 @@ export function createApp(service: ListingService, options: AppOptions): express
     next();
   });
   odata.use(ready);
-  if (!options.anonymous) odata.use(authenticate, rateLimiter(options.clock));
-  odata.get('/', serviceDocument(service, options));
+  if (!options.anonymous) odata.use(authenticate, rateLimiter(parts.clock));
+  odata.get('/', serviceDocument(parts.model.entitySets, options));
   odata.get(/^\/\$metadata$/, metadataDocument(licences));
-  service.model.mountRoutes(odata, resourceHandlers(service, options, { licences, meter: service.meter }));
+  parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));
   app.use(SERVICE_ROOT, odata);
-  app.get('/admin/usage', ready, authenticate, usageReport(service));
+  app.get('/admin/usage', ready, authenticate, usageReport(parts.meter));
 
   app.use((req, _res, next) => next(notFound(`no resource at ${req.path}; the service root is ${SERVICE_ROOT}/`, req.path)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(err, req, res));

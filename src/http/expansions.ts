@@ -8,16 +8,17 @@ import { projection } from '../query/projection';
 import { translateFilter } from '../query/translate';
 import type { Licence } from '../auth/licence';
 import { both } from '../query/visibility';
-import type { ListingService } from '../service';
+import type { Dialect } from '../storage/database';
+import type { RecordStores } from '../storage/record-stores';
 
 export async function withExpansions(
-  service: ListingService, licence: Licence, expand: readonly BoundExpand[], keys: readonly unknown[], records: string[],
+  stores: RecordStores, dialect: Dialect, licence: Licence, expand: readonly BoundExpand[], keys: readonly unknown[], records: string[],
 ): Promise<string[]> {
   if (expand.length === 0 || records.length === 0) return records;
-  const related = await Promise.all(expand.map((e) => service.store(e.target).related({
+  const related = await Promise.all(expand.map((e) => stores.store(e.target).related({
     foreignKey: e.foreignKey.column!,
     keys,
-    where: both(licence.visibility.of(e.target), e.filter ? translateFilter(e.filter, service.db.dialect) : undefined),
+    where: both(licence.visibility.of(e.target), e.filter ? translateFilter(e.filter, dialect) : undefined),
     orderBy: e.orderBy,
     projection: projection(e.target, e.select, licence.hiddenIn(e.target)),
     perParent: e.top,

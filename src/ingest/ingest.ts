@@ -9,9 +9,10 @@
  * Each batch is one transaction with one timestamp, allocated under the writers' lock (see Settings), so a
  * reader never sees a newer timestamp committed before an older one.
  */
-import type { EntitySetSpec } from '../model/service-model';
-import type { ListingService } from '../service';
-import type { Executor } from '../storage/database';
+import type { EntitySetSpec, ServiceModel } from '../model/service-model';
+import type { Database, Executor } from '../storage/database';
+import type { RecordStores } from '../storage/record-stores';
+import type { Settings } from '../storage/settings';
 import { EncodedRecord, RecordError } from '../storage/record-codec';
 
 /** A line's marker for deletion: `{"ListingKey": "L1", "@delete": true}`. */
@@ -39,13 +40,21 @@ export interface IngestReport {
   errors: { line: number; message: string }[];
 }
 
+/** What ingest uses: the model's sets and their stores, write transactions, and the clock of ModificationTimestamp. */
+export interface IngestTarget {
+  readonly model: ServiceModel;
+  readonly stores: RecordStores;
+  readonly db: Pick<Database, 'transaction'>;
+  readonly settings: Pick<Settings, 'nextModificationTime'>;
+}
+
 export function emptyReport(): IngestReport {
   return { created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0, errors: [] };
 }
 
 /** How a child resource hangs off a listing: the field holding the ListingKey, from Property's navigations. */
-function parentField(service: ListingService, set: EntitySetSpec): string | undefined {
-  const listing = service.model.entitySets.find((s) => s.name === LISTING_SET);
+function parentField(model: ServiceModel, set: EntitySetSpec): string | undefined {
+  const listing = model.entitySets.find((s) => s.name === LISTING_SET);
   return listing?.navigations.find((n) => n.target === set.name && n.join)?.join?.foreignKey;
 }
 
@@ -66,15 +75,16 @@ interface ListingChange {
  * Writes one batch in one transaction. Items that fail validation are reported (with their line) and
  * skipped; the caller decides whether a report with errors should have been written at all.
  */
-export async function ingestBatch(service: ListingService, setName: string, items: readonly IngestItem[], report: IngestReport): Promise<void> {
-  const set = service.model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
-  if (!set) throw new Error(`unknown resource ${setName}; resources: ${service.model.entitySets.map((s) => s.name).join(', ')}`);
-  const store = service.store(set);
+export async function ingestBatch(target: IngestTarget, setName: string, items: readonly IngestItem[], report: IngestReport): Promise<void> {
+  const { model, stores, db, settings } = target;
+  const set = model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
+  if (!set) throw new Error(`unknown resource ${setName}; resources: ${model.entitySets.map((s) => s.name).join(', ')}`);
+  const store = stores.store(set);
   const isListing = set.name === LISTING_SET;
-  const parentKeyField = parentField(service, set);
+  const parentKeyField = parentField(model, set);
 
-  await service.db.transaction(async (tx) => {
-    const now = await service.settings.nextModificationTime(tx);
+  await db.transaction(async (tx) => {
+    const now = await settings.nextModificationTime(tx);
     const keys = [...new Set(items.map((i) => i.input[set.key]).filter((k): k is string | number => typeof k === 'string' || typeof k === 'number'))];
     const current = await store.recordsByKeys(tx, keys);
     const writes = new Map<string | number, EncodedRecord>();
@@ -133,13 +143,13 @@ export async function ingestBatch(service: ListingService, setName: string, item
 
     await store.upsert(tx, [...writes.values()]);
     await store.deleteByKeys(tx, [...removals]);
-    if (touched.size > 0) report.listingsTouched += await touchListings(service, tx, touched, now);
+    if (touched.size > 0) report.listingsTouched += await touchListings(stores, tx, touched, now);
   });
 }
 
 /** Moves the timestamps of listings whose related records changed. */
-async function touchListings(service: ListingService, tx: Executor, touched: Map<string, ListingChange>, now: string): Promise<number> {
-  const listings = service.store(LISTING_SET);
+async function touchListings(stores: RecordStores, tx: Executor, touched: Map<string, ListingChange>, now: string): Promise<number> {
+  const listings = stores.store(LISTING_SET);
   const stored = await listings.recordsByKeys(tx, [...touched.keys()]);
   const writes: EncodedRecord[] = [];
   for (const [key, change] of touched) {

@@ -314,6 +314,11 @@ export class Meter extends EventEmitter {
   }
 }
 
+/** What a request handler needs of the meter: counting its transactions. */
+export type UsageRecorder = Pick<Meter, 'record'>;
+/** What a usage report needs: this process's counts applied, then the rows. */
+export type UsageReport = Pick<Meter, 'flush' | 'usage'>;
+
 async function unlinkIfPresent(path: string): Promise<void> {
   try {
     await unlink(path);

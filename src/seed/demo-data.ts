@@ -3,9 +3,10 @@
  * open houses, history, rooms and unit types, written batch by batch through the record stores (so every
  * record passes the same validation as any other write). The same options give byte-identical records.
  */
-import type { EntitySetSpec } from '../model/service-model';
-import type { ListingService } from '../service';
+import type { EntitySetSpec, ServiceModel } from '../model/service-model';
+import type { Database } from '../storage/database';
 import type { EncodedRecord } from '../storage/record-codec';
+import type { RecordStores } from '../storage/record-stores';
 import { LookupValues, RecordBuilder } from './field-values';
 import { planListings } from './listing-plan';
 import { buildListing, ListingBuilders } from './listings';
@@ -21,13 +22,20 @@ const ROSTER_BATCH = 1000;
 
 type Rec = Record<string, unknown>;
 
-export async function seedDemoData(service: ListingService, options: SeedOptions, log?: (line: string) => void): Promise<SeedSummary> {
+/** What seeding uses: the model's sets and their stores, and write transactions. */
+export interface SeedTarget {
+  readonly model: ServiceModel;
+  readonly stores: RecordStores;
+  readonly db: Pick<Database, 'transaction' | 'description'>;
+}
+
+export async function seedDemoData(target: SeedTarget, options: SeedOptions, log?: (line: string) => void): Promise<SeedSummary> {
+  const { model, stores, db } = target;
   const count = Math.floor(options.listings);
   if (!Number.isFinite(count) || count < 0) throw new Error(`listings must be a non-negative number (got ${options.listings})`);
   const seed = (options.seed ?? 1) >>> 0;
   const started = performance.now();
 
-  const model = service.model;
   const lookups = new LookupValues(model.lookups);
   const setNamed = (name: string): EntitySetSpec | undefined => model.entitySets.find((s) => s.name === name);
   const builder = (name: string) => { const set = setNamed(name); return set ? new RecordBuilder(set, lookups) : undefined; };
@@ -46,7 +54,7 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
 
   const write = async (batches: readonly (readonly [string, readonly Rec[]])[]): Promise<void> => {
     const encoded: [string, EncodedRecord[]][] = batches.filter(([, records]) => records.length > 0).map(([name, records]) => {
-      const store = service.store(name);
+      const store = stores.store(name);
       return [name, records.map((r) => {
         try {
           return store.encode(r);
@@ -57,8 +65,8 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
         }
       })];
     });
-    await service.db.transaction(async (tx) => {
-      for (const [name, records] of encoded) await service.store(name).upsert(tx, records);
+    await db.transaction(async (tx) => {
+      for (const [name, records] of encoded) await stores.store(name).upsert(tx, records);
     });
   };
 
@@ -112,6 +120,6 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   log?.(`demo data (seed ${seed}): ${summary.listings} listings, ${summary.media} media, ${summary.openHouses} open houses, `
     + `${summary.history} history, ${summary.rooms} rooms, ${summary.units} unit types, ${summary.offices} offices, `
-    + `${summary.members} members in ${seconds}s on ${service.db.description}`);
+    + `${summary.members} members in ${seconds}s on ${db.description}`);
   return summary;
 }
