@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { LRUCache } from 'lru-cache';
 import { Clock, systemClock } from '../clock';
 import type { Database } from '../storage/database';
 import { CLIENTS_TABLE, TOKENS_TABLE } from '../storage/internal-schema';
@@ -37,6 +38,8 @@ export interface NewClient {
 export const TOKEN_LIFETIME_SECONDS = 3600;
 /** How long a looked-up token is trusted without asking the database again (bounds how late a revocation bites). */
 const CACHE_MS = 5_000;
+/** Tokens whose lookup is kept (the least recently used goes first). */
+const CACHE_SIZE = 10_000;
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 const newSecret = () => randomBytes(32).toString('base64url');
@@ -73,9 +76,13 @@ export type TokenLookup = Pick<ClientRegistry, 'byToken'>;
 export type TokenIssuer = Pick<ClientRegistry, 'authenticate' | 'issueToken'>;
 
 export class ClientRegistry {
-  private readonly cache = new Map<string, { client: Client | undefined; until: number }>();
+  /** Lookups by token hash, unknown tokens too; each kept until CACHE_MS or the token's expiry, whichever is first. */
+  private readonly cache: LRUCache<string, { client: Client | undefined }>;
 
-  constructor(private readonly db: Database, private readonly clock: Clock = systemClock) {}
+  constructor(private readonly db: Database, private readonly clock: Clock = systemClock) {
+    // ttlResolution 0: read the clock on every check (a test moves it by hand).
+    this.cache = new LRUCache({ max: CACHE_SIZE, perf: clock, ttlResolution: 0 });
+  }
 
   /** Creates a client; returns it with its secret, which is shown once and never stored. */
   async add(spec: NewClient): Promise<{ client: Client; secret: string }> {
@@ -162,15 +169,16 @@ export class ClientRegistry {
     const hash = hashToken(token);
     const now = this.clock.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.client;
+    if (hit) return hit.client;
     const { sql } = this.db.sql(TOKENS_TABLE).join(CLIENTS_TABLE, `${TOKENS_TABLE}.client_id`, `${CLIENTS_TABLE}.client_id`)
       .select(`${CLIENTS_TABLE}.*`, `${TOKENS_TABLE}.expires_at`).where(`${TOKENS_TABLE}.token_hash`, '').toSQL().toNative();
     const [row] = await this.db.all(sql, [hash]);
     const valid = row && !row.revoked_at && (!row.expires_at || (row.expires_at as string) > new Date(now).toISOString());
     const client = valid ? rowToClient(row) : undefined;
-    if (this.cache.size > 10_000) this.cache.clear();
     const expires = row?.expires_at ? Date.parse(row.expires_at as string) : Infinity;
-    this.cache.set(hash, { client, until: Math.min(now + CACHE_MS, expires) });
+    // The cache counts an entry stale once strictly more than its ttl has passed; the token is invalid at its expiry.
+    const ttl = Math.min(CACHE_MS, expires - now) - 1;
+    if (ttl > 0) this.cache.set(hash, { client }, { ttl });
     return client;
   }
 }

@@ -4,21 +4,23 @@
  * 429 with Retry-After.
  */
 import type { NextFunction, Request, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import { ODataError } from '../http/odata-error';
 import { clientOf } from '../auth/http';
 import { Clock, systemClock } from '../clock';
 
 const WINDOW_MS = 60_000;
+/** Clients whose window is kept (the least recently seen goes first; a forgotten window starts afresh). */
+const WINDOWS_KEPT = 100_000;
 
 export function rateLimiter(clock: Clock = systemClock) {
-  const windows = new Map<string, { start: number; used: number }>();
+  const windows = new LRUCache<string, { start: number; used: number }>({ max: WINDOWS_KEPT });
   return (_req: Request, res: Response, next: NextFunction) => {
     const client = clientOf(res);
     if (!client?.rateLimit) return next();
     const now = clock.now();
     let w = windows.get(client.id);
     if (!w || now - w.start >= WINDOW_MS) {
-      if (windows.size > 100_000) windows.clear();
       w = { start: now, used: 0 };
       windows.set(client.id, w);
     }
