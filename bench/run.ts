@@ -206,7 +206,7 @@ async function prepareDatabase(o: Options): Promise<BenchDatabase> {
   if (!o.reseed && stamp === fingerprint) {
     const service = new ListingService(serviceModel, openDatabase(url));
     try {
-      await service.ready();
+      await service.prepare();
       count = await service.store('Property').count();
     } catch (e) {
       log(`cannot reuse ${description}: ${(e as Error).message}`);
@@ -222,7 +222,7 @@ async function prepareDatabase(o: Options): Promise<BenchDatabase> {
     const started = Date.now();
     const service = new ListingService(serviceModel, openDatabase(url));
     try {
-      await service.ready();
+      await service.prepare();
       let last = 0;
       await seedDemoData(service, { listings: o.listings }, (line) => {
         if (Date.now() - last > 5000) { last = Date.now(); log(`  ${line}`); }
@@ -653,7 +653,7 @@ const AUTH_COST: Family = {
 key-and-page family, on the product as deployed (**normal**: the bearer token checked, the client's licence
 applied, the usage count written to the usage journal before the response goes out and applied to the usage table
 in the background every second) against the same build and database started by
-\`bench/anonymous-server.ts\`, which makes the app with \`createApp(service, { …, anonymous: true })\` (**anonymous**:
+\`bench/anonymous-server.ts\`, which makes the app with \`createApp(parts, { …, anonymous: true })\` (**anonymous**:
 none of the three; an option for benchmarks only, not reachable from configuration). Both serve by the same
 query path, so the ratio normal/anonymous is what authentication, licensing and metering cost; target: at least
 ${AUTH_TARGET_RATIO.toFixed(2)}. Before measuring, both must serve the same records and the normal server must refuse a

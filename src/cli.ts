@@ -36,10 +36,20 @@ Environment:
   DEMO_TOKEN      static access token of the "demo" client (default: a random one, printed when seeding)
   MAX_PAGE_SIZE, PAGING_SECRET, FEED_SCOPE, FILTER_MAX_LENGTH, USAGE_JOURNAL_DIR, USAGE_APPLY_MS: see the README`;
 
-/** The service as configured, for commands other than serve (they never charge, but usage applies journals). */
-function openService(log: (line: string) => void): ListingService {
+/**
+ * The service as configured, its start-up work done, for commands other than serve (they never charge, but
+ * usage applies journals).
+ */
+async function openService(log: (line: string) => void): Promise<ListingService> {
   const config = configFromEnv();
-  return new ListingService(serviceModel, openDatabase(config.databaseUrl), { usage: usageOptions(config, log) });
+  const service = new ListingService(serviceModel, openDatabase(config.databaseUrl), { usage: usageOptions(config, log) });
+  try {
+    await service.prepare();
+  } catch (e) {
+    await service.close().catch(() => undefined);
+    throw e;
+  }
+  return service;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -65,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
         else throw new Error(`unknown argument ${args[i]}`);
       }
       if (listings === undefined) throw new Error('seed needs --listings N');
-      const service = openService(log);
+      const service = await openService(log);
       try {
         const summary = await seedDemoData(service, { listings, seed }, log);
         log(`seeded ${JSON.stringify(summary)} into ${service.db.description}`);
@@ -82,7 +92,7 @@ export async function main(argv: string[]): Promise<number> {
       if (positional.length !== 2 || (onError !== 'skip' && onError !== 'reject')) {
         throw new Error('usage: reso-server ingest <Resource> <file.ndjson> [--on-error skip|reject]');
       }
-      const service = openService(log);
+      const service = await openService(log);
       try {
         const report = await ingestFile(service, positional[0], positional[1], { onError });
         for (const e of report.errors) console.error(`line ${e.line}: ${e.message}`);
@@ -96,9 +106,11 @@ export async function main(argv: string[]): Promise<number> {
     case 'clients':
     case 'usage': {
       if (args.includes('--help')) { console.log(command === 'clients' ? CLIENTS_USAGE : USAGE); return 0; }
-      const service = openService(log);
+      const service = await openService(log);
       try {
-        return await (command === 'clients' ? runClients : runUsage)(service, args, log);
+        return command === 'clients'
+          ? await runClients({ model: service.model, clients: service.clients }, args, log)
+          : await runUsage(service.meter, args, log);
       } finally {
         await service.close();
       }

@@ -4,10 +4,12 @@
  * and `reso-server usage --json`). Expected counts come from the script alone (support/licence-script.ts),
  * never from the service's meter. Also: counts are in the usage journal before the response, survive a restart
  * and a killed process, add up across two instances on one database, and the per-client rate limit answers 429
- * without charging.
+ * without charging. Each test charges clients of its own and expects the usage it found when it began plus
+ * what its own requests cost, so it passes alone or in any order.
  */
 import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +21,11 @@ import { Meter } from '../src/metering/meter';
 import { UsageTable } from '../src/storage/usage-table';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { startTestServer, TEST_TOKEN } from './support/http';
-import { call, originOf, parseCredentials, runCli, sleep } from './support/licence-http';
+import { call, originOf, parseCredentials, runCli } from './support/licence-http';
+import { ManualClock } from './support/manual-clock';
 import { spawnServer } from './support/server-process';
 import { CHILDREN, evaluate, Expr, Prng, readTable, render } from './support/licence-oracle';
-import { addUsage, Charge, expectedUsage, run, script, ScriptData, Sent } from './support/licence-script';
+import { Charge, expectedUsage, run, script, ScriptData, Sent } from './support/licence-script';
 
 const CLIENTS = 3;
 const PAGE = 10;
@@ -32,20 +35,43 @@ const CONCURRENCY = 32;
 const SCOPE: Expr = { k: 'or', a: { k: 'in', field: 'MlsStatus', values: ['Active', 'Pending'] }, b: { k: 'cmp', field: 'ListingKey', op: 'lt', value: 'L000010' } };
 
 interface UsageRow { client: string; hour: string; class: string; count: number }
+type Usage = Map<string, Charge>;
 
 const zero = (): Charge[] => Array.from({ length: CLIENTS }, () => ({ A: 0, B: 0 }));
+
+/** Usage `before` plus `charges` of the given clients (by index, as expectedUsage counts them). */
+function plus(before: Usage, ids: readonly string[], charges: readonly Charge[]): Usage {
+  const out: Usage = new Map([...before].map(([id, c]) => [id, { ...c }]));
+  ids.forEach((id, i) => {
+    const c = out.get(id) ?? out.set(id, { A: 0, B: 0 }).get(id)!;
+    c.A += charges[i].A;
+    c.B += charges[i].B;
+  });
+  return out;
+}
 
 describeEachDatabase('Metering by transaction class', (target) => {
   let db: TestDatabase;
   let server: RunningServer;
   let data: ScriptData;
   let databaseId: string;
-  const ids = Array.from({ length: CLIENTS }, (_, i) => `meter-${i}`);
-  const tokens: string[] = [];
-  let expected = zero();
   const startHour = new Date().toISOString().slice(0, 13);
-  /** Clients this suite charges besides the scripted ones (the rate-limited one). */
-  const extra = new Map<string, Charge>();
+  /** The server's clock for rate-limit windows: the rate-limit test moves it instead of waiting a minute. */
+  const clock = new ManualClock();
+  let clientSets = 0;
+
+  /** CLIENTS fresh clients (the last licensed for part of the listings, with a hidden field) and their static tokens. */
+  const scriptedClients = async (): Promise<{ ids: string[]; tokens: string[] }> => {
+    const set = ++clientSets;
+    const ids = Array.from({ length: CLIENTS }, (_, i) => `meter-${set}-${i}`);
+    const tokens: string[] = [];
+    for (const [i, id] of ids.entries()) {
+      const licence = i === CLIENTS - 1 ? { scope: render(SCOPE), hiddenFields: ['PublicRemarks'] } : {};
+      await server.service.clients.add({ id, name: `Metered ${id}`, ...licence });
+      tokens.push(await server.service.clients.issueToken(id, undefined));
+    }
+    return { ids, tokens };
+  };
 
   const byClient = (rows: readonly UsageRow[]) => {
     const out = new Map<string, Charge>();
@@ -98,8 +124,10 @@ describeEachDatabase('Metering by transaction class', (target) => {
     }
     return got;
   };
-  /** Asserts usage (per client and class, summed over hours) equals what the scripts cost. */
-  const expectUsage = (rows: readonly UsageRow[], label: string) => {
+  /** Usage by client as this server reports it now: where a test begins. */
+  const usageNow = async (): Promise<Usage> => byClient(await adminUsage(server.url));
+  /** Asserts usage (per client and class, summed over hours) equals `want`: what the test began with plus what it cost. */
+  const expectUsage = (rows: readonly UsageRow[], label: string, want: Usage) => {
     const now = new Date().toISOString().slice(0, 13);
     for (const r of rows) {
       expect(r.hour, `${label}: hour of ${JSON.stringify(r)}`).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}$/);
@@ -107,19 +135,18 @@ describeEachDatabase('Metering by transaction class', (target) => {
       expect(r.count, `${label}: ${JSON.stringify(r)}`).to.be.above(0);
     }
     const got = byClient(rows);
-    const want = new Map<string, Charge>([...ids.map((id, i) => [id, expected[i]] as const), ...extra]);
-    for (const [id, c] of want) if (c.A === 0 && c.B === 0) want.delete(id);
-    expect(Object.fromEntries(got), `${label}: usage by client and class`).to.deep.equal(Object.fromEntries(want));
+    const charged = new Map([...want].filter(([, c]) => c.A !== 0 || c.B !== 0));
+    expect(Object.fromEntries(got), `${label}: usage by client and class`).to.deep.equal(Object.fromEntries(charged));
   };
   /** Responses with another status than scripted, as lines. */
   const statusProblems = (sent: readonly Sent[]) => sent.filter((s) => s.status !== s.expect)
     .map((s) => `${s.kind} ${s.url}: ${s.status}, expected ${s.expect}`);
   /** Checks the usage reports and the statuses, and fails once with everything that is wrong. */
-  const verify = async (sent: readonly Sent[], reports: [string, () => Promise<UsageRow[]>][]) => {
+  const verify = async (sent: readonly Sent[], want: Usage, reports: [string, () => Promise<UsageRow[]>][]) => {
     const problems: string[] = [];
     for (const [label, read] of reports) {
       try {
-        expectUsage(await read(), label);
+        expectUsage(await read(), label, want);
       } catch (e) {
         const { actual, expected: wanted } = e as { actual?: unknown; expected?: unknown };
         problems.push(`${(e as Error).message}${actual === undefined ? '' : `: got ${JSON.stringify(actual)}, expected ${JSON.stringify(wanted)}`}`);
@@ -138,7 +165,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
   before(async function () {
     this.timeout(120_000);
     db = await target.create();
-    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
+    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE }, { clock });
     await seedDemoData(server.service, { listings: LISTINGS });
     const children = new Map(await Promise.all(CHILDREN.map(async (c) => [c.set, await readTable(server.service.db, c.set)] as const)));
     const listings = await readTable(server.service.db, 'Property');
@@ -148,15 +175,10 @@ describeEachDatabase('Metering by transaction class', (target) => {
       listingKeys: listings.map((r) => r.ListingKey as string),
       children,
       members: (await readTable(server.service.db, 'Member')).map((r) => r.MemberKey as string),
-      visible: ids.map((_, i) => (i === CLIENTS - 1 ? scoped : undefined)),
+      visible: Array.from({ length: CLIENTS }, (_, i) => (i === CLIENTS - 1 ? scoped : undefined)),
     };
     // Journals name the database they belong to (created once, by whoever needs it first).
     databaseId = await server.service.settings.getOrCreate('database-id', () => randomUUID());
-    for (const [i, id] of ids.entries()) {
-      const licence = i === CLIENTS - 1 ? { scope: render(SCOPE), hiddenFields: ['PublicRemarks'] } : {};
-      await server.service.clients.add({ id, name: `Metered ${id}`, ...licence });
-      tokens.push(await server.service.clients.issueToken(id, undefined));
-    }
   });
   after(async function () {
     this.timeout(60_000);
@@ -166,6 +188,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
 
   it('a count is in the usage journal before its response is sent (read right after each response), and in the usage table within USAGE_APPLY_MS', async function () {
     this.timeout(60_000);
+    const { ids, tokens } = await scriptedClients();
     const items = script(new Prng(11), data, 1, 40);
     const running = { A: 0, B: 0 };
     for (const s of items) {
@@ -175,14 +198,15 @@ describeEachDatabase('Metering by transaction class', (target) => {
       expect(await journaled(ids[0]), `journaled after ${s.kind} ${s.url}`).to.deep.equal(running);
     }
     // Nobody asks for the usage: the meter applies its journal by itself (USAGE_APPLY_MS, 1 s by default).
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && JSON.stringify(await tableUsage(ids[0])) !== JSON.stringify(running)) await sleep(100);
+    const applied = server.service.meter;
+    for (let ticks = 0; ticks < 3 && JSON.stringify(await tableUsage(ids[0])) !== JSON.stringify(running); ticks++) await once(applied, 'applied');
     expect(await tableUsage(ids[0]), 'the usage table, without any report asking for it').to.deep.equal(running);
-    expected[0] = { ...running };
   });
 
   it('a server process killed (SIGKILL) after answering loses no count: its journal is applied by the next `reso-server usage`, once', async function () {
     this.timeout(120_000);
+    const { ids, tokens } = await scriptedClients();
+    const begun = await usageNow();
     const before = await tableUsage(ids[1]);
     // The killed process never applies its journal itself: its timer would wait a minute.
     const child = await spawnServer(db.url, { USAGE_APPLY_MS: '60000' });
@@ -195,10 +219,10 @@ describeEachDatabase('Metering by transaction class', (target) => {
     expect(statusProblems(sent), child.output()).to.deep.equal([]);
     expect(await tableUsage(ids[1]), 'nothing was applied before the kill: the counts were only in the journal').to.deep.equal(before);
     expect(journalFiles().length, 'the killed process left its journal').to.equal(1);
-    expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+    const want = plus(begun, ids, expectedUsage(sent, CLIENTS));
     // Two processes find the journal abandoned at once: each entry still counts once.
     const both = await Promise.all([cliUsage(), cliUsage()]);
-    await verify(sent, [['usage --json, one of two at once', async () => both[0]], ['the other', async () => both[1]], ['usage --json once more', cliUsage]]);
+    await verify(sent, want, [['usage --json, one of two at once', async () => both[0]], ['the other', async () => both[1]], ['usage --json once more', cliUsage]]);
     expect(journalFiles(), 'the journal, applied, is removed').to.deep.equal([]);
   });
 
@@ -207,7 +231,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const dir = usageJournalDirFor(db.url);
     mkdirSync(dir, { recursive: true });
     const hour = new Date().toISOString().slice(0, 13);
-    const client = 'left-behind';
+    const client = `left-behind-${randomBytes(4).toString('hex')}`;
     const write = (id: string, database: string, lines: string[]) => {
       const path = join(dir, `${id}.usage-journal`);
       writeFileSync(path, [`reso-usage-journal 1\t${id}\t${database}\telsewhere.example\t4242`, ...lines].join('\n'));
@@ -232,7 +256,6 @@ describeEachDatabase('Metering by transaction class', (target) => {
       expect(byClient(rows).get(client)).to.deep.equal({ A: 5, B: 1 });
       expect(existsSync(join(dir, `${ours}.usage-journal`)), 'the applied journal is removed').to.equal(false);
       expect(existsSync(foreign), "another database's journal stays").to.equal(true);
-      extra.set(client, { A: 5, B: 1 });
     } finally {
       rmSync(foreign, { force: true });
     }
@@ -245,33 +268,33 @@ describeEachDatabase('Metering by transaction class', (target) => {
     meter.start();
     const counted = new Map<string, Charge>();
     const files = new Set<string>();
+    const rotors = randomBytes(4).toString('hex');
     try {
       for (let round = 0; round < 60; round++) {
         await Promise.all(Array.from({ length: 12 }, (_, i) => {
-          const client = `rotor-${i % 3}`;
+          const client = `rotor-${rotors}-${i % 3}`;
           const c = counted.get(client) ?? counted.set(client, { A: 0, B: 0 }).get(client)!;
           c.A += 1;
           c.B += i % 2;
           return meter.record(client, { A: 1, B: i % 2 });
         }));
         for (const f of readdirSync(dir)) files.add(f);
-        if (round % 6 === 0) await sleep(20);
+        // Now and then the journal is applied (and past 256 bytes replaced) between rounds, not only beside them.
+        if (round % 6 === 0) await once(meter, 'applied');
       }
     } finally {
       await meter.close();
     }
     expect(files.size, 'journals written (one per rotation and the first)').to.be.above(2);
     expect(readdirSync(dir), 'journals left after close').to.deep.equal([]);
-    for (const [client, c] of counted) {
-      expect(await tableUsage(client), client).to.deep.equal(c);
-      extra.set(client, c);
-    }
+    for (const [client, c] of counted) expect(await tableUsage(client), client).to.deep.equal(c);
   });
 
   it('a journal that cannot be written: 503 with Retry-After and an OData body, and the request is not served uncounted', async function () {
     this.timeout(30_000);
     const blocker = join(mkdtempSync(join(tmpdir(), 'reso-journal-')), 'a-file');
     writeFileSync(blocker, '');
+    const { ids, tokens } = await scriptedClients();
     const broken = await startTestServer(serviceModel, db.url, { pageSize: PAGE, usageJournalDir: join(blocker, 'journal') });
     try {
       const before = await tableUsage(ids[0]);
@@ -289,6 +312,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
 
   it('a server process killed in the middle of a load: every answered request is counted, and none that was not sent', async function () {
     this.timeout(120_000);
+    const { ids, tokens } = await scriptedClients();
     const child = await spawnServer(db.url, { USAGE_APPLY_MS: '50' });
     const key = data.listingKeys[1];
     let issued = 0;
@@ -313,12 +337,13 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const after = byClient(await cliUsage()).get(ids[1]) ?? { A: 0, B: 0 };
     expect(after.B, 'class B').to.equal(before.B);
     expect(after.A - before.A, `class A against ${answered} answered and ${issued} sent`).to.be.within(answered, issued);
-    expected[1].A += after.A - before.A;
     expect(journalFiles()).to.deep.equal([]);
   });
 
   it('≥ 1,000 concurrent requests from 3 clients (key fetches, queries with and without $expand, nextLink walks, /$count, navigation paths, errors): usage equals the script exactly', async function () {
     this.timeout(120_000);
+    const { ids, tokens } = await scriptedClients();
+    const begun = await usageNow();
     const sent = await run(script(new Prng(12345), data, CLIENTS, 760), tokens, [server.url], CONCURRENCY, new Prng(1));
     const kinds = summary(sent);
     expect(sent.length, JSON.stringify(Object.fromEntries(kinds))).to.be.at.least(1000);
@@ -327,13 +352,16 @@ describeEachDatabase('Metering by transaction class', (target) => {
       expect(kinds.get(k) ?? 0, `requests of kind ${k}`).to.be.at.least(5);
     }
     expect(sent.filter((s) => s.kind === 'walk').length, 'walks follow nextLink').to.be.above(kinds.size);
-    expected = addUsage(expected, expectedUsage(sent, CLIENTS));
-    await verify(sent, [['GET /admin/usage', () => adminUsage(server.url)], ['usage --json', cliUsage]]);
+    const want = plus(begun, ids, expectedUsage(sent, CLIENTS));
+    await verify(sent, want, [['GET /admin/usage', () => adminUsage(server.url)], ['usage --json', cliUsage]]);
     expect(await cliUsage(), 'the CLI and /admin/usage report the same rows').to.deep.equal(await adminUsage(server.url));
   });
 
   it('GET /admin/usage?client= and from/to narrow the rows; a non-admin client gets 403', async function () {
     this.timeout(30_000);
+    const { ids, tokens } = await scriptedClients();
+    const sent = await run(script(new Prng(99), data, CLIENTS, 60), tokens, [server.url], CONCURRENCY, new Prng(4));
+    expect(statusProblems(sent)).to.deep.equal([]);
     const one = await adminUsage(server.url, `?client=${ids[1]}`);
     expect(one.length).to.be.above(0);
     expect(new Set(one.map((r) => r.client))).to.deep.equal(new Set([ids[1]]));
@@ -350,35 +378,44 @@ describeEachDatabase('Metering by transaction class', (target) => {
 
   it('after a restart on the same database, another batch adds up exactly (nothing lost, nothing doubled)', async function () {
     this.timeout(120_000);
+    const { ids, tokens } = await scriptedClients();
+    const begun = await usageNow();
+    const first = await run(script(new Prng(778), data, CLIENTS, 150), tokens, [server.url], CONCURRENCY, new Prng(6));
+    let want = plus(begun, ids, expectedUsage(first, CLIENTS));
     await server.close();
-    expectUsage(await cliUsage(), 'usage --json while no server runs');
-    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
-    expectUsage(await adminUsage(server.url), 'right after the restart');
+    expectUsage(await cliUsage(), 'usage --json while no server runs', want);
+    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE }, { clock });
+    expectUsage(await adminUsage(server.url), 'right after the restart', want);
     const sent = await run(script(new Prng(777), data, CLIENTS, 300), tokens, [server.url], CONCURRENCY, new Prng(2));
-    expected = addUsage(expected, expectedUsage(sent, CLIENTS));
-    await verify(sent, [['GET /admin/usage after the second batch', () => adminUsage(server.url)], ['usage --json after the second batch', cliUsage]]);
+    want = plus(want, ids, expectedUsage(sent, CLIENTS));
+    await verify([...first, ...sent], want, [['GET /admin/usage after the second batch', () => adminUsage(server.url)], ['usage --json after the second batch', cliUsage]]);
   });
 
   it('two instances on one database at once (walks continue on either): counts add up exactly', async function () {
     this.timeout(120_000);
+    const { ids, tokens } = await scriptedClients();
+    const begun = await usageNow();
+    let want = begun;
     const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
     try {
       const sent = await run(script(new Prng(4242), data, CLIENTS, 600), tokens, [server.url, second.url], CONCURRENCY, new Prng(3));
-      expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+      want = plus(begun, ids, expectedUsage(sent, CLIENTS));
       // Each instance applies its own journal (within USAGE_APPLY_MS; flush: now); its report flushes only its own.
       await second.service.meter.flush();
-      await verify(sent, [
+      await verify(sent, want, [
         ['GET /admin/usage on the first instance', () => adminUsage(server.url)],
         ['GET /admin/usage on the second instance', () => adminUsage(second.url)],
       ]);
     } finally {
       await second.close();
     }
-    expectUsage(await cliUsage(), 'usage --json after the second instance stopped');
+    expectUsage(await cliUsage(), 'usage --json after the second instance stopped', want);
   });
 
   it('two instances committing the same usage rows in opposite orders: no request fails (e.g. a deadlock as 503), counts add up', async function () {
     this.timeout(120_000);
+    const { ids, tokens } = await scriptedClients();
+    const begun = await usageNow();
     const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
     const sent: Sent[] = [];
     try {
@@ -392,9 +429,9 @@ describeEachDatabase('Metering by transaction class', (target) => {
           status: r.status, expect: 200, charge: { A: 1, B: 0 },
         }));
       }
-      expected = addUsage(expected, expectedUsage(sent, CLIENTS));
+      const want = plus(begun, ids, expectedUsage(sent, CLIENTS));
       await second.service.meter.flush();
-      await verify(sent, [['GET /admin/usage', () => adminUsage(server.url)]]);
+      await verify(sent, want, [['GET /admin/usage', () => adminUsage(server.url)]]);
     } finally {
       await second.close();
     }
@@ -402,7 +439,10 @@ describeEachDatabase('Metering by transaction class', (target) => {
 
   it('rate limit (clients add --rate 5): the 6th request within a minute gets 429 with Retry-After and RateLimit-*, uncharged; others are unaffected', async function () {
     this.timeout(60_000);
-    const added = await runCli(db.url, ['clients', 'add', '--name', 'Limited', '--id', 'limited', '--rate', '5', '--static-token']);
+    const { ids, tokens } = await scriptedClients();
+    const begun = await usageNow();
+    const limited = `limited-${clientSets}`;
+    const added = await runCli(db.url, ['clients', 'add', '--name', 'Limited', '--id', limited, '--rate', '5', '--static-token']);
     expect(added.code, added.stderr).to.equal(0);
     const { token } = parseCredentials(added.stdout);
     const key = data.listingKeys[0];
@@ -430,17 +470,38 @@ describeEachDatabase('Metering by transaction class', (target) => {
       expect(r.status).to.equal(200);
       expect(r.headers.get('ratelimit-remaining')).to.equal(null);
     }
-    expected[1].A += 8;
     // Charged: the five answered requests (A, A+1B for Media, B, B, B); none of the 429s.
-    extra.set('limited', { A: 2, B: 4 });
-    expectUsage(await adminUsage(server.url), 'after the rate-limited requests');
+    const charges = zero();
+    charges[1].A += 8;
+    expectUsage(await adminUsage(server.url), 'after the rate-limited requests', plus(plus(begun, ids, charges), [limited], [{ A: 2, B: 4 }]));
+  });
+
+  it('rate limit: a new window a minute after the first request of the last one serves the client again', async function () {
+    this.timeout(30_000);
+    const added = await runCli(db.url, ['clients', 'add', '--name', 'Windowed', '--id', `windowed-${++clientSets}`, '--rate', '2', '--static-token']);
+    expect(added.code, added.stderr).to.equal(0);
+    const { token } = parseCredentials(added.stdout);
+    const url = `${server.url}/Property/$count`;
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(url, { token })).status);
+    expect(statuses, 'two served, the third refused').to.deep.equal([200, 200, 429]);
+    clock.advance(59_999);
+    const still = await call(url, { token });
+    expect(still.status, 'the window is not over yet').to.equal(429);
+    expect(still.headers.get('retry-after')).to.equal('1');
+    clock.advance(1);
+    const fresh = await call(url, { token });
+    expect(fresh.status, fresh.text.slice(0, 200)).to.equal(200);
+    expect(fresh.headers.get('ratelimit-remaining')).to.equal('1');
+    expect(fresh.headers.get('ratelimit-reset')).to.equal('60');
   });
 
   it('/$count is one class B whatever else the request names ($expand there expands nothing); an error on it costs nothing', async function () {
     this.timeout(30_000);
-    await server.service.clients.add({ id: 'counter', name: 'Counter' });
-    const token = await server.service.clients.issueToken('counter', undefined);
-    const usage = async () => byClient(await adminUsage(server.url, '?client=counter')).get('counter') ?? { A: 0, B: 0 };
+    const counter = `counter-${++clientSets}`;
+    await server.service.clients.add({ id: counter, name: 'Counter' });
+    const token = await server.service.clients.issueToken(counter, undefined);
+    const usage = async () => byClient(await adminUsage(server.url, `?client=${counter}`)).get(counter) ?? { A: 0, B: 0 };
     const cases: [string, number][] = [
       ['Property/$count', 1],
       ["Property/$count?$filter=MlsStatus%20eq%20'Active'", 1],

@@ -31,6 +31,8 @@ const PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 200;
 const SEED_LISTINGS = 300;
 const OPERATIONS = Number(process.env.REPLICATION_OPS ?? 4000);
+/** Write batches per consumer round (the writers wait for a round's end after this many). */
+const ROUND_EVERY = 20;
 const SEED = Number(process.env.REPLICATION_SEED ?? 20260601);
 
 type Sets = { Property: Map<string, Rec> } & Record<RelatedSet, Map<string, Rec>>;
@@ -187,10 +189,18 @@ async function concurrentPhase(server: RunningServer, consumer: ReplicationConsu
   const incrementsBefore = { ...consumer.stats.incrementRecords };
   let writing = true;
   let consumerFailed = false;
+  let stopConsumerWait!: () => void;
+  const consumerStopped = new Promise<void>((resolve) => { stopConsumerWait = resolve; });
   const falseRemovals: string[] = [];
   const rounds: Round[] = [];
 
-  const writersDone = Promise.all(writers.map((w) => w.run({ operations: operationsEach, pauseMs: 10, maxBatch: 60, minMs: 20_000, stop: () => consumerFailed })))
+  // Each writer's batch waits for the consumer's next read, and every ROUND_EVERY-th batch for the end of its
+  // current round (or for its failure): reads and writes interleave, over many rounds, whatever the machine's speed.
+  const roundEnded: (() => void)[] = [];
+  const nextRound = () => new Promise<void>((resolve) => roundEnded.push(resolve));
+  let batches = 0;
+  const pace = () => Promise.race([++batches % ROUND_EVERY === 0 ? nextRound() : consumer.nextRead(), consumerStopped]);
+  const writersDone = Promise.all(writers.map((w) => w.run({ operations: operationsEach, maxBatch: 60, pace, stop: () => consumerFailed })))
     .finally(() => { writing = false; });
   const consumerDone = (async () => {
     try {
@@ -211,10 +221,13 @@ async function concurrentPhase(server: RunningServer, consumer: ReplicationConsu
           }
         }
         rounds.push(round);
+        for (const resolve of roundEnded.splice(0)) resolve();
       }
     } catch (e) {
       consumerFailed = true;
       throw e;
+    } finally {
+      stopConsumerWait();
     }
   })();
   const [allStats] = await Promise.all([writersDone, consumerDone]) as [WriterStats[], void];

@@ -43,6 +43,7 @@ describe('Demo data', function () {
     dirs.push(dir);
     const service = new ListingService(serviceModel, openDatabase(`sqlite:${join(dir, 'demo.sqlite')}`));
     services.push(service);
+    await service.prepare();
     const lines: string[] = [];
     const summary = await seedDemoData(service, { listings, seed }, (l) => lines.push(l));
     const json: Record<string, string[]> = {};
@@ -265,6 +266,7 @@ describe('Demo data', function () {
     dirs.push(dir);
     const service = new ListingService(model, openDatabase(`sqlite:${join(dir, 'demo.sqlite')}`));
     services.push(service);
+    await service.prepare();
     await seedDemoData(service, { listings: 20 });
     const stored = (await storedJson(service, 'Property')).map((j) => JSON.parse(j));
     expect(stored).to.have.length(20);

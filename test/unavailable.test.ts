@@ -1,6 +1,7 @@
 /**
  * While the database is unreachable, requests get 503 with Retry-After and an OData error body;
- * the server recovers by itself when the database comes back. Run against MariaDB through a proxy
+ * the server recovers by itself when the database comes back: at start, by trying its start-up work again
+ * in the background until it is done; later, as soon as queries succeed again. Run against MariaDB through a proxy
  * that really drops the connections (the embedded SQLite file cannot go away in the same sense).
  */
 import { expect } from 'chai';
@@ -48,6 +49,9 @@ import { TcpProxy } from './support/tcp-proxy';
 
   it('recovers by itself when the database comes back (and creates the schema then)', async () => {
     await proxy.start();
+    // The start-up work is tried again in the background; nothing needs to ask for it.
+    await server.service.readiness.whenReady();
+    expect(server.service.readiness.ready).to.equal(true);
     const r = await get(`${server.url}/Property`);
     expect(r.status, r.text).to.equal(200);
     expect(r.json.value).to.deep.equal([]);

@@ -1,6 +1,14 @@
 /** The operator's commands: `reso-server clients …` and `reso-server usage …`. */
+import type { ClientRegistry } from '../auth/clients';
 import { Licence } from '../auth/licence';
-import type { ListingService } from '../service';
+import type { Meter, UsageReport } from '../metering/meter';
+import type { ServiceModel } from '../model/service-model';
+
+/** What `clients …` uses: the registry, and the model to check a licence before it is stored. */
+export interface ClientAdmin {
+  readonly model: ServiceModel;
+  readonly clients: ClientRegistry;
+}
 
 export const CLIENTS_USAGE = `reso-server clients add --name <name> [--id <id>] [--scope "<OData filter on the listings>"]
                        [--hide <field>,<Set>.<field>] [--rate <requests/minute>] [--admin] [--static-token]
@@ -24,10 +32,9 @@ function options(args: string[]): { flags: Map<string, string | true>; positiona
 
 const text = (v: string | true | undefined) => (typeof v === 'string' ? v : undefined);
 
-export async function runClients(service: ListingService, args: string[], log: (l: string) => void): Promise<number> {
+export async function runClients(admin: ClientAdmin, args: string[], log: (l: string) => void): Promise<number> {
   const [sub, ...rest] = args;
   const { flags, positional } = options(rest);
-  await service.ready();
   switch (sub) {
     case 'add': {
       const name = text(flags.get('--name'));
@@ -43,14 +50,14 @@ export async function runClients(service: ListingService, args: string[], log: (
       };
       if (spec.rateLimit !== undefined && (!Number.isInteger(spec.rateLimit) || spec.rateLimit < 1)) throw new Error('--rate needs a positive integer');
       // A scope or hidden field the service could not apply is refused now, not at the first request.
-      new Licence(service.model, undefined, { ...spec, id: 'check', hiddenFields: spec.hiddenFields ?? [], createdAt: '' });
-      const { client, secret } = await service.clients.add(spec);
+      new Licence(admin.model, undefined, { ...spec, id: 'check', hiddenFields: spec.hiddenFields ?? [], createdAt: '' });
+      const { client, secret } = await admin.clients.add(spec);
       log(`client_id:     ${client.id}\nclient_secret: ${secret}   (shown once; only its hash is stored)`);
-      if (flags.get('--static-token')) log(`static token:  ${await service.clients.issueToken(client.id, undefined)}   (does not expire; revoke the client to end it)`);
+      if (flags.get('--static-token')) log(`static token:  ${await admin.clients.issueToken(client.id, undefined)}   (does not expire; revoke the client to end it)`);
       return 0;
     }
     case 'list': {
-      const rows = (await service.clients.list()).map((c) => [
+      const rows = (await admin.clients.list()).map((c) => [
         c.id, c.name, c.revokedAt ? `revoked ${c.revokedAt}` : 'active', c.admin ? 'admin' : '', c.scope ?? '(all listings)',
         c.hiddenFields.join(',') || '-', c.rateLimit ? `${c.rateLimit}/min` : '-',
       ]);
@@ -62,10 +69,10 @@ export async function runClients(service: ListingService, args: string[], log: (
       const id = positional[0];
       if (!id) throw new Error(`clients ${sub} needs a client id`);
       if (sub === 'revoke') {
-        await service.clients.revoke(id);
+        await admin.clients.revoke(id);
         log(`client ${id} revoked: its secret and tokens no longer work`);
       } else {
-        log(`client_id:     ${id}\nclient_secret: ${await service.clients.rotate(id)}   (the old secret no longer works)`);
+        log(`client_id:     ${id}\nclient_secret: ${await admin.clients.rotate(id)}   (the old secret no longer works)`);
       }
       return 0;
     }
@@ -74,12 +81,12 @@ export async function runClients(service: ListingService, args: string[], log: (
   }
 }
 
-export async function runUsage(service: ListingService, args: string[], log: (l: string) => void): Promise<number> {
+/** `usage`: the report, after applying what processes that died left in their journals. */
+export async function runUsage(meter: UsageReport & Pick<Meter, 'adoptAbandoned'>, args: string[], log: (l: string) => void): Promise<number> {
   const { flags } = options(args);
-  await service.ready();
   // Counts journaled by server processes that died are owed to the report: apply them first.
-  await service.meter.adoptAbandoned();
-  const rows = await service.meter.usage({ client: text(flags.get('--client')), from: text(flags.get('--from')), to: text(flags.get('--to')) });
+  await meter.adoptAbandoned();
+  const rows = await meter.usage({ client: text(flags.get('--client')), from: text(flags.get('--from')), to: text(flags.get('--to')) });
   if (flags.get('--json')) {
     log(JSON.stringify(rows));
     return 0;

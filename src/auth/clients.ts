@@ -4,6 +4,8 @@
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { LRUCache } from 'lru-cache';
+import { Clock, systemClock } from '../clock';
 import type { ClientRow, ClientStore } from '../storage/client-table';
 
 const scrypt = promisify(scryptCb) as (secret: string, salt: Buffer, length: number) => Promise<Buffer>;
@@ -35,6 +37,8 @@ export interface NewClient {
 export const TOKEN_LIFETIME_SECONDS = 3600;
 /** How long a looked-up token is trusted without asking the database again (bounds how late a revocation bites). */
 const CACHE_MS = 5_000;
+/** Tokens whose lookup is kept (the least recently used goes first). */
+const CACHE_SIZE = 10_000;
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 const newSecret = () => randomBytes(32).toString('base64url');
@@ -65,10 +69,19 @@ function rowToClient(r: Record<string, unknown>): Client {
   };
 }
 
-export class ClientRegistry {
-  private readonly cache = new Map<string, { client: Client | undefined; until: number }>();
+/** What the bearer check needs: the client of a token. */
+export type TokenLookup = Pick<ClientRegistry, 'byToken'>;
+/** What the token endpoint needs: checking credentials and issuing tokens. */
+export type TokenIssuer = Pick<ClientRegistry, 'authenticate' | 'issueToken'>;
 
-  constructor(private readonly table: ClientStore) {}
+export class ClientRegistry {
+  /** Lookups by token hash, unknown tokens too; each kept until CACHE_MS or the token's expiry, whichever is first. */
+  private readonly cache: LRUCache<string, { client: Client | undefined }>;
+
+  constructor(private readonly table: ClientStore, private readonly clock: Clock = systemClock) {
+    // ttlResolution 0: read the clock on every check (a test moves it by hand).
+    this.cache = new LRUCache({ max: CACHE_SIZE, perf: clock, ttlResolution: 0 });
+  }
 
   /** Creates a client; returns it with its secret, which is shown once and never stored. */
   async add(spec: NewClient): Promise<{ client: Client; secret: string }> {
@@ -83,7 +96,7 @@ export class ClientRegistry {
       hidden_fields: JSON.stringify(spec.hiddenFields ?? []),
       rate_limit: spec.rateLimit ?? null,
       admin: spec.admin ? 1 : 0,
-      created_at: new Date().toISOString(),
+      created_at: new Date(this.clock.now()).toISOString(),
       revoked_at: null,
     };
     if (await this.get(id)) throw new Error(`client ${id} exists already`);
@@ -102,7 +115,7 @@ export class ClientRegistry {
 
   /** Revokes a client: its secret and every token stop working. */
   async revoke(id: string): Promise<void> {
-    await this.update(id, { revoked_at: new Date().toISOString() });
+    await this.update(id, { revoked_at: new Date(this.clock.now()).toISOString() });
     await this.table.deleteTokens(id);
   }
 
@@ -129,7 +142,7 @@ export class ClientRegistry {
 
   /** Issues an access token; `lifetimeSeconds` undefined makes a static token that does not expire. */
   async issueToken(clientId: string, lifetimeSeconds: number | undefined, token = randomBytes(32).toString('base64url')): Promise<string> {
-    const now = Date.now();
+    const now = this.clock.now();
     const row = {
       token_hash: hashToken(token),
       client_id: clientId,
@@ -145,15 +158,16 @@ export class ClientRegistry {
   /** The active client a bearer token belongs to, or undefined (unknown, expired or revoked). */
   async byToken(token: string): Promise<Client | undefined> {
     const hash = hashToken(token);
-    const now = Date.now();
+    const now = this.clock.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.client;
+    if (hit) return hit.client;
     const row = await this.table.clientByToken(hash);
     const valid = row && !row.revoked_at && (!row.expires_at || (row.expires_at as string) > new Date(now).toISOString());
     const client = valid ? rowToClient(row) : undefined;
-    if (this.cache.size > 10_000) this.cache.clear();
     const expires = row?.expires_at ? Date.parse(row.expires_at as string) : Infinity;
-    this.cache.set(hash, { client, until: Math.min(now + CACHE_MS, expires) });
+    // The cache counts an entry stale once strictly more than its ttl has passed; the token is invalid at its expiry.
+    const ttl = Math.min(CACHE_MS, expires - now) - 1;
+    if (ttl > 0) this.cache.set(hash, { client }, { ttl });
     return client;
   }
 }

@@ -4,6 +4,7 @@
  * key fetches, expansions, navigation paths and nextLink pages all read it, and the client's metadata view
  * leaves its hidden fields out.
  */
+import { LRUCache } from 'lru-cache';
 import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
 import { MetadataDocuments, renderMetadata } from '../metadata/render-metadata';
 import { Visibility } from '../query/visibility';
@@ -11,6 +12,8 @@ import { Errors } from '../errors/catalogue';
 import type { Client } from './clients';
 
 const NONE: ReadonlySet<string> = new Set();
+/** Licences kept bound (the least recently used goes first). */
+const LICENCES_KEPT = 10_000;
 
 export class Licence {
   readonly visibility: Visibility;
@@ -44,9 +47,12 @@ export class Licence {
   }
 }
 
+/** What request handlers need: the licence of a request's client. */
+export type LicenceSource = Pick<Licences, 'of'>;
+
 /** Licences by client, bound once each (and again when the client's scope or hidden fields change). */
 export class Licences {
-  private readonly byClient = new Map<string, Licence>();
+  private readonly byClient = new LRUCache<string, Licence>({ max: LICENCES_KEPT });
   private readonly open: Licence;
 
   constructor(private readonly model: ServiceModel, private readonly feedScope: string | undefined) {
@@ -58,7 +64,6 @@ export class Licences {
     const key = `${client.id}\u0000${client.scope ?? ''}\u0000${client.hiddenFields.join(',')}`;
     let licence = this.byClient.get(key);
     if (!licence) {
-      if (this.byClient.size > 10_000) this.byClient.clear();
       try {
         licence = new Licence(this.model, this.feedScope, client);
       } catch (e) {

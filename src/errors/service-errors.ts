@@ -6,10 +6,12 @@ import { defineErrors } from './service-error';
 
 export const SERVICE_ERRORS = defineErrors({
   ServiceUnavailable: {
-    message: (cause: 'database' | 'metering', _retryAfterSeconds: number) => (cause === 'database'
-      ? 'the database is not reachable right now; retry after the time in Retry-After'
-      : 'the request cannot be counted right now, so it is not served; retry after the time in Retry-After'),
-    facts: (_cause: 'database' | 'metering', retryAfterSeconds: number) => ({ retryAfterSeconds }),
+    message: (cause: 'starting' | 'database' | 'metering', _retryAfterSeconds: number) => ({
+      starting: 'the service is starting and cannot reach its database yet; retry after the time in Retry-After',
+      database: 'the database is not reachable right now; retry after the time in Retry-After',
+      metering: 'the request cannot be counted right now, so it is not served; retry after the time in Retry-After',
+    })[cause],
+    facts: (_cause: 'starting' | 'database' | 'metering', retryAfterSeconds: number) => ({ retryAfterSeconds }),
   },
   RequestMalformed: {
     message: (reason: string) => reason || 'bad request',

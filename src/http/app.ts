@@ -2,12 +2,17 @@
  * The Express application: the OData service root under /odata, the generated routes of every entity set,
  * and the one place where error values become HTTP responses.
  */
-import express, { NextFunction, Request, Response } from 'express';
-import type { ListingService } from '../service';
+import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ServiceModel } from '../model/service-model';
+import type { SkipTokens } from '../paging/skiptoken';
 import { DatabaseUnavailable } from '../storage/errors';
-import { Errors, ServiceError } from '../errors/catalogue';
+import type { RecordStores } from '../storage/record-stores';
+import type { TokenIssuer, TokenLookup } from '../auth/clients';
 import { Licences } from '../auth/licence';
-import { MeteringUnavailable } from '../metering/meter';
+import { Errors, ServiceError } from '../errors/catalogue';
+import { MeteringUnavailable, UsageRecorder, UsageReport } from '../metering/meter';
+import { RateWindows } from '../metering/rate-limit';
+import type { Clock } from '../clock';
 import { requireBearer, tokenEndpoint } from './authentication';
 import { errorBody, httpAnswer } from './error-status';
 import { parseQueryString } from './query-string';
@@ -37,7 +42,20 @@ export interface AppOptions {
   anonymous?: boolean;
 }
 
-export function createApp(service: ListingService, options: AppOptions): express.Express {
+/** What the application uses, each part for the handlers that need it. */
+export interface AppParts {
+  readonly model: ServiceModel;
+  readonly stores: RecordStores;
+  readonly clients: TokenLookup & TokenIssuer;
+  readonly meter: UsageRecorder & UsageReport;
+  /** Whether the start-up work is done: until then, 503. */
+  readonly readiness: { readonly ready: boolean };
+  readonly skipTokens: () => SkipTokens;
+  /** What rate-limit windows are measured against. */
+  readonly clock: Clock;
+}
+
+export function createApp(parts: AppParts, options: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag'); // hashing every body costs more than it saves for a replicating client
@@ -52,24 +70,27 @@ export function createApp(service: ListingService, options: AppOptions): express
     next();
   });
 
-  const licences = new Licences(service.model, options.feedScope);
-  // Tokens are looked up in the database, which must be there first.
-  const authenticate = requireBearer(service.clients, () => service.ready());
-  app.use(tokenEndpoint(service.clients, () => service.ready()));
+  const licences = new Licences(parts.model, options.feedScope);
+  // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
+  const ready = requireReady(parts.readiness);
+  const authenticate = requireBearer(parts.clients);
+  app.post('/oauth2/token', ready);
+  app.use(tokenEndpoint(parts.clients));
 
   const odata = express.Router({ caseSensitive: true });
   odata.use((req, _res, next) => {
     next(req.method === 'GET' || req.method === 'HEAD' ? undefined : Errors.MethodNotAllowed(req.method));
   });
-  if (!options.anonymous) odata.use(authenticate, rateLimiter());
-  odata.get('/', serviceDocument(service, options));
+  odata.use(ready);
+  if (!options.anonymous) odata.use(authenticate, rateLimiter(new RateWindows(parts.clock)));
+  odata.get('/', serviceDocument(parts.model.entitySets, options));
   odata.get(/^\/\$metadata$/, metadataDocument(licences));
-  service.model.mountRoutes(odata, resourceHandlers(service, options, { licences, meter: service.meter }));
+  parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));
   app.use(SERVICE_ROOT, odata);
-  app.get('/admin/usage', authenticate, usageReport(service));
+  app.get('/admin/usage', ready, authenticate, usageReport(parts.meter));
 
   app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(service, err, req, res));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(err, req, res));
   return app;
 }
 
@@ -79,8 +100,13 @@ function odataVersion(req: Request): string {
   return typeof max === 'string' && max.trim() === '4.0' ? '4.0' : '4.01';
 }
 
-function sendError(service: ListingService, err: unknown, req: Request, res: Response): void {
-  const e = asServiceError(service, err, req);
+/** Passes a request on once the service is ready; before, 503 with Retry-After. */
+function requireReady(readiness: { readonly ready: boolean }): RequestHandler {
+  return (_req, _res, next) => next(readiness.ready ? undefined : Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
+}
+
+function sendError(err: unknown, req: Request, res: Response): void {
+  const e = asServiceError(err, req);
   if (res.headersSent) {
     res.destroy();
     return;
@@ -93,12 +119,9 @@ function sendError(service: ListingService, err: unknown, req: Request, res: Res
 }
 
 /** Failures below the catalogue (the database, the usage journal, Express itself) as the errors clients see. */
-function asServiceError(service: ListingService, err: unknown, req: Request): ServiceError {
+function asServiceError(err: unknown, req: Request): ServiceError {
   if (err instanceof ServiceError) return err;
-  if (err instanceof DatabaseUnavailable) {
-    service.markUnavailable(err);
-    return Errors.ServiceUnavailable('database', RETRY_AFTER_SECONDS);
-  }
+  if (err instanceof DatabaseUnavailable) return Errors.ServiceUnavailable('database', RETRY_AFTER_SECONDS);
   if (err instanceof MeteringUnavailable) {
     console.error(`usage cannot be recorded on ${req.method} ${req.originalUrl}:`, err.cause);
     return Errors.ServiceUnavailable('metering', RETRY_AFTER_SECONDS);

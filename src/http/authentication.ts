@@ -3,7 +3,7 @@
  * form body, RFC 6749 §4.4) and the bearer check in front of every endpoint under the service root.
  */
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Client, ClientRegistry } from '../auth/clients';
+import type { Client, TokenIssuer, TokenLookup } from '../auth/clients';
 import { TOKEN_LIFETIME_SECONDS } from '../auth/clients';
 import { Errors } from '../errors/catalogue';
 import { REALM } from './error-status';
@@ -13,13 +13,13 @@ export function clientOf(res: Response): Client {
   return res.locals.client as Client;
 }
 
-export function requireBearer(clients: ClientRegistry, ready: () => Promise<void>): RequestHandler {
+export function requireBearer(clients: TokenLookup): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
     if (!header) return next(Errors.Unauthorized('missing'));
     const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
     if (!m) return next(Errors.Unauthorized('malformed'));
-    ready().then(() => clients.byToken(m[1])).then((client) => {
+    clients.byToken(m[1]).then((client) => {
       if (!client) return next(Errors.Unauthorized('refused'));
       res.locals.client = client;
       next();
@@ -41,7 +41,7 @@ function tokenError(res: Response, status: number, error: string, description: s
   res.status(status).json({ error, error_description: description });
 }
 
-export function tokenEndpoint(clients: ClientRegistry, ready: () => Promise<void>): express.Router {
+export function tokenEndpoint(clients: TokenIssuer): express.Router {
   const router = express.Router();
   router.post('/oauth2/token', express.urlencoded({ extended: false, limit: '16kb' }), (req, res, next) => {
     (async () => {
@@ -64,7 +64,6 @@ export function tokenEndpoint(clients: ClientRegistry, ready: () => Promise<void
         return tokenError(res, 400, body.grant_type ? 'unsupported_grant_type' : 'invalid_request', 'grant_type must be client_credentials');
       }
       if (!id || !secret) return tokenError(res, 401, 'invalid_client', 'send client_id and client_secret (HTTP Basic or form body)', !!basic);
-      await ready();
       const client = await clients.authenticate(id, secret);
       if (!client) return tokenError(res, 401, 'invalid_client', 'unknown client, wrong secret, or revoked', !!basic);
       const token = await clients.issueToken(client.id, TOKEN_LIFETIME_SECONDS);

@@ -7,13 +7,13 @@ import type { BoundExpand } from '../query/bound';
 import { both } from '../query/predicates';
 import { projection } from '../query/projection';
 import type { Licence } from '../auth/licence';
-import type { ListingService } from '../service';
+import type { RecordStores } from '../storage/record-stores';
 
 export async function withExpansions(
-  service: ListingService, licence: Licence, expand: readonly BoundExpand[], keys: readonly unknown[], records: string[],
+  stores: RecordStores, licence: Licence, expand: readonly BoundExpand[], keys: readonly unknown[], records: string[],
 ): Promise<string[]> {
   if (expand.length === 0 || records.length === 0) return records;
-  const related = await Promise.all(expand.map((e) => service.store(e.target).related({
+  const related = await Promise.all(expand.map((e) => stores.store(e.target).related({
     foreignKey: e.foreignKey.column!,
     keys,
     where: both(licence.visibility.of(e.target), e.filter),

@@ -5,23 +5,23 @@
  * keyset and expands in batches.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { EntitySetSpec, ResourceHandlers } from '../model/service-model';
+import type { EntitySetSpec, ResourceHandlers, ServiceModel } from '../model/service-model';
 import { nextLink, pageSize } from '../paging/page-request';
-import { queryDigest } from '../paging/skiptoken';
+import { queryDigest, SkipTokens } from '../paging/skiptoken';
 import { bindQuery, BindOptions } from '../query/bind-query';
 import type { BoundPredicate, BoundQuery } from '../query/bound';
 import { parseQueryOptions } from '../query/parse-options';
-import { both, fieldEquals } from '../query/predicates';
+import { both } from '../query/predicates';
 import { projection } from '../query/projection';
 import { relatedTo } from '../query/related-records';
-import { clientOf } from './authentication';
-import type { Licence, Licences } from '../auth/licence';
-import { Meter, TransactionClass } from '../metering/meter';
-import type { ListingService } from '../service';
+import type { Licence, LicenceSource } from '../auth/licence';
+import type { TransactionClass, UsageRecorder } from '../metering/meter';
+import type { RecordStores } from '../storage/record-stores';
+import { Errors } from '../errors/catalogue';
 import type { AppOptions } from './app';
+import { clientOf } from './authentication';
 import { contextProjection, withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
-import { Errors } from '../errors/catalogue';
 import { queryOptions } from './query-string';
 import { collectionBody, entityBody, sendJson, serviceRoot } from './response';
 
@@ -35,40 +35,62 @@ interface PageScope {
   readonly defaultOrder?: readonly string[];
 }
 
-export interface Licensing {
-  readonly licences: Licences;
-  readonly meter: Meter;
+/** What the data handlers use. */
+export interface ResourceParts {
+  readonly model: ServiceModel;
+  readonly stores: RecordStores;
+  readonly licences: LicenceSource;
+  readonly meter: UsageRecorder;
+  /** Seals and opens $skiptoken values (there whenever a handler runs: requests wait for readiness). */
+  readonly skipTokens: () => SkipTokens;
 }
 
-export function resourceHandlers(service: ListingService, options: AppOptions, { licences, meter }: Licensing): ResourceHandlers {
-  const sets = new Map(service.model.entitySets.map((s) => [s.name, s]));
-  const parse = (req: Request) => parseQueryOptions(queryOptions(req), { maxFilterLength: options.maxFilterLength });
-  const bind = (set: EntitySetSpec, req: Request, licence: Licence, extra: BindOptions = {}) => {
-    const tree = parse(req);
-    return { tree, q: bindQuery(set, tree, { sets, hidden: (s) => licence.hiddenIn(s), ...extra }) };
+export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers {
+  const requests = new ResourceRequests(parts, options);
+  return {
+    collection: (set) => handle((req, res) => requests.page(req, res, set)),
+    count: (set) => handle((req, res) => requests.count(req, res, set)),
+    byKey: (set) => handle((req, res) => requests.byKey(req, res, set)),
+    navigation: (set) => handle((req, res) => requests.navigation(req, res, set)),
   };
-  const where = (set: EntitySetSpec, q: BoundQuery, licence: Licence, within?: BoundPredicate) =>
-    both(both(licence.visibility.of(set), within), q.filter);
+}
+
+/** One request's work against one set, for each kind of path. */
+class ResourceRequests {
+  private readonly sets: ReadonlyMap<string, EntitySetSpec>;
+
+  constructor(private readonly parts: ResourceParts, private readonly options: AppOptions) {
+    this.sets = new Map(parts.model.entitySets.map((s) => [s.name, s]));
+  }
+
+  private bind(set: EntitySetSpec, req: Request, licence: Licence, extra: BindOptions = {}) {
+    const tree = parseQueryOptions(queryOptions(req), { maxFilterLength: this.options.maxFilterLength });
+    return { tree, q: bindQuery(set, tree, { sets: this.sets, hidden: (s) => licence.hiddenIn(s), ...extra }) };
+  }
+
+  private where(set: EntitySetSpec, q: BoundQuery, licence: Licence, within?: BoundPredicate) {
+    return both(both(licence.visibility.of(set), within), q.filter);
+  }
+
   /** Counts the request's transactions (spec §8) before its response goes out. */
-  const charge = (res: Response, cls: TransactionClass, q: BoundQuery) => {
+  private charge(res: Response, cls: TransactionClass, q: BoundQuery): Promise<void> {
     const client = clientOf(res);
     if (!client) return Promise.resolve();
     const expansions = q.expand.filter((e) => e.navigation.charged).length;
-    return meter.record(client.id, cls === 'A' ? { A: 1, B: expansions } : { B: 1 + expansions });
-  };
+    return this.parts.meter.record(client.id, cls === 'A' ? { A: 1, B: expansions } : { B: 1 + expansions });
+  }
 
   /** One page of a collection, with nextLink, count and expansions. */
-  async function page(req: Request, res: Response, set: EntitySetSpec, scope: PageScope = {}): Promise<void> {
-    const licence = licences.of(clientOf(res));
-    const { tree, q } = bind(set, req, licence, { defaultOrder: scope.defaultOrder });
-    const filter = where(set, q, licence, scope.within);
-    const shape = projection(set, q.select, licence.hiddenIn(set));
-    const size = pageSize(req, options.pageSize, options.maxPageSize);
-    await service.ready();
-    const store = service.store(set);
+  async page(req: Request, res: Response, set: EntitySetSpec, scope: PageScope = {}): Promise<void> {
+    const { stores, skipTokens } = this.parts;
+    const licence = this.parts.licences.of(clientOf(res));
+    const { tree, q } = this.bind(set, req, licence, { defaultOrder: scope.defaultOrder });
+    const filter = this.where(set, q, licence, scope.within);
+    const size = pageSize(req, this.options.pageSize, this.options.maxPageSize);
+    const store = stores.store(set);
     // A token is bound to the client and the path too: it continues one client's walk of one query.
     const digest = queryDigest(`${clientOf(res)?.id ?? ''} ${req.path}`, { ...tree.texts, skiptoken: undefined, format: undefined });
-    const position = q.skiptoken !== undefined ? service.skipTokens.decode(q.skiptoken, digest) : undefined;
+    const position = q.skiptoken !== undefined ? skipTokens().decode(q.skiptoken, digest) : undefined;
     const returned = position?.returned ?? 0;
     const limit = Math.min(size.size, (q.top ?? Number.MAX_SAFE_INTEGER) - returned);
     // One row more than the page tells whether another page follows.
@@ -77,74 +99,62 @@ export function resourceHandlers(service: ListingService, options: AppOptions, {
       after: position?.last,
       orderBy: q.orderBy,
       limit: limit + 1,
-      projection: shape,
+      projection: projection(set, q.select, licence.hiddenIn(set)),
     });
     const n = Math.min(result.records.length, Math.max(limit, 0));
     const keyAt = q.orderBy.findIndex((o) => o.field.name === set.key);
     const keys = result.sortValues.slice(0, n).map((v) => v[keyAt]);
-    const records = await withExpansions(service, licence, q.expand, keys, result.records.slice(0, n));
+    const records = await withExpansions(stores, licence, q.expand, keys, result.records.slice(0, n));
     let next: string | undefined;
     // Another page follows when rows remain and $top (a total across pages) is not yet reached.
     if (result.records.length > limit && returned + n < (q.top ?? Number.MAX_SAFE_INTEGER)) {
-      const token = service.skipTokens.encode({ last: result.sortValues[n - 1], returned: returned + n }, digest);
-      next = nextLink(serviceRoot(req, options), req, token);
+      const token = skipTokens().encode({ last: result.sortValues[n - 1], returned: returned + n }, digest);
+      next = nextLink(serviceRoot(req, this.options), req, token);
     }
     const count = q.count ? await store.count(filter) : undefined;
     if (size.applied) res.setHeader('Preference-Applied', size.applied);
-    const context = `${serviceRoot(req, options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}`;
+    const context = `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}`;
     const body = collectionBody(context, records, { count, nextLink: next });
-    await charge(res, 'B', q);
+    await this.charge(res, 'B', q);
     sendJson(res, body);
   }
 
-  return {
-    collection(set: EntitySetSpec) {
-      return handle((req, res) => page(req, res, set));
-    },
-    count(set: EntitySetSpec) {
-      return handle(async (req, res) => {
-        const licence = licences.of(clientOf(res));
-        const { q } = bind(set, req, licence);
-        for (const [option, given] of [['$expand', q.expand.length > 0], ['$select', q.select !== undefined]] as const) {
-          if (given) throw Errors.OptionNotApplicable(option, '/$count, which answers a number');
-        }
-        await service.ready();
-        const n = await service.store(set).count(where(set, q, licence));
-        await charge(res, 'B', q);
-        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-        res.end(String(n));
-      });
-    },
-    byKey(set: EntitySetSpec) {
-      return handle(async (req, res) => {
-        const key = parseKeyPredicate(set, req.params[0]);
-        const licence = licences.of(clientOf(res));
-        const { q } = bind(set, req, licence, { single: true });
-        const shape = projection(set, q.select, licence.hiddenIn(set));
-        await service.ready();
-        // Outside the client's licence is indistinguishable from absent.
-        const json = await service.store(set).jsonByKey(key, shape, licence.visibility.of(set));
-        if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
-        const [record] = await withExpansions(service, licence, q.expand, [key], [json]);
-        const body = entityBody(`${serviceRoot(req, options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`, record);
-        await charge(res, 'A', q);
-        sendJson(res, body);
-      });
-    },
-    navigation(set: EntitySetSpec) {
-      return handle(async (req, res) => {
-        const key = parseKeyPredicate(set, req.params[0]);
-        const nav = set.navigations.find((n) => n.name === req.params[1]);
-        const target = nav && sets.get(nav.target);
-        if (!nav?.followable || !target) throw Errors.NavigationNotFound(set.name, req.params[1]);
-        await service.ready();
-        // The parent must exist and be visible; otherwise the path leads nowhere (404, as for a missing record).
-        const visible = licences.of(clientOf(res)).visibility.of(set);
-        if ((await service.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visible)) === undefined) {
-          throw Errors.RecordNotFound(set.name, set.key, key);
-        }
-        await page(req, res, target, { within: relatedTo(nav, target, key), defaultOrder: nav.order });
-      });
-    },
-  };
+  async count(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
+    const licence = this.parts.licences.of(clientOf(res));
+    const { q } = this.bind(set, req, licence);
+    for (const [option, given] of [['$expand', q.expand.length > 0], ['$select', q.select !== undefined]] as const) {
+      if (given) throw Errors.OptionNotApplicable(option, '/$count, which answers a number');
+    }
+    const n = await this.parts.stores.store(set).count(this.where(set, q, licence));
+    await this.charge(res, 'B', q);
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.end(String(n));
+  }
+
+  async byKey(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
+    const key = parseKeyPredicate(set, req.params[0]);
+    const licence = this.parts.licences.of(clientOf(res));
+    const { q } = this.bind(set, req, licence, { single: true });
+    const shape = projection(set, q.select, licence.hiddenIn(set));
+    // Outside the client's licence is indistinguishable from absent.
+    const json = await this.parts.stores.store(set).jsonByKey(key, shape, licence.visibility.of(set));
+    if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
+    const [record] = await withExpansions(this.parts.stores, licence, q.expand, [key], [json]);
+    const body = entityBody(`${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`, record);
+    await this.charge(res, 'A', q);
+    sendJson(res, body);
+  }
+
+  async navigation(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
+    const key = parseKeyPredicate(set, req.params[0]);
+    const nav = set.navigations.find((n) => n.name === req.params[1]);
+    const target = nav && this.sets.get(nav.target);
+    if (!nav?.followable || !target) throw Errors.NavigationNotFound(set.name, req.params[1]);
+    // The parent must exist and be visible; otherwise the path leads nowhere (404, as for a missing record).
+    const visible = this.parts.licences.of(clientOf(res)).visibility.of(set);
+    if ((await this.parts.stores.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visible)) === undefined) {
+      throw Errors.RecordNotFound(set.name, set.key, key);
+    }
+    await this.page(req, res, target, { within: relatedTo(nav, target, key), defaultOrder: nav.order });
+  }
 }

@@ -1,6 +1,6 @@
 /** The service document and the metadata document (XML or CSDL JSON). */
 import type { Request, RequestHandler } from 'express';
-import type { ListingService } from '../service';
+import type { EntitySetSpec } from '../model/service-model';
 import { clientOf } from './authentication';
 import type { Licences } from '../auth/licence';
 import type { AppOptions } from './app';
@@ -9,8 +9,8 @@ import { JSON_FORMAT, requireJsonFormat, XML_FORMAT } from '../query/formats';
 import { serviceRoot, sendJson } from './response';
 import { queryOptions } from './query-string';
 
-export function serviceDocument(service: ListingService, options: AppOptions): RequestHandler {
-  const value = service.model.entitySets.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name }));
+export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOptions): RequestHandler {
+  const value = sets.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name }));
   const body = (root: string) => JSON.stringify({ '@odata.context': `${root}/$metadata`, value });
   return (req, res) => {
     jsonFormat(req);

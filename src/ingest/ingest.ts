@@ -11,8 +11,8 @@
  * reader never sees a newer timestamp committed before an older one.
  */
 import type { EntitySetSpec, FieldCondition, ServiceModel } from '../model/service-model';
-import type { ListingService } from '../service';
-import type { RecordTransaction } from '../storage/record-writer';
+import type { RecordStores } from '../storage/record-stores';
+import type { RecordTransaction, RecordWriter } from '../storage/record-writer';
 import { EncodedRecord, RecordError } from '../storage/record-codec';
 
 /** A line's marker for deletion: `{"ListingKey": "L1", "@delete": true}`. */
@@ -32,6 +32,13 @@ export interface IngestReport {
   /** Parent records (listings) whose timestamps moved because their related records changed. */
   listingsTouched: number;
   errors: { line: number; message: string }[];
+}
+
+/** What ingest uses: the model's sets and their stores, and write transactions with their ModificationTimestamp. */
+export interface IngestTarget {
+  readonly model: ServiceModel;
+  readonly stores: RecordStores;
+  readonly writer: RecordWriter;
 }
 
 export function emptyReport(): IngestReport {
@@ -90,13 +97,12 @@ class ParentTouches {
  * Writes one batch in one transaction. Items that fail validation are reported (with their line) and
  * skipped; the caller decides whether a report with errors should have been written at all.
  */
-export async function ingestBatch(service: ListingService, setName: string, items: readonly IngestItem[], report: IngestReport): Promise<void> {
-  const set = service.model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
-  if (!set) throw new Error(`unknown resource ${setName}; resources: ${service.model.entitySets.map((s) => s.name).join(', ')}`);
-  await service.ready();
-  await service.writer.transaction(async (tx) => {
+export async function ingestBatch(target: IngestTarget, setName: string, items: readonly IngestItem[], report: IngestReport): Promise<void> {
+  const set = target.model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
+  if (!set) throw new Error(`unknown resource ${setName}; resources: ${target.model.entitySets.map((s) => s.name).join(', ')}`);
+  await target.writer.transaction(async (tx) => {
     const now = await tx.modificationTime();
-    const batch = new Batch(service, set, now, report);
+    const batch = new Batch(target, set, now, report);
     await batch.load(tx, items);
     for (const item of items) batch.apply(item);
     await batch.write(tx);
@@ -112,10 +118,10 @@ class Batch {
   private readonly removals = new Set<string | number>();
   private readonly touches: ParentTouches;
 
-  constructor(private readonly service: ListingService, private readonly set: EntitySetSpec, private readonly now: string, private readonly report: IngestReport) {
-    this.store = service.store(set);
+  constructor(private readonly target: IngestTarget, private readonly set: EntitySetSpec, private readonly now: string, private readonly report: IngestReport) {
+    this.store = target.stores.store(set);
     this.kept = serviceKept(set);
-    this.touches = new ParentTouches(parentLinksOf(service.model, set));
+    this.touches = new ParentTouches(parentLinksOf(target.model, set));
   }
 
   async load(tx: RecordTransaction, items: readonly IngestItem[]): Promise<void> {
@@ -177,15 +183,15 @@ class Batch {
   async write(tx: RecordTransaction): Promise<void> {
     await tx.upsert(this.set, [...this.writes.values()]);
     await tx.deleteByKeys(this.set, [...this.removals]);
-    for (const [parent, keys] of this.touches.byParent) this.report.listingsTouched += await touchParents(this.service, tx, parent, keys, this.now);
+    for (const [parent, keys] of this.touches.byParent) this.report.listingsTouched += await touchParents(this.target, tx, parent, keys, this.now);
   }
 }
 
 /** Moves the timestamps of parents whose related records changed (and their own change timestamp with them). */
 async function touchParents(
-  service: ListingService, tx: RecordTransaction, parent: EntitySetSpec, touched: ReadonlyMap<string | number, ReadonlySet<string>>, now: string,
+  target: IngestTarget, tx: RecordTransaction, parent: EntitySetSpec, touched: ReadonlyMap<string | number, ReadonlySet<string>>, now: string,
 ): Promise<number> {
-  const store = service.store(parent);
+  const store = target.stores.store(parent);
   const stored = await tx.recordsByKeys(parent, [...touched.keys()]);
   const writes: EncodedRecord[] = [];
   for (const [key, fields] of touched) {

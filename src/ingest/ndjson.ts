@@ -7,9 +7,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { ListingService } from '../service';
 import { RecordError } from '../storage/record-codec';
-import { DELETE_MARK, emptyReport, ingestBatch, IngestItem, IngestReport } from './ingest';
+import { DELETE_MARK, emptyReport, ingestBatch, IngestItem, IngestReport, IngestTarget } from './ingest';
 
 export interface IngestOptions {
   onError: 'skip' | 'reject';
@@ -43,10 +42,10 @@ function parseLine(line: number, text: string): IngestItem {
   return { line, input: input as Record<string, unknown> };
 }
 
-export async function ingestFile(service: ListingService, setName: string, path: string, options: IngestOptions): Promise<FileReport> {
-  const set = service.model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
-  if (!set) throw new Error(`unknown resource ${setName}; resources: ${service.model.entitySets.map((s) => s.name).join(', ')}`);
-  const store = service.store(set);
+export async function ingestFile(target: IngestTarget, setName: string, path: string, options: IngestOptions): Promise<FileReport> {
+  const set = target.model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
+  if (!set) throw new Error(`unknown resource ${setName}; resources: ${target.model.entitySets.map((s) => s.name).join(', ')}`);
+  const store = target.stores.store(set);
   const report: FileReport = { ...emptyReport(), lines: 0, rejected: false };
 
   if (options.onError === 'reject') {
@@ -79,11 +78,11 @@ export async function ingestFile(service: ListingService, setName: string, path:
       report.errors.push({ line, message: e.message });
     }
     if (batch.length >= size) {
-      await ingestBatch(service, set.name, batch, report);
+      await ingestBatch(target, set.name, batch, report);
       batch = [];
     }
   }
-  if (batch.length) await ingestBatch(service, set.name, batch, report);
+  if (batch.length) await ingestBatch(target, set.name, batch, report);
   report.errors.sort((a, b) => a.line - b.line);
   return report;
 }

@@ -12,6 +12,7 @@
  * minute, or `reso-server usage`) applies it and removes it. So no count is lost when a process dies; only
  * the loss of the host itself (its page cache) can lose the last moments of counts not yet applied.
  */
+import { EventEmitter } from 'node:events';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -53,7 +54,8 @@ interface OpenJournal {
 
 interface Waiter { resolve: () => void; reject: (e: unknown) => void }
 
-export class Meter {
+/** Emits 'applied' after each background step that brought the usage table up to date with the journals. */
+export class Meter extends EventEmitter {
   private journal?: OpenJournal;
   private opening?: Promise<OpenJournal>;
   /** Journals replaced by a fresh one, until what was written to them is applied. */
@@ -69,7 +71,9 @@ export class Meter {
   private lastComplaint = '';
 
   /** `table`: where usage counts are kept. */
-  constructor(private readonly table: UsageStore, private readonly options: MeterOptions = {}) {}
+  constructor(private readonly table: UsageStore, private readonly options: MeterOptions = {}) {
+    super();
+  }
 
   /** Counts transactions for a client; resolves once they are in the journal. */
   record(clientId: string, counts: Partial<Record<TransactionClass, number>>, at = new Date()): Promise<void> {
@@ -168,6 +172,7 @@ export class Meter {
         if (++this.ticks % ADOPT_EVERY === 0) await this.adoptAbandoned();
       });
       this.lastComplaint = '';
+      this.emit('applied');
     } catch (e) {
       this.complain(e);
     }
@@ -277,10 +282,13 @@ export class Meter {
     clearInterval(this.timer);
     await this.drainWrites();
     this.closed = true;
-    if (this.journal) this.retiring.push(this.journal);
-    this.journal = undefined;
     try {
-      await this.serially(() => this.retire());
+      // In turn with the background steps: one may be replacing the journal right now.
+      await this.serially(async () => {
+        if (this.journal) this.retiring.push(this.journal);
+        this.journal = undefined;
+        await this.retire();
+      });
     } catch (e) {
       for (const j of this.retiring) {
         this.options.log?.(`usage journal ${j.file.path} kept (${(e as Error).message}): the next server or \`reso-server usage\` on this database applies it`);
@@ -302,6 +310,11 @@ export class Meter {
     this.options.log?.(`usage: counts stay in the journal until the database takes them (${message})`);
   }
 }
+
+/** What a request handler needs of the meter: counting its transactions. */
+export type UsageRecorder = Pick<Meter, 'record'>;
+/** What a usage report needs: this process's counts applied, then the rows. */
+export type UsageReport = Pick<Meter, 'flush' | 'usage'>;
 
 async function unlinkIfPresent(path: string): Promise<void> {
   try {

@@ -2,9 +2,12 @@
  * Per-client request limits (optional, set with the client): a fixed one-minute window per instance. Each
  * request takes a place in its client's current window, or is refused until the window resets.
  */
+import { LRUCache } from 'lru-cache';
+import { Clock, systemClock } from '../clock';
+
 const WINDOW_MS = 60_000;
-/** Windows kept before all are dropped; a dropped window starts afresh, which only ever errs towards serving. */
-const MAX_WINDOWS = 100_000;
+/** Clients whose window is kept (the least recently seen goes first; a forgotten window starts afresh, which only errs towards serving). */
+const WINDOWS_KEPT = 100_000;
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -15,15 +18,14 @@ export interface RateDecision {
 }
 
 export class RateWindows {
-  private readonly windows = new Map<string, { start: number; used: number }>();
+  private readonly windows = new LRUCache<string, { start: number; used: number }>({ max: WINDOWS_KEPT });
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly clock: Clock = systemClock) {}
 
   take(clientId: string, perMinute: number): RateDecision {
-    const now = this.now();
+    const now = this.clock.now();
     let w = this.windows.get(clientId);
     if (!w || now - w.start >= WINDOW_MS) {
-      if (this.windows.size > MAX_WINDOWS) this.windows.clear();
       w = { start: now, used: 0 };
       this.windows.set(clientId, w);
     }

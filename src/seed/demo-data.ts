@@ -3,8 +3,10 @@
  * open houses, history, rooms and unit types, written batch by batch through the record stores (so every
  * record passes the same validation as any other write). The same options give byte-identical records.
  */
-import type { ListingService } from '../service';
+import type { ServiceModel } from '../model/service-model';
 import type { EncodedRecord } from '../storage/record-codec';
+import type { RecordStores } from '../storage/record-stores';
+import type { RecordWriter } from '../storage/record-writer';
 import { LookupValues, RecordBuilder } from './field-values';
 import { planListings } from './listing-plan';
 import { buildListing, ListingBuilders } from './listings';
@@ -20,16 +22,23 @@ const ROSTER_BATCH = 1000;
 
 type Rec = Record<string, unknown>;
 
-export async function seedDemoData(service: ListingService, options: SeedOptions, log?: (line: string) => void): Promise<SeedSummary> {
+/** What seeding uses: the model's sets and their stores, and write transactions. */
+export interface SeedTarget {
+  readonly model: ServiceModel;
+  readonly stores: RecordStores;
+  readonly writer: RecordWriter;
+  readonly db: { readonly description: string };
+}
+
+export async function seedDemoData(target: SeedTarget, options: SeedOptions, log?: (line: string) => void): Promise<SeedSummary> {
   const count = Math.floor(options.listings);
   if (!Number.isFinite(count) || count < 0) throw new Error(`listings must be a non-negative number (got ${options.listings})`);
   const seed = (options.seed ?? 1) >>> 0;
   const started = performance.now();
-  await service.ready();
 
-  const lookups = new LookupValues(service.model.lookups);
+  const lookups = new LookupValues(target.model.lookups);
   const builder = (name: string) => {
-    const set = service.model.entitySets.find((s) => s.name === name);
+    const set = target.model.entitySets.find((s) => s.name === name);
     return set ? new RecordBuilder(set, lookups) : undefined;
   };
   const property = builder('Property');
@@ -42,7 +51,7 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
     rooms: builder('PropertyRooms'),
     units: builder('PropertyUnitTypes'),
   };
-  const write = batchWriter(service);
+  const write = batchWriter(target);
 
   // Offices and members first: listings refer to them.
   const roster = planRoster(count, seed);
@@ -63,17 +72,17 @@ export async function seedDemoData(service: ListingService, options: SeedOptions
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   log?.(`demo data (seed ${seed}): ${summary.listings} listings, ${summary.media} media, ${summary.openHouses} open houses, `
     + `${summary.history} history, ${summary.rooms} rooms, ${summary.units} unit types, ${summary.offices} offices, `
-    + `${summary.members} members in ${seconds}s on ${service.db.description}`);
+    + `${summary.members} members in ${seconds}s on ${target.db.description}`);
   return summary;
 }
 
 type BatchWriter = (batches: readonly (readonly [string, readonly Rec[]])[]) => Promise<void>;
 
 /** Writes records of several sets in one transaction, naming the demo record that fails to encode. */
-function batchWriter(service: ListingService): BatchWriter {
+function batchWriter(target: SeedTarget): BatchWriter {
   return async (batches) => {
     const encoded: [string, EncodedRecord[]][] = batches.filter(([, records]) => records.length > 0).map(([name, records]) => {
-      const store = service.store(name);
+      const store = target.stores.store(name);
       return [name, records.map((r) => {
         try {
           return store.encode(r);
@@ -84,7 +93,7 @@ function batchWriter(service: ListingService): BatchWriter {
         }
       })];
     });
-    await service.writer.transaction(async (tx) => {
+    await target.writer.transaction(async (tx) => {
       for (const [name, records] of encoded) await tx.upsert(name, records);
     });
   };

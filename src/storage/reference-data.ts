@@ -4,8 +4,8 @@
  * they differ from what is stored, so their change timestamp moves only on change.
  */
 import type { DictionaryRowsSpec, ServiceModel } from '../model/service-model';
-import { RECORD_COLUMN } from '../model/service-model';
-import type { ListingService } from '../service';
+import type { RecordStores } from './record-stores';
+import type { RecordWriter } from './record-writer';
 
 type Row = Record<string, string>;
 
@@ -28,24 +28,25 @@ export function dictionaryRows(model: ServiceModel, spec: DictionaryRowsSpec): R
   return model.entitySets.flatMap((s) => s.fields.map((f) => row({ key: `${s.name}.${f.name}`, resourceName: s.name, fieldName: f.name })));
 }
 
-export async function syncReferenceData(service: ListingService): Promise<void> {
-  for (const set of service.model.entitySets) {
+export async function syncReferenceData(model: ServiceModel, stores: RecordStores, writer: RecordWriter): Promise<void> {
+  for (const set of model.entitySets) {
     if (!set.dictionaryRows) continue;
     // Only the fields this resource declares (the generator mapped those); a dictionary may declare fewer than RESO's.
-    const declared = dictionaryRows(service.model, set.dictionaryRows);
-    const store = service.store(set);
+    const declared = dictionaryRows(model, set.dictionaryRows);
+    const store = stores.store(set);
     // Bounded by the dictionary's size, not by data: a whole read is fine here.
     const stored = new Map((await store.all()).map((rec) => [String(rec[set.key]), rec]));
-    const now = new Date().toISOString();
     const changed = declared.filter((r) => {
       const old = stored.get(r[set.key]);
       return !old || Object.entries(r).some(([k, v]) => old[k] !== v);
     });
     const gone = [...stored.keys()].filter((k) => !declared.some((r) => r[set.key] === k));
     if (changed.length === 0 && gone.length === 0) continue;
-    await service.db.transaction(async (tx) => {
-      await store.upsert(tx, changed.map((r) => store.encode({ ...r, ...(set.changeTimestamp ? { [set.changeTimestamp]: now } : {}) })));
-      await store.deleteByKeys(tx, gone);
+    await writer.transaction(async (tx) => {
+      // The service's clock, like every other write: a replicating client's mark never skips these rows.
+      const now = await tx.modificationTime();
+      await tx.upsert(set, changed.map((r) => store.encode({ ...r, ...(set.changeTimestamp ? { [set.changeTimestamp]: now } : {}) })));
+      await tx.deleteByKeys(set, gone);
     });
   }
 }

@@ -1,10 +1,12 @@
 /**
  * Creates the storage schema from the generated table specs and the service's own tables. Idempotent:
- * tables and indexes that exist are left alone, so every start may call it.
+ * tables and indexes that exist are left alone, so every start may call it; and several instances starting
+ * together on one database may all call it at once (create-if-absent.ts).
  */
 import type { TableSpec } from '../model/service-model';
 import type { Database, Executor } from './database';
 import type { SqlDialect } from './dialect';
+import { alreadyExists } from './create-if-absent';
 import { INTERNAL_TABLES } from './internal-schema';
 import { addColumn, createIndex, createTable, fromTableSpec, Table } from './schema-statements';
 
@@ -44,7 +46,18 @@ async function hasTable(d: SqlDialect, ex: Executor, table: string): Promise<boo
 }
 
 async function create(d: SqlDialect, ex: Executor, table: Table, collation: string | undefined): Promise<void> {
-  for (const statement of createTable(d, table, collation)) await ex.run(statement);
+  for (const statement of createTable(d, table, collation)) await runUnlessExists(ex, statement);
+}
+
+/** Runs a create statement; one that fails because another instance created the same thing meanwhile is done. */
+async function runUnlessExists(ex: Executor, statement: string): Promise<boolean> {
+  try {
+    await ex.run(statement);
+    return true;
+  } catch (e) {
+    if (alreadyExists(e)) return false;
+    throw e;
+  }
 }
 
 /**
@@ -56,8 +69,10 @@ async function addMissingColumns(d: SqlDialect, ex: Executor, table: Table): Pro
   const present = new Set((await ex.all(q.sql, q.params)).map((r) => r.name as string));
   const missing = table.columns.filter((c) => !present.has(c.name));
   if (missing.length === 0) return [];
-  for (const c of missing) await ex.run(addColumn(d, table.name, c));
-  const names = new Set(missing.map((c) => c.name));
-  for (const ix of table.indexes.filter((i) => i.columns.some((c) => names.has(c)))) await ex.run(createIndex(d, table.name, ix));
-  return missing.map((c) => c.name);
+  // One at a time: another instance starting at the same time may add some of them (and fills what it adds).
+  const added: string[] = [];
+  for (const c of missing) if (await runUnlessExists(ex, addColumn(d, table.name, c))) added.push(c.name);
+  const names = new Set(added);
+  for (const ix of table.indexes.filter((i) => i.columns.some((c) => names.has(c)))) await runUnlessExists(ex, createIndex(d, table.name, ix));
+  return added;
 }

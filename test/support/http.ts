@@ -1,7 +1,7 @@
 /** A real server on a free port over a real database, and a small client for it. */
 import { Config, configFromEnv } from '../../src/config';
 import type { ServiceModel } from '../../src/model/service-model';
-import { RunningServer, startServer } from '../../src/server';
+import { RunningServer, ServerOptions, startServer } from '../../src/server';
 
 /** The static token every test server registers for its `demo` client; `get` sends it unless told otherwise. */
 export const TEST_TOKEN = 'test-token-5f0c2a9e';
@@ -14,8 +14,11 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
   return { ...configFromEnv({ DATABASE_URL: databaseUrl }), port: 0, seedListings: 0, demoToken: TEST_TOKEN, ...overrides };
 }
 
-export async function startTestServer(model: ServiceModel, databaseUrl: string, overrides: Partial<Config> = {}): Promise<RunningServer> {
-  return startServer(model, testConfig(databaseUrl, overrides));
+/** `options.clock`: a clock the test moves by hand (support/manual-clock.ts) for token expiry and rate windows. */
+export async function startTestServer(
+  model: ServiceModel, databaseUrl: string, overrides: Partial<Config> = {}, options: ServerOptions = {},
+): Promise<RunningServer> {
+  return startServer(model, testConfig(databaseUrl, overrides), undefined, options);
 }
 
 export interface HttpResult {

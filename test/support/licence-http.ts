@@ -117,4 +117,3 @@ export function parseCredentials(stdout: string): { id: string; secret: string; 
   return { id, secret, ...(token ? { token } : {}) };
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

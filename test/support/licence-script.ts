@@ -187,7 +187,3 @@ export function expectedUsage(sent: readonly Sent[], clients: number): Charge[] 
   }
   return out;
 }
-
-export function addUsage(a: readonly Charge[], b: readonly Charge[]): Charge[] {
-  return a.map((x, i) => ({ A: x.A + b[i].A, B: x.B + b[i].B }));
-}

@@ -136,7 +136,15 @@ export class ReplicationConsumer {
     relatedRemovedByCheck: 0, relatedRemovedByResync: 0, resyncs: 0, checks: 0,
   };
 
+  /** Who waits for the consumer's next read (see `nextRead`). */
+  private readers: (() => void)[] = [];
+
   constructor(private readonly base: string, private readonly options: ConsumerOptions = {}) {}
+
+  /** Resolves once the consumer has finished its next read (one query followed to its last page). */
+  nextRead(): Promise<void> {
+    return new Promise((resolve) => this.readers.push(resolve));
+  }
 
   /** Full pull: Property first, then each related set (see the header for why in this order). */
   async initialPull(): Promise<void> {
@@ -269,6 +277,9 @@ export class ReplicationConsumer {
     const walk = await walkPages(url, { headers: this.options.headers });
     this.stats.requests += walk.pages.length;
     this.stats.recordsReceived += walk.records.length;
+    const waiting = this.readers;
+    this.readers = [];
+    for (const resolve of waiting) resolve();
     return walk;
   }
 }

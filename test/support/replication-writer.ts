@@ -116,16 +116,14 @@ export class RandomWriter {
   }
 
   /**
-   * Writes until `operations` operations are done (or `stop()` says so), pausing a random 0..pauseMs
-   * between batches, and spreading the operations over at least `minMs` (so that readers get to run many
-   * times during the writes, whatever the machine's speed); never waits for anyone else.
+   * Writes until `operations` operations are done (or `stop()` says so), awaiting `pace()` after each batch:
+   * the test passes the reader's next read, so that readers run many times during the writes whatever the
+   * machine's speed (and, in one process over SQLite, the server gets the event loop between batches).
    */
-  async run(options: { operations: number; pauseMs: number; maxBatch: number; minMs?: number; stop?: () => boolean }): Promise<WriterStats> {
-    const started = Date.now();
+  async run(options: { operations: number; maxBatch: number; pace: () => Promise<void>; stop?: () => boolean }): Promise<WriterStats> {
     while (this.stats.operations < options.operations && !options.stop?.()) {
       await this.batch(Math.min(options.maxBatch, options.operations - this.stats.operations));
-      const onSchedule = started + ((options.minMs ?? 0) * this.stats.operations) / options.operations - Date.now();
-      await new Promise((r) => setTimeout(r, Math.max(this.rng.int(0, options.pauseMs), onSchedule)));
+      await options.pace();
     }
     return this.stats;
   }

@@ -10,19 +10,23 @@ export interface ServerProcess {
   output(): string;
   /** SIGKILL: no shutdown code runs, as in a crash. Resolves once the process is gone. */
   kill(): Promise<void>;
+  /** SIGTERM: the server closes as an operator stops it. Resolves once the process is gone. */
+  stop(): Promise<void>;
 }
 
 export function spawnServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_LISTINGS: '0', ...env };
-  delete childEnv.DEMO_TOKEN;
-  delete childEnv.FEED_SCOPE;
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  delete inherited.DEMO_TOKEN;
+  delete inherited.FEED_SCOPE;
+  const childEnv: NodeJS.ProcessEnv = { ...inherited, DATABASE_URL: databaseUrl, PORT: '0', SEED_LISTINGS: '0', ...env };
   const child = spawn(process.execPath, [CLI, 'serve'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  const signal = (name: NodeJS.Signals) => async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
   };
+  const kill = signal('SIGKILL');
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { void kill(); reject(new Error(`server did not start in 30 s:\n${out}`)); }, 30_000);
     const onData = (chunk: Buffer) => {
@@ -30,7 +34,7 @@ export function spawnServer(databaseUrl: string, env: Record<string, string> = {
       const m = /serving (http:\/\/\S+\/odata)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], child, output: () => out, kill });
+        resolve({ url: m[1], child, output: () => out, kill, stop: signal('SIGTERM') });
       }
     };
     child.stdout!.on('data', onData);

@@ -1,0 +1,261 @@
+/**
+ * Per-client licensing, the hidden fields and the limits of a scope (spec §3 a listing stops appearing in the
+ * feed, §4 removed-listings check): hidden fields leave the client's $metadata, are refused (403) wherever a
+ * request names them, and leak through no nextLink or error message; a client scope narrows the FEED_SCOPE and
+ * never widens it; a listing that leaves a client's scope disappears from everything that client is served; the
+ * fields that link related records to their listing cannot be hidden. Same clients and oracle as
+ * licensing-queries.test.ts (support/licensing-suite.ts).
+ */
+import { expect } from 'chai';
+import { serviceModel } from '../generated';
+import { emptyReport, ingestBatch } from '../src/ingest/ingest';
+import { describeEachDatabase } from './support/databases';
+import { TEST_TOKEN } from './support/http';
+import { call, parseCredentials, Reply, runCli, walk } from './support/licence-http';
+import { jsonView, MetadataView, xmlView } from './support/licence-metadata';
+import { CHILDREN, evaluate, hiddenValuesIn, Rec, render } from './support/licence-oracle';
+import { FEED, licensingSuite, MISSING_KEY, normalised404, qs } from './support/licensing-suite';
+
+describeEachDatabase('Per-client licensing: hidden fields and the limits of a scope', (target) => {
+  const fx = licensingSuite(target);
+
+  describe('hidden fields', function () {
+    this.timeout(60_000);
+    it("are absent from the client's $metadata (XML and JSON), and nothing else is", async function () {
+      this.timeout(120_000);
+      await fx.forEveryClient(7, async (s, _rng, v) => {
+        for (const [format, parse, full] of [['xml', xmlView, fx.fullXml], ['json', jsonView, fx.fullJson]] as const) {
+          const r = await call(`${fx.base}/$metadata?$format=${format}`, { token: s.token });
+          if (r.status !== 200) { v.push(`$metadata ${format}: ${r.status}`); continue; }
+          let view: MetadataView;
+          try {
+            view = parse(r.text);
+          } catch (e) {
+            v.push(`$metadata ${format}: ${(e as Error).message}`);
+            continue;
+          }
+          for (const [set, type] of full.setType) {
+            const hidden = s.hidden.get(set) ?? new Set<string>();
+            const want = [...full.properties.get(type)!].filter((p) => !hidden.has(p));
+            const got = [...(view.properties.get(type) ?? [])];
+            if (JSON.stringify(got.sort()) !== JSON.stringify(want.sort())) {
+              const extra = got.filter((p) => !want.includes(p));
+              const lost = want.filter((p) => !got.includes(p));
+              v.push(`$metadata ${format}: ${type} declares ${extra.length ? `hidden ${extra.join(',')}` : ''}${lost.length ? ` and lacks visible ${lost.join(',')}` : ''}`);
+            }
+            for (const h of hidden) {
+              if (view.setPaths.get(set)?.has(h)) v.push(`$metadata ${format}: entity set ${set}'s annotations name hidden ${h}`);
+              if (view.constrained.get(type)?.has(h)) v.push(`$metadata ${format}: a referential constraint of ${type} names hidden ${h}`);
+            }
+            const wantPaths = [...(full.setPaths.get(set) ?? [])].filter((p) => !hidden.has(p)).sort();
+            if (JSON.stringify([...(view.setPaths.get(set) ?? [])].sort()) !== JSON.stringify(wantPaths)) {
+              v.push(`$metadata ${format}: ${set}'s restriction annotations changed beyond the hidden fields`);
+            }
+          }
+          if (s.hiddenList.length === 0 && r.text !== (format === 'xml' ? serviceModel.metadataXml : serviceModel.metadataJson)) {
+            v.push(`$metadata ${format}: a client without hidden fields gets a different document`);
+          }
+        }
+      });
+    });
+
+    it('naming a hidden field in $filter (also under not/or, in functions, on /$count), $orderby, $select, or inside $expand(…) → 403', async function () {
+      this.timeout(120_000);
+      let checked = 0;
+      await fx.forEveryClient(8, async (s, rng, v) => {
+        const requests: string[] = [];
+        for (const h of s.hidden.get('Property') ?? []) {
+          const f = (expr: string) => `${fx.base}/Property${qs({ $filter: expr })}`;
+          requests.push(
+            f(`${h} eq null`), f(`not (${h} ne null)`), f(`ListingKey eq 'x' or ${h} eq null`), `${fx.base}/Property/$count${qs({ $filter: `${h} eq null` })}`,
+            `${fx.base}/Property${qs({ $orderby: h })}`, `${fx.base}/Property${qs({ $orderby: `ListingKey,${h} desc` })}`,
+            `${fx.base}/Property${qs({ $select: `ListingKey,${h}` })}`, `${fx.base}/Property('${rng.pick([...s.visible]) ?? MISSING_KEY}')${qs({ $select: h })}`,
+          );
+          if (['MlsStatus', 'PropertyType'].includes(h)) requests.push(f(`startswith(${h},'A')`), f(`${h} in ('Active','Closed')`));
+        }
+        for (const c of CHILDREN) {
+          for (const h of s.hidden.get(c.set) ?? []) {
+            requests.push(
+              `${fx.base}/Property${qs({ $expand: `${c.nav}($select=${c.key},${h})` })}`,
+              `${fx.base}/Property${qs({ $expand: `${c.nav}($filter=${h} eq null)` })}`,
+              `${fx.base}/Property${qs({ $expand: `${c.nav}($orderby=${h})` })}`,
+              `${fx.base}/${c.set}${qs({ $filter: `${h} eq null` })}`,
+              `${fx.base}/${c.set}${qs({ $select: h })}`,
+              `${fx.base}/${c.set}${qs({ $orderby: h })}`,
+              `${fx.base}/Property('${rng.pick([...s.visible]) ?? MISSING_KEY}')/${c.nav}${qs({ $select: h })}`,
+              `${fx.base}/Property('${rng.pick([...s.visible]) ?? MISSING_KEY}')/${c.nav}${qs({ $filter: `${h} eq null` })}`,
+            );
+          }
+        }
+        for (const url of requests) {
+          checked++;
+          const r = await call(url, { token: s.token });
+          if (r.status !== 403 || typeof r.json?.error?.code !== 'string') v.push(`${url.slice(fx.base.length)}: expected 403 with an OData error, got ${r.status} ${r.text.slice(0, 150)}`);
+        }
+      });
+      expect(checked).to.be.at.least(50);
+    });
+
+    it('nextLinks carry no value of a hidden field (the $skiptoken of a walk ordered by a hidden field is readable)', async function () {
+      this.timeout(120_000);
+      let links = 0;
+      await fx.forEveryClient(10, async (s, rng, v) => {
+        const check = (set: string, key: string, pages: Reply[], label: string) => {
+          for (const p of pages) {
+            const link = p.json?.['@odata.nextLink'];
+            if (!link) continue;
+            links++;
+            const last = p.json.value[p.json.value.length - 1];
+            const stored = set === 'Property' ? fx.snap.listings.get(last?.[key]) : fx.snap.children.get(set)!.find((r) => r[key] === last?.[key]);
+            for (const leak of hiddenValuesIn(link, stored, s.hidden.get(set))) v.push(`${label}: LEAK of ${set} ${last?.[key]}: ${leak}`);
+          }
+        };
+        if (s.hidden.get('Property')?.size) {
+          const w = await walk(`${fx.base}/Property?$select=ListingKey`, s.token, { Prefer: 'odata.maxpagesize=10' });
+          check('Property', 'ListingKey', w.pages, 'removed-listings walk');
+        }
+        for (const c of CHILDREN) {
+          if (!s.hidden.get(c.set)?.size) continue;
+          const parents = [...s.visible].filter((k) => fx.childrenOf(c, k).length >= 3);
+          for (const key of rng.sample(parents, 2)) {
+            const w = await walk(`${fx.base}/Property('${key}')/${c.nav}`, s.token, { Prefer: 'odata.maxpagesize=2' });
+            check(c.set, c.key, w.pages, `Property('${key}')/${c.nav}`);
+            const own = await walk(`${fx.base}/${c.set}${qs({ $filter: `${c.fk} eq '${key}'` })}`, s.token, { Prefer: 'odata.maxpagesize=2' });
+            check(c.set, c.key, own.pages, `${c.set}?$filter=${c.fk} eq '${key}'`);
+          }
+        }
+      });
+      expect(links).to.be.at.least(20);
+    });
+
+    it('error messages do not name hidden fields the request did not name (e.g. lists of filterable or sortable fields)', async function () {
+      this.timeout(120_000);
+      await fx.forEveryClient(9, async (s, _rng, v) => {
+        const probes: [string, string][] = [
+          ['Property', `$filter=${encodeURIComponent('BedroomsTotal eq 3')}`],
+          ['Property', `$orderby=BedroomsTotal`],
+          ['Property', `$filter=${encodeURIComponent("OwnerName eq 'x'")}`],
+          ['Property', `$orderby=OwnerName`],
+          ['Property', `$filter=${encodeURIComponent("PhotosChangeTimestamp gt 2020-01-01T00:00:00Z")}&$orderby=ListingKey,MlsStatus`],
+          ['Media', `$filter=${encodeURIComponent("MediaURL eq 'x'")}`],
+          ['Media', `$orderby=MediaURL`],
+          ['OpenHouse', `$filter=${encodeURIComponent("OpenHouseRemarks eq 'x'")}`],
+          ['HistoryTransactional', `$orderby=FieldName`],
+          ['PropertyRooms', `$filter=${encodeURIComponent('RoomArea eq 1')}`],
+          ['PropertyUnitTypes', `$orderby=UnitTypeBedsTotal`],
+        ];
+        for (const [set, query] of probes) {
+          const r = await call(`${fx.base}/${set}?${query}`, { token: s.token });
+          if (r.status < 400) continue;
+          const named = decodeURIComponent(query);
+          for (const h of s.hidden.get(set) ?? []) {
+            if (new RegExp(`\\b${h}\\b`).test(named)) continue;
+            if (new RegExp(`\\b${h}\\b`).test(r.text)) v.push(`GET ${set}?${named} → ${r.status} names hidden ${h}: ${r.json?.error?.message?.slice(0, 160)}`);
+          }
+        }
+      });
+    });
+  });
+
+  describe('a client scope narrows the FEED_SCOPE and can never widen it', function () {
+    this.timeout(60_000);
+    // The licence is the feed scope AND the client scope. A scope text that is only valid once wrapped in
+    // parentheses (`… ) or ( …`) must be refused, or at least must not reach outside the feed scope.
+    const escapes = ["MlsStatus eq 'Active') or (true", "true) or (PropertyType eq 'Farm'"];
+    for (const scope of escapes) {
+      it(`clients add --scope "${scope}" (CLI): refused, or the client still sees no listing outside the feed scope`, async function () {
+        this.timeout(60_000);
+        const r = await runCli(fx.db.url, ['clients', 'add', '--name', 'Escape', '--static-token', '--scope', scope]);
+        if (r.code !== 0) return;
+        const { token } = parseCredentials(r.stdout);
+        const { pages, records } = await walk(`${fx.base}/Property?$select=ListingKey,PropertyType`, token!);
+        const farm = records.filter((x) => x.PropertyType === 'Farm').map((x) => x.ListingKey);
+        expect(farm, `the CLI accepted scope "${scope}" and the client sees listings the FEED_SCOPE (${render(FEED)}) excludes (${pages.length} pages)`).to.deep.equal([]);
+      });
+      it(`a client registered with scope "${scope}": no response shows a listing outside the feed scope`, async function () {
+        this.timeout(60_000);
+        let client;
+        try {
+          ({ client } = await fx.server.service.clients.add({ name: 'Escape (registry)', scope }));
+        } catch {
+          return; // refused at registration: fine
+        }
+        const token = await fx.server.service.clients.issueToken(client.id, undefined);
+        const { records } = await walk(`${fx.base}/Property?$select=ListingKey,PropertyType`, token);
+        const farm = [...fx.snap.listings.values()].filter((l) => l.PropertyType === 'Farm').map((l) => l.ListingKey as string);
+        expect(records.filter((x) => x.PropertyType === 'Farm').map((x) => x.ListingKey)).to.deep.equal([]);
+        for (const key of farm.slice(0, 3)) expect((await call(`${fx.base}/Property('${key}')`, { token })).status, key).not.to.equal(200);
+      });
+    }
+  });
+
+  describe('§3 a listing that leaves the scope stops appearing', function () {
+    this.timeout(60_000);
+    it('after ingest changes its MlsStatus: gone from queries, counts, expansions, related endpoints and the removed-listings check; 404 by key', async function () {
+      this.timeout(120_000);
+      const { client } = await fx.server.service.clients.add({ id: 'lic-leaver', name: 'Leaver', scope: "MlsStatus in ('Active','Pending')" });
+      const token = await fx.server.service.clients.issueToken(client.id, undefined);
+      const inScope = [...fx.snap.listings.values()].filter((l) => ['Active', 'Pending'].includes(l.MlsStatus) && evaluate(FEED, l));
+      const candidates = inScope.filter((l) => CHILDREN.every((c) => c.set === 'PropertyUnitTypes' || fx.childrenOf(c, l.ListingKey).length > 0));
+      const leaving = (candidates[0] ?? inScope[0]) as Rec;
+      const key = leaving.ListingKey as string;
+      const removedCheck = async () => (await walk(`${fx.base}/Property?$select=ListingKey`, token)).records.map((r) => r.ListingKey as string);
+      const children = async () => {
+        const out: string[] = [];
+        for (const c of CHILDREN) {
+          const r = await call(`${fx.base}/${c.set}${qs({ $filter: `${c.fk} eq '${key}'`, $select: c.key })}`, { token });
+          expect(r.status, r.text.slice(0, 200)).to.equal(200);
+          out.push(...r.json.value.map((x: Rec) => `${c.set}:${x[c.key]}`));
+        }
+        return out;
+      };
+
+      const before = await removedCheck();
+      expect(before.sort()).to.deep.equal(inScope.map((l) => l.ListingKey).sort());
+      expect((await call(`${fx.base}/Property('${key}')`, { token })).status).to.equal(200);
+      expect(await children()).to.have.length.above(0);
+      const countBefore = (await call(`${fx.base}/Property/$count`, { token })).text;
+
+      const report = emptyReport();
+      await ingestBatch(fx.server.service, 'Property', [{ line: 1, input: { ...leaving, MlsStatus: 'Closed' } }], report);
+      expect(report.updated, JSON.stringify(report)).to.equal(1);
+
+      const after = await removedCheck();
+      expect(after, 'the removed-listings check still lists the listing').not.to.include(key);
+      expect(after.sort()).to.deep.equal(before.filter((k) => k !== key).sort());
+      const gone = await call(`${fx.base}/Property('${key}')`, { token });
+      const missing = await call(`${fx.base}/Property('${MISSING_KEY}')`, { token });
+      expect(gone.status).to.equal(404);
+      expect(normalised404(gone, key)).to.equal(normalised404(missing, MISSING_KEY));
+      expect(Number((await call(`${fx.base}/Property/$count`, { token })).text)).to.equal(Number(countBefore) - 1);
+      expect(await children(), 'related records of the listing are still served').to.deep.equal([]);
+      for (const c of CHILDREN) expect((await call(`${fx.base}/Property('${key}')/${c.nav}`, { token })).status).to.equal(404);
+      const expanded = await walk(`${fx.base}/Property?$expand=Media,OpenHouse,historyTransactional,PropertyRooms,PropertyUnits`, token);
+      expect(expanded.records.map((r) => r.ListingKey)).not.to.include(key);
+      const updates = await walk(`${fx.base}/Property${qs({ $filter: `ModificationTimestamp ge ${leaving.ModificationTimestamp}`, $select: 'ListingKey' })}`, token);
+      expect(updates.records.map((r) => r.ListingKey), 'an update query still shows it').not.to.include(key);
+
+      // Clients whose scope still admits it see the change, not a disappearance.
+      const open = await call(`${fx.base}/Property('${key}')`, { token: TEST_TOKEN });
+      expect(open.status).to.equal(200);
+      expect(open.json.MlsStatus).to.equal('Closed');
+
+      // And back: it appears again.
+      await ingestBatch(fx.server.service, 'Property', [{ line: 1, input: { ...leaving, MlsStatus: 'Pending' } }], emptyReport());
+      expect(await removedCheck()).to.include(key);
+      expect((await call(`${fx.base}/Property('${key}')`, { token })).status).to.equal(200);
+      expect((await children()).length).to.be.above(0);
+    });
+  });
+
+  describe('the fields that link related records to their listing cannot be hidden', function () {
+    it('`clients add --hide` refuses them (and the key), naming why', async function () {
+      this.timeout(60_000);
+      for (const field of ['Media.ResourceRecordKey', 'OpenHouse.ListingKey', 'PropertyUnitTypes.ListingKey', 'ListingKey']) {
+        const r = await runCli(fx.db.url, ['clients', 'add', '--name', 'x', '--hide', field]);
+        expect(r.code, `${field}: ${r.stdout}${r.stderr}`).to.equal(1);
+        expect(r.stderr, field).to.match(/cannot be hidden/);
+      }
+    });
+  });
+});
