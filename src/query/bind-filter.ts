@@ -5,7 +5,7 @@
  */
 import { Errors } from '../errors/catalogue';
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
-import { normaliseTimestamp } from '../storage/record-codec';
+import { normaliseTimestamp } from '../model/edm-values';
 import type { ExprNode, LiteralNode } from './ast';
 import type {
   BoundCall, BoundField, BoundPredicate, BoundScalar, BoundValue, DatePartFunction, ValueType,
