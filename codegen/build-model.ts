@@ -26,6 +26,8 @@ export interface BuiltEntitySet {
   deletedWhen?: FieldCondition;
   relatedTimestamps?: RelatedTimestampSpec[];
   dictionaryRows?: DictionaryRowsSpec;
+  /** Columns stored for a residual check only (join discriminators), which get no index. */
+  unindexedColumns?: Set<string>;
   table: string;
   fields: FieldSpec[];
   navigations: NavigationSpec[];
@@ -200,28 +202,34 @@ function checkSingleListingRoot(sets: readonly BuiltEntitySet[]): void {
 }
 
 /**
- * Columns that navigations join on, and the discriminators that qualify those joins, must be indexed in
- * the set that holds them, or expansion and scoping would scan.
+ * Columns that navigations join on must be indexed in the set that holds them, or expansion and scoping
+ * would scan. The discriminators that qualify those joins need a column too, but no index of their own:
+ * they are checked on the rows the join's index finds, and an index on a column with one or two values
+ * (ResourceName) would tempt a planner away from the join's index into reading most of the table.
  */
 function indexJoinColumns(entitySets: BuiltEntitySet[]): void {
   const joinColumns = new Map<string, Set<string>>();
-  const need = (set: string, field: string) => (joinColumns.get(set) ?? joinColumns.set(set, new Set()).get(set)!).add(field);
+  const discriminators = new Map<string, Set<string>>();
+  const need = (to: Map<string, Set<string>>, set: string, field: string) => (to.get(set) ?? to.set(set, new Set()).get(set)!).add(field);
   for (const set of entitySets) {
     for (const n of set.navigations) {
       if (!n.join) continue;
-      need(n.target, n.join.foreignKey);
+      need(joinColumns, n.target, n.join.foreignKey);
       const d = n.join.discriminator;
-      if (d) need(d.on === 'target' ? n.target : set.name, d.field);
+      if (d) need(discriminators, d.on === 'target' ? n.target : set.name, d.field);
     }
   }
   for (const set of entitySets) {
-    for (const name of joinColumns.get(set.name) ?? []) {
+    const joins = joinColumns.get(set.name) ?? new Set<string>();
+    for (const name of new Set([...joins, ...(discriminators.get(set.name) ?? [])])) {
       const i = set.fields.findIndex((f) => f.name === name);
       if (i < 0) throw new DictionaryError(`${set.name}: navigation joins on unknown field ${name}`);
       const f = set.fields[i];
       if (f.collection) throw new DictionaryError(`${set.name}.${name}: a navigation cannot join on a collection field`);
       checkIndexedLength(set.typeDef, name, true, f.type, f.maxLength);
-      if (!f.column) set.fields[i] = { ...f, column: name };
+      if (f.column) continue;
+      set.fields[i] = { ...f, column: name };
+      if (!joins.has(name)) (set.unindexedColumns ??= new Set()).add(name);
     }
   }
 }
@@ -252,7 +260,7 @@ function tableOf(set: BuiltEntitySet): TableSpec {
     }));
   columns.push({ name: RECORD_COLUMN, type: 'text', nullable: false });
   const indexes = columns
-    .filter((c) => c.name !== set.key && c.name !== RECORD_COLUMN)
+    .filter((c) => c.name !== set.key && c.name !== RECORD_COLUMN && !set.unindexedColumns?.has(c.name))
     .map((c) => ({ name: indexName(set.table, c.name), columns: [c.name, set.key] }));
   if (indexes.length > MAX_INDEXES) throw new DictionaryError(`${set.name}: ${indexes.length} indexed fields exceed the limit of ${MAX_INDEXES}`);
   return { name: set.table, columns, primaryKey: set.key, indexes };

@@ -81,7 +81,6 @@ export const tables: readonly TableSpec[] = [
     indexes: [
       { name: 'ix_Media_ModificationTimestamp', columns: ['ModificationTimestamp', 'MediaKey'] },
       { name: 'ix_Media_Order', columns: ['Order', 'MediaKey'] },
-      { name: 'ix_Media_ResourceName', columns: ['ResourceName', 'MediaKey'] },
       { name: 'ix_Media_ResourceRecordKey', columns: ['ResourceRecordKey', 'MediaKey'] },
     ],
   },
@@ -97,7 +96,6 @@ export const tables: readonly TableSpec[] = [
     ],
     indexes: [
       { name: 'ix_HistoryTransactional_ModificationTimestamp', columns: ['ModificationTimestamp', 'HistoryTransactionalKey'] },
-      { name: 'ix_HistoryTransactional_ResourceName', columns: ['ResourceName', 'HistoryTransactionalKey'] },
       { name: 'ix_HistoryTransactional_ResourceRecordKey', columns: ['ResourceRecordKey', 'HistoryTransactionalKey'] },
     ],
   },
