@@ -215,6 +215,16 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
         expectTokenError(await requestToken(base, { ...alpha, via: 'basic' }, { grant_type: grant }), `grant_type=${grant}`, 400, 'unsupported_grant_type');
       }
     });
+    it('a parameter sent twice (client_secret=a&client_secret=b, or grant_type twice): 400 invalid_request, never 500 (RFC 6749 §3.2)', async () => {
+      const form = (extra: string) => call(`${originOf(base)}/oauth2/token`, {
+        method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=client_credentials&client_id=${encodeURIComponent(alpha.id)}&${extra}`,
+      });
+      const twice = await form(`client_secret=${encodeURIComponent(alpha.secret)}&client_secret=b`);
+      expectTokenError(twice, 'client_secret twice', 400, 'invalid_request');
+      expect(twice.json.error_description).to.match(/client_secret is sent more than once/);
+      expectTokenError(await form(`client_secret=${encodeURIComponent(alpha.secret)}&grant_type=client_credentials`), 'grant_type twice', 400, 'invalid_request');
+    });
     it('rotate: the old secret is refused, the new one works (tokens already issued run out as usual)', async () => {
       const { client, secret: old } = await server.service.clients.add({ name: 'Rotating Realty' });
       const before = expectIssued(await requestToken(base, { id: client.id, secret: old, via: 'basic' }), 'before rotation');

@@ -45,7 +45,11 @@ export function tokenEndpoint(clients: TokenIssuer): express.Router {
   const router = express.Router();
   router.post('/oauth2/token', express.urlencoded({ extended: false, limit: '16kb' }), (req, res, next) => {
     (async () => {
-      const body = (req.body ?? {}) as Record<string, string>;
+      const form = (req.body ?? {}) as Record<string, string | string[]>;
+      // RFC 6749 §3.2: a parameter must not be sent more than once (the form parser makes repeats an array).
+      const repeated = Object.keys(form).find((k) => typeof form[k] !== 'string');
+      if (repeated) return tokenError(res, 400, 'invalid_request', `${repeated} is sent more than once; send each parameter once`);
+      const body = form as Record<string, string>;
       let id = body.client_id;
       let secret = body.client_secret;
       const basic = /^Basic\s+(.+)$/i.exec(req.headers.authorization ?? '');

@@ -18,6 +18,16 @@ import { EncodedRecord, RecordError } from '../storage/record-codec';
 /** A line's marker for deletion: `{"ListingKey": "L1", "@delete": true}`. */
 export const DELETE_MARK = '@delete';
 
+/**
+ * Whether an input line asks for a deletion. Only a JSON boolean counts: anything else under the mark (the
+ * string "true", say) is refused, rather than taken as a whole record that would blank the stored one.
+ */
+export function isDeletion(input: Readonly<Record<string, unknown>>): boolean {
+  const mark = input[DELETE_MARK];
+  if (mark !== undefined && typeof mark !== 'boolean') throw new RecordError(DELETE_MARK, 'must be true or false');
+  return mark === true;
+}
+
 export interface IngestItem {
   /** 1-based line number in the input, for reports. */
   readonly line: number;
@@ -133,7 +143,7 @@ class Batch {
     try {
       const key = input[this.set.key];
       if (typeof key !== 'string' && typeof key !== 'number') throw new RecordError(this.set.key, 'is required');
-      if (input[DELETE_MARK] === true) this.remove(key);
+      if (isDeletion(input)) this.remove(key);
       else this.upsert(key, input);
     } catch (e) {
       if (!(e instanceof RecordError)) throw e;

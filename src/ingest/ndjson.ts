@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { RecordError } from '../storage/record-codec';
-import { DELETE_MARK, emptyReport, ingestBatch, IngestItem, IngestReport, IngestTarget } from './ingest';
+import { DELETE_MARK, emptyReport, ingestBatch, IngestItem, IngestReport, IngestTarget, isDeletion } from './ingest';
 
 export interface IngestOptions {
   onError: 'skip' | 'reject';
@@ -25,8 +25,10 @@ export interface FileReport extends IngestReport {
 async function* numberedLines(path: string): AsyncGenerator<{ line: number; text: string }> {
   const rl = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   let line = 0;
-  for await (const text of rl) {
+  for await (const raw of rl) {
     line++;
+    // A UTF-8 byte-order mark (written by some editors and exports) is not part of the first record.
+    const text = line === 1 && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
     if (text.trim()) yield { line, text };
   }
 }
@@ -53,7 +55,7 @@ export async function ingestFile(target: IngestTarget, setName: string, path: st
     for await (const { line, text } of numberedLines(path)) {
       try {
         const { input } = parseLine(line, text);
-        if (input[DELETE_MARK] === true) {
+        if (isDeletion(input)) {
           if (input[set.key] === undefined) throw new RecordError(set.key, 'is required');
         } else {
           const { [DELETE_MARK]: _m, ...fields } = input;
