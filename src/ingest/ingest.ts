@@ -66,7 +66,7 @@ interface ParentLink {
 }
 
 /** Every parent a record of `set` can move, from the parents' RelatedTimestamps policy. */
-export function parentLinksOf(model: ServiceModel, set: EntitySetSpec): ParentLink[] {
+function parentLinksOf(model: ServiceModel, set: EntitySetSpec): ParentLink[] {
   return model.entitySets.flatMap((parent) => parent.navigations.flatMap((nav) => {
     const moves = (parent.relatedTimestamps ?? []).filter((r) => r.navigation === nav.name);
     if (nav.target !== set.name || !nav.join || moves.length === 0) return [];

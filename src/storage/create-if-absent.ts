@@ -1,8 +1,9 @@
 /**
- * Schema steps that several instances starting together on one database may take at once. Each creates what is
- * absent; an instance whose create fails because another instance created the same thing meanwhile takes it as
- * done (the name now exists), and any other failure stands.
+ * Schema steps that several instances starting together on one database may take at once (schema.ts). A
+ * create that fails because another instance created the same table, column or index meanwhile is done;
+ * any other failure stands.
  */
+import type { Executor } from './database';
 
 const EXISTS_CODES = new Set(['ER_TABLE_EXISTS_ERROR', 'ER_DUP_FIELDNAME', 'ER_DUP_KEYNAME']);
 
@@ -12,14 +13,13 @@ export function alreadyExists(e: unknown): boolean {
   return EXISTS_CODES.has(err?.code ?? '') || /already exists|duplicate column name/i.test(err?.message ?? '');
 }
 
-/** Runs `create` unless `exists()`; returns whether this call created it. */
-export async function createIfAbsent(exists: () => Promise<boolean>, create: () => Promise<unknown>): Promise<boolean> {
-  if (await exists()) return false;
+/** Runs a create statement; returns whether this call created the thing (false: another instance did). */
+export async function runUnlessExists(ex: Executor, statement: string): Promise<boolean> {
   try {
-    await create();
+    await ex.run(statement);
     return true;
   } catch (e) {
-    if (alreadyExists(e) && (await exists())) return false;
+    if (alreadyExists(e)) return false;
     throw e;
   }
 }

@@ -6,7 +6,7 @@
 import type { TableSpec } from '../model/service-model';
 import type { Database, Executor } from './database';
 import type { SqlDialect } from './dialect';
-import { alreadyExists } from './create-if-absent';
+import { runUnlessExists } from './create-if-absent';
 import { INTERNAL_TABLES } from './internal-schema';
 import { addColumn, createIndex, createTable, fromTableSpec, Table } from './schema-statements';
 
@@ -47,17 +47,6 @@ async function hasTable(d: SqlDialect, ex: Executor, table: string): Promise<boo
 
 async function create(d: SqlDialect, ex: Executor, table: Table, collation: string | undefined): Promise<void> {
   for (const statement of createTable(d, table, collation)) await runUnlessExists(ex, statement);
-}
-
-/** Runs a create statement; one that fails because another instance created the same thing meanwhile is done. */
-async function runUnlessExists(ex: Executor, statement: string): Promise<boolean> {
-  try {
-    await ex.run(statement);
-    return true;
-  } catch (e) {
-    if (alreadyExists(e)) return false;
-    throw e;
-  }
 }
 
 /**
