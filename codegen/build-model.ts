@@ -4,12 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import type {
-  ColumnSpec, ColumnType, DictionaryRowsSpec, EdmPrimitive, FieldCondition, FieldSpec, LookupSpec, NavigationSpec,
+  ColumnSpec, ColumnType, DictionaryRowsSpec, EdmPrimitive, FieldCondition, FieldNamesSpec, FieldSpec, LookupSpec, NavigationSpec,
   RelatedTimestampSpec, TableSpec,
 } from '../src/model/service-model';
 import { RECORD_COLUMN } from '../src/model/service-model';
 import {
-  changeTimestampOf, dictionaryRowsOf, discriminatorOf, followableOf, parseCondition, relatedTimestampsOf,
+  changeTimestampOf, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followableOf, lookupNamesOf, parseCondition,
+  relatedTimestampsOf,
 } from './build-policy';
 import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
 
@@ -26,7 +27,9 @@ export interface BuiltEntitySet {
   deletedWhen?: FieldCondition;
   relatedTimestamps?: RelatedTimestampSpec[];
   dictionaryRows?: DictionaryRowsSpec;
-  /** Columns stored for a residual check only (join discriminators), which get no index. */
+  namesFields?: FieldNamesSpec;
+  namesLookups?: string;
+  /** Columns stored for a residual check only (join discriminators, licences' name checks), which get no index. */
   unindexedColumns?: Set<string>;
   table: string;
   fields: FieldSpec[];
@@ -75,6 +78,7 @@ export function buildModel(dict: Dictionary): BuiltModel {
     if (related.length) set.relatedTimestamps = related;
   }
   indexJoinColumns(entitySets);
+  storeNameColumns(entitySets);
   checkExpandOrders(entitySets);
   const tables = entitySets.map(tableOf);
   return {
@@ -101,6 +105,8 @@ function entitySetOf(setDef: EntitySetDef, typeDef: EntityTypeDef, fields: Field
     listingRoot: setDef.listingRoot || undefined,
     deletedWhen: setDef.deletedWhen === undefined ? undefined : parseCondition(setDef.deletedWhen, `entity set ${setDef.name}: DeletedWhen`, fields),
     dictionaryRows: dictionaryRowsOf(setDef, typeDef),
+    namesFields: fieldNamesOf(typeDef),
+    namesLookups: lookupNamesOf(typeDef),
     table: setDef.name,
     fields,
     navigations,
@@ -230,6 +236,24 @@ function indexJoinColumns(entitySets: BuiltEntitySet[]): void {
       if (f.column) continue;
       set.fields[i] = { ...f, column: name };
       if (!joins.has(name)) (set.unindexedColumns ??= new Set()).add(name);
+    }
+  }
+}
+
+/**
+ * Licences withhold records naming a hidden field or lookup by a condition on these fields, so each needs a
+ * column; like discriminators, they are checked on rows another condition found and get no index of their own.
+ */
+function storeNameColumns(entitySets: BuiltEntitySet[]): void {
+  for (const set of entitySets) {
+    const names = [set.namesFields?.field, set.namesFields?.resource, set.namesLookups].filter((n): n is string => !!n);
+    for (const name of names) {
+      const i = set.fields.findIndex((f) => f.name === name);
+      const f = set.fields[i];
+      checkIndexedLength(set.typeDef, name, true, f.type, f.maxLength);
+      if (f.column) continue;
+      set.fields[i] = { ...f, column: name };
+      (set.unindexedColumns ??= new Set()).add(name);
     }
   }
 }

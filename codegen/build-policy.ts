@@ -3,9 +3,9 @@
  * values the field tables carry. The runtime reads only those values, so every rule here is decided once.
  */
 import type {
-  DictionaryRowsSpec, FieldCondition, FieldSpec, NavigationSpec, RelatedTimestampSpec,
+  DictionaryRowsSpec, FieldCondition, FieldNamesSpec, FieldSpec, NavigationSpec, RelatedTimestampSpec,
 } from '../src/model/service-model';
-import { DictionaryError, EntitySetDef, EntityTypeDef, NavigationDef } from './dictionary';
+import { DictionaryError, EntitySetDef, EntityTypeDef, NavigationDef, PropertyDef } from './dictionary';
 
 /** RESO's name for the change timestamp, used when a type tags none (the full RESO dictionary states no policy). */
 const RESO_CHANGE_TIMESTAMP = 'ModificationTimestamp';
@@ -91,4 +91,40 @@ export function dictionaryRowsOf(setDef: EntitySetDef, typeDef: EntityTypeDef): 
   const declared = new Set(typeDef.properties.map((p) => p.name));
   const fields = Object.fromEntries(Object.entries(parts).filter(([, name]) => declared.has(name)));
   return { kind, fields } as DictionaryRowsSpec;
+}
+
+const isSingleString = (p: PropertyDef | undefined) => p?.type === 'Edm.String';
+
+/**
+ * Policy.NamesFieldOf and Policy.NamedFieldValue: the field whose value names another set's field, the field
+ * naming that set, and the fields holding the named field's values. Licences read these to withhold records
+ * about hidden fields, so a dictionary that tags values without saying whose they are is refused.
+ */
+export function fieldNamesOf(typeDef: EntityTypeDef): FieldNamesSpec | undefined {
+  const naming = typeDef.properties.filter((p) => p.namesFieldOf !== undefined);
+  const values = typeDef.properties.filter((p) => p.namedFieldValue).map((p) => p.name);
+  if (naming.length === 0) {
+    if (values.length === 0) return undefined;
+    throw new DictionaryError(`entity type ${typeDef.name}: NamedFieldValue on ${values.join(', ')}, but no field is tagged NamesFieldOf to say which field they hold`);
+  }
+  if (naming.length > 1) throw new DictionaryError(`entity type ${typeDef.name}: more than one NamesFieldOf (${naming.map((p) => p.name).join(', ')})`);
+  const field = naming[0];
+  const where = `${typeDef.name}.${field.name}: NamesFieldOf`;
+  if (!isSingleString(field)) throw new DictionaryError(`${where}: only a single Edm.String field can name a field`);
+  const resource = typeDef.properties.find((p) => p.name === field.namesFieldOf && p !== field);
+  if (!isSingleString(resource)) throw new DictionaryError(`${where} "${field.namesFieldOf}": not another single Edm.String field of ${typeDef.name}`);
+  for (const v of values) {
+    if (v === field.name || v === resource!.name) throw new DictionaryError(`${typeDef.name}.${v}: NamedFieldValue on a field that names, not one that holds a value`);
+  }
+  return { field: field.name, resource: resource!.name, values };
+}
+
+/** Policy.NamesLookup: the one single string field of a type naming a lookup. */
+export function lookupNamesOf(typeDef: EntityTypeDef): string | undefined {
+  const tagged = typeDef.properties.filter((p) => p.namesLookup);
+  if (tagged.length > 1) throw new DictionaryError(`entity type ${typeDef.name}: more than one NamesLookup (${tagged.map((p) => p.name).join(', ')})`);
+  if (tagged.length === 1 && !isSingleString(tagged[0])) {
+    throw new DictionaryError(`${typeDef.name}.${tagged[0].name}: NamesLookup: only a single Edm.String field can name a lookup`);
+  }
+  return tagged[0]?.name;
 }

@@ -20,6 +20,12 @@ export interface PropertyDef {
   movedByRelated?: string;
   /** Policy.OrdersWhenFiltered. */
   ordersWhenFiltered: boolean;
+  /** Policy.NamesFieldOf: the field of the same type naming the entity set whose field this one names. */
+  namesFieldOf?: string;
+  /** Policy.NamedFieldValue. */
+  namedFieldValue: boolean;
+  /** Policy.NamesLookup. */
+  namesLookup: boolean;
 }
 
 export interface NavigationDef {
@@ -177,6 +183,9 @@ function readEntityType(et: Node, notes: Annotations): EntityTypeDef {
       changeTimestamp: notes.tag(p, `${POLICY}.ChangeTimestamp`) ?? false,
       movedByRelated: notes.string(p, `${POLICY}.MovedByRelated`),
       ordersWhenFiltered: notes.tag(p, `${POLICY}.OrdersWhenFiltered`) ?? false,
+      namesFieldOf: notes.string(p, `${POLICY}.NamesFieldOf`),
+      namedFieldValue: notes.tag(p, `${POLICY}.NamedFieldValue`) ?? false,
+      namesLookup: notes.tag(p, `${POLICY}.NamesLookup`) ?? false,
     })),
     navigations: ((et.NavigationProperty ?? []) as Node[]).map((n) => {
       const rc = (n.ReferentialConstraint ?? [])[0] as Node | undefined;

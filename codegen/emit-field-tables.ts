@@ -41,6 +41,8 @@ function policyOf(set: BuiltEntitySet): Record<string, string> {
     deletedWhen: set.deletedWhen,
     relatedTimestamps: set.relatedTimestamps,
     dictionaryRows: set.dictionaryRows,
+    namesFields: set.namesFields,
+    namesLookups: set.namesLookups,
   };
   return Object.fromEntries(Object.entries(stated).filter(([, v]) => v !== undefined).map(([k, v]) => [k, literal(v)]));
 }

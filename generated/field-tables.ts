@@ -448,7 +448,7 @@ const HistoryTransactionalFields: readonly FieldSpec[] = [
   { name: 'ClassName', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, lookupName: 'ClassName', filterable: false, sortable: false, restricted: false },
   { name: 'EntityEventSequence', type: 'Edm.Int64', collection: false, nullable: true, filterable: false, sortable: false, restricted: false },
   { name: 'FieldKey', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, filterable: false, sortable: false, restricted: false },
-  { name: 'FieldName', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, filterable: false, sortable: false, restricted: false },
+  { name: 'FieldName', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, filterable: false, sortable: false, restricted: false, column: 'FieldName' },
   { name: 'NewValue', type: 'Edm.String', collection: false, nullable: true, maxLength: 8000, filterable: false, sortable: false, restricted: false },
   { name: 'OriginatingSystemHistoryKey', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, filterable: false, sortable: false, restricted: false },
   { name: 'OriginatingSystemID', type: 'Edm.String', collection: false, nullable: true, maxLength: 25, filterable: false, sortable: false, restricted: false },
@@ -469,6 +469,7 @@ export const HistoryTransactional: EntitySetSpec = {
   key: 'HistoryTransactionalKey',
   defaultOrder: ['ModificationTimestamp', 'HistoryTransactionalKey'],
   changeTimestamp: 'ModificationTimestamp',
+  namesFields: { field: 'FieldName', resource: 'ResourceName', values: ['NewValue', 'PreviousValue'] },
   table: 'HistoryTransactional',
   fields: HistoryTransactionalFields,
   fieldsByName: byName(HistoryTransactionalFields),
@@ -577,6 +578,7 @@ export const Lookup: EntitySetSpec = {
   defaultOrder: ['ModificationTimestamp', 'LookupKey'],
   changeTimestamp: 'ModificationTimestamp',
   dictionaryRows: { kind: 'lookups', fields: { key: 'LookupKey', lookupName: 'LookupName', value: 'LookupValue', standardValue: 'StandardLookupValue', legacyValue: 'LegacyODataValue' } },
+  namesLookups: 'LookupName',
   table: 'Lookup',
   fields: LookupFields,
   fieldsByName: byName(LookupFields),
@@ -587,7 +589,7 @@ export const Lookup: EntitySetSpec = {
 const FieldFields: readonly FieldSpec[] = [
   { name: 'FieldKey', type: 'Edm.String', collection: false, nullable: false, maxLength: 255, column: 'FieldKey', filterable: true, sortable: true, restricted: false },
   { name: 'ModificationTimestamp', type: 'Edm.DateTimeOffset', collection: false, nullable: false, precision: 3, column: 'ModificationTimestamp', filterable: true, sortable: true, restricted: false },
-  { name: 'FieldName', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, filterable: false, sortable: false, restricted: false },
+  { name: 'FieldName', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, filterable: false, sortable: false, restricted: false, column: 'FieldName' },
   { name: 'ResourceName', type: 'Edm.String', collection: false, nullable: true, maxLength: 255, column: 'ResourceName', filterable: true, sortable: true, restricted: false },
 ];
 /** Entity set Field (org.reso.metadata.Field). */
@@ -599,6 +601,7 @@ export const Field: EntitySetSpec = {
   defaultOrder: ['ModificationTimestamp', 'FieldKey'],
   changeTimestamp: 'ModificationTimestamp',
   dictionaryRows: { kind: 'fields', fields: { key: 'FieldKey', resourceName: 'ResourceName', fieldName: 'FieldName' } },
+  namesFields: { field: 'FieldName', resource: 'ResourceName', values: [] },
   table: 'Field',
   fields: FieldFields,
   fieldsByName: byName(FieldFields),

@@ -90,6 +90,7 @@ export const tables: readonly TableSpec[] = [
     columns: [
       { name: 'HistoryTransactionalKey', type: 'string', nullable: false, length: 255 },
       { name: 'ModificationTimestamp', type: 'timestamp', nullable: false },
+      { name: 'FieldName', type: 'string', nullable: true, length: 255 },
       { name: 'ResourceName', type: 'string', nullable: true, length: 255 },
       { name: 'ResourceRecordKey', type: 'string', nullable: true, length: 255 },
       { name: '_record', type: 'text', nullable: false },
@@ -147,6 +148,7 @@ export const tables: readonly TableSpec[] = [
     columns: [
       { name: 'FieldKey', type: 'string', nullable: false, length: 255 },
       { name: 'ModificationTimestamp', type: 'timestamp', nullable: false },
+      { name: 'FieldName', type: 'string', nullable: true, length: 255 },
       { name: 'ResourceName', type: 'string', nullable: true, length: 255 },
       { name: '_record', type: 'text', nullable: false },
     ],

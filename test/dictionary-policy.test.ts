@@ -81,6 +81,17 @@ describe('Dictionary policy: the field tables carry it', () => {
     });
     expect(set('Field').dictionaryRows).to.deep.equal({ kind: 'fields', fields: { key: 'FieldKey', resourceName: 'ResourceName', fieldName: 'FieldName' } });
   });
+  it('HistoryTransactional and Field name fields of the set their ResourceName names (history also holds the values), Lookup names lookups; each name is stored, not indexed', () => {
+    expect(set('HistoryTransactional').namesFields).to.deep.equal({ field: 'FieldName', resource: 'ResourceName', values: ['NewValue', 'PreviousValue'] });
+    expect(set('Field').namesFields).to.deep.equal({ field: 'FieldName', resource: 'ResourceName', values: [] });
+    expect(set('Lookup').namesLookups).to.equal('LookupName');
+    expect(serviceModel.entitySets.filter((s) => s.namesFields || s.namesLookups).map((s) => s.name).sort()).to.deep.equal(['Field', 'HistoryTransactional', 'Lookup']);
+    for (const name of ['HistoryTransactional', 'Field']) {
+      expect(set(name).fieldsByName.FieldName.column, name).to.equal('FieldName');
+      const table = serviceModel.tables.find((t) => t.name === set(name).table)!;
+      expect(table.indexes.filter((i) => i.columns[0] === 'FieldName'), name).to.deep.equal([]);
+    }
+  });
 });
 
 describe('Dictionary policy: the generator refuses policy it cannot apply, naming it', () => {

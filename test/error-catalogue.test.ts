@@ -30,7 +30,6 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   SkipTokenInvalid: ['is not one this service issued'],
   FieldNotFound: ['Property', 'Nope'],
   FieldHasNoMembers: ['MlsStatus', 'MlsStatus/Code', 'select'],
-  FieldHidden: ['ListPrice'],
   FieldRestricted: ['OwnerName', '$orderby', 'Property', 'ListingKey, ModificationTimestamp'],
   FieldNotFilterable: ['City', 'Property', 'ListingKey, MlsStatus'],
   FieldNotSortable: ['City', 'Property', 'ListingKey, ModificationTimestamp'],
@@ -144,8 +143,8 @@ describe('§7 Errors: one catalogue of stable codes, statuses assigned at the HT
   });
 
   it('the OData error body carries the stable code, the message, the target when there is one, and details', () => {
-    expect(errorBody(Errors.FieldHidden('ListPrice'))).to.deep.equal({
-      error: { code: 'FieldHidden', message: 'your licence does not include ListPrice', target: 'ListPrice', details: [] },
+    expect(errorBody(Errors.FieldNotFound('Property', 'ListPrice'))).to.deep.equal({
+      error: { code: 'FieldNotFound', message: 'Property has no field ListPrice', target: 'ListPrice', details: [] },
     });
     expect(errorBody(Errors.QueryStringInvalid()).error).not.to.have.property('target');
   });

@@ -23,6 +23,7 @@ function edit(from: string | RegExp, to: string): string {
 }
 
 const PROPERTY_OF_PARENT = '<Property Name="Status" Type="Edm.String" MaxLength="25"/>';
+const CHILD_POSITION = '<Property Name="Position" Type="Edm.Int32"/>';
 const EMPTY_EDMX = (inner: string) =>
   `<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices>${inner}</edmx:DataServices></edmx:Edmx>`;
 
@@ -106,6 +107,37 @@ const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
     rule: 'a table has at most 60 indexes',
     dictionary: () => edit(PROPERTY_OF_PARENT, PROPERTY_OF_PARENT + Array.from({ length: 58 }, (_, i) => `<Property Name="F${i}" Type="Edm.Int32"/>`).join('')),
     error: /^Parent: 61 indexed fields exceed the limit of 60$/,
+  },
+  // Licence policy: which fields name another set's fields and lookups (codegen/build-policy.ts)
+  {
+    rule: 'values of a named field need a field that names it',
+    dictionary: () => edit(CHILD_POSITION, '<Property Name="Position" Type="Edm.Int32"><Annotation Term="Policy.NamedFieldValue"/></Property>'),
+    error: /^entity type Child: NamedFieldValue on Position, but no field is tagged NamesFieldOf to say which field they hold$/,
+  },
+  {
+    rule: 'a field naming a field is a single string',
+    dictionary: () => edit(CHILD_POSITION, '<Property Name="Position" Type="Edm.Int32"><Annotation Term="Policy.NamesFieldOf" String="ParentKey"/></Property>'),
+    error: /^Child\.Position: NamesFieldOf: only a single Edm\.String field can name a field$/,
+  },
+  {
+    rule: 'a field naming a field says which other field names its set',
+    dictionary: () => edit(CHILD_POSITION, `${CHILD_POSITION}<Property Name="Named" Type="Edm.String"><Annotation Term="Policy.NamesFieldOf" String="Nowhere"/></Property>`),
+    error: /^Child\.Named: NamesFieldOf "Nowhere": not another single Edm\.String field of Child$/,
+  },
+  {
+    rule: 'one field of a type names fields',
+    dictionary: () => edit(CHILD_POSITION, `${CHILD_POSITION}${['A', 'B'].map((n) => `<Property Name="${n}" Type="Edm.String"><Annotation Term="Policy.NamesFieldOf" String="ParentKey"/></Property>`).join('')}`),
+    error: /^entity type Child: more than one NamesFieldOf \(A, B\)$/,
+  },
+  {
+    rule: 'a value of a named field is not the name itself',
+    dictionary: () => edit(CHILD_POSITION, `${CHILD_POSITION}<Property Name="Named" Type="Edm.String"><Annotation Term="Policy.NamesFieldOf" String="ParentKey"/><Annotation Term="Policy.NamedFieldValue"/></Property>`),
+    error: /^Child\.Named: NamedFieldValue on a field that names, not one that holds a value$/,
+  },
+  {
+    rule: 'a field naming a lookup is a single string',
+    dictionary: () => edit(CHILD_POSITION, '<Property Name="Position" Type="Edm.Int32"><Annotation Term="Policy.NamesLookup"/></Property>'),
+    error: /^Child\.Position: NamesLookup: only a single Edm\.String field can name a lookup$/,
   },
   {
     rule: 'a path answers for one set only',

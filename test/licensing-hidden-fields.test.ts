@@ -1,7 +1,8 @@
 /**
  * Per-client licensing, the hidden fields and the limits of a scope (spec §3 a listing stops appearing in the
- * feed, §4 removed-listings check): hidden fields leave the client's $metadata, are refused (403) wherever a
- * request names them, and leak through no nextLink or error message; a client scope narrows the FEED_SCOPE and
+ * feed, §4 removed-listings check): hidden fields leave the client's $metadata, are answered wherever a
+ * request names them exactly as a field the set does not have (but for the 403 every client gets for filtering
+ * or ordering on a restricted field, spec §7), and leak through no nextLink or error message; a client scope narrows the FEED_SCOPE and
  * never widens it; a listing that leaves a client's scope disappears from everything that client is served; the
  * fields that link related records to their listing cannot be hidden. Same clients and oracle as
  * licensing-queries.test.ts (support/licensing-suite.ts).
@@ -59,38 +60,52 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
       });
     });
 
-    it('naming a hidden field in $filter (also under not/or, in functions, on /$count), $orderby, $select, or inside $expand(…) → 403', async function () {
+    it('naming a hidden field in $filter (also under not/or, in functions, on /$count), $orderby, $select, or inside $expand(…) answers as an unknown field would; a restricted one in $filter/$orderby → 403 FieldRestricted as for everyone', async function () {
       this.timeout(120_000);
       let checked = 0;
       await fx.forEveryClient(8, async (s, rng, v) => {
-        const requests: string[] = [];
+        // Each request as a function of the field it names, and whether that name is filtered or ordered on.
+        const requests: { set: string; h: string; url: (name: string) => string; filterOrOrder: boolean }[] = [];
+        const add = (set: string, h: string, filterOrOrder: boolean, ...urls: ((name: string) => string)[]) => {
+          for (const url of urls) requests.push({ set, h, url, filterOrOrder });
+        };
         for (const h of s.hidden.get('Property') ?? []) {
-          const f = (expr: string) => `${fx.base}/Property${qs({ $filter: expr })}`;
-          requests.push(
-            f(`${h} eq null`), f(`not (${h} ne null)`), f(`ListingKey eq 'x' or ${h} eq null`), `${fx.base}/Property/$count${qs({ $filter: `${h} eq null` })}`,
-            `${fx.base}/Property${qs({ $orderby: h })}`, `${fx.base}/Property${qs({ $orderby: `ListingKey,${h} desc` })}`,
-            `${fx.base}/Property${qs({ $select: `ListingKey,${h}` })}`, `${fx.base}/Property('${rng.pick([...s.visible]) ?? MISSING_KEY}')${qs({ $select: h })}`,
-          );
-          if (['MlsStatus', 'PropertyType'].includes(h)) requests.push(f(`startswith(${h},'A')`), f(`${h} in ('Active','Closed')`));
+          const f = (expr: (n: string) => string) => (n: string) => `${fx.base}/Property${qs({ $filter: expr(n) })}`;
+          const key = rng.pick([...s.visible]) ?? MISSING_KEY;
+          add('Property', h, true, f((n) => `${n} eq null`), f((n) => `not (${n} ne null)`), f((n) => `ListingKey eq 'x' or ${n} eq null`),
+            (n) => `${fx.base}/Property/$count${qs({ $filter: `${n} eq null` })}`,
+            (n) => `${fx.base}/Property${qs({ $orderby: n })}`, (n) => `${fx.base}/Property${qs({ $orderby: `ListingKey,${n} desc` })}`);
+          add('Property', h, false, (n) => `${fx.base}/Property${qs({ $select: `ListingKey,${n}` })}`, (n) => `${fx.base}/Property('${key}')${qs({ $select: n })}`);
+          if (['MlsStatus', 'PropertyType'].includes(h)) add('Property', h, true, f((n) => `startswith(${n},'A')`), f((n) => `${n} in ('Active','Closed')`));
         }
         for (const c of CHILDREN) {
           for (const h of s.hidden.get(c.set) ?? []) {
-            requests.push(
-              `${fx.base}/Property${qs({ $expand: `${c.nav}($select=${c.key},${h})` })}`,
-              `${fx.base}/Property${qs({ $expand: `${c.nav}($filter=${h} eq null)` })}`,
-              `${fx.base}/Property${qs({ $expand: `${c.nav}($orderby=${h})` })}`,
-              `${fx.base}/${c.set}${qs({ $filter: `${h} eq null` })}`,
-              `${fx.base}/${c.set}${qs({ $select: h })}`,
-              `${fx.base}/${c.set}${qs({ $orderby: h })}`,
-              `${fx.base}/Property('${rng.pick([...s.visible]) ?? MISSING_KEY}')/${c.nav}${qs({ $select: h })}`,
-              `${fx.base}/Property('${rng.pick([...s.visible]) ?? MISSING_KEY}')/${c.nav}${qs({ $filter: `${h} eq null` })}`,
-            );
+            const key = rng.pick([...s.visible]) ?? MISSING_KEY;
+            add(c.set, h, true,
+              (n) => `${fx.base}/Property${qs({ $expand: `${c.nav}($filter=${n} eq null)` })}`,
+              (n) => `${fx.base}/Property${qs({ $expand: `${c.nav}($orderby=${n})` })}`,
+              (n) => `${fx.base}/${c.set}${qs({ $filter: `${n} eq null` })}`,
+              (n) => `${fx.base}/${c.set}${qs({ $orderby: n })}`,
+              (n) => `${fx.base}/Property('${key}')/${c.nav}${qs({ $filter: `${n} eq null` })}`);
+            add(c.set, h, false,
+              (n) => `${fx.base}/Property${qs({ $expand: `${c.nav}($select=${c.key},${n})` })}`,
+              (n) => `${fx.base}/${c.set}${qs({ $select: n })}`,
+              (n) => `${fx.base}/Property('${key}')/${c.nav}${qs({ $select: n })}`);
           }
         }
-        for (const url of requests) {
+        for (const q of requests) {
           checked++;
+          const url = q.url(q.h);
           const r = await call(url, { token: s.token });
-          if (r.status !== 403 || typeof r.json?.error?.code !== 'string') v.push(`${url.slice(fx.base.length)}: expected 403 with an OData error, got ${r.status} ${r.text.slice(0, 150)}`);
+          const restricted = serviceModel.entitySets.find((x) => x.name === q.set)!.fieldsByName[q.h].restricted;
+          if (restricted && q.filterOrOrder) {
+            if (r.status !== 403 || r.json?.error?.code !== 'FieldRestricted') v.push(`${url.slice(fx.base.length)}: a restricted field, expected 403 FieldRestricted, got ${r.status} ${r.text.slice(0, 150)}`);
+            continue;
+          }
+          const unknown = `${q.h}Zq`;
+          const u = await call(q.url(unknown), { token: s.token });
+          if (r.status !== 400 || r.json?.error?.code !== 'FieldNotFound') v.push(`${url.slice(fx.base.length)}: expected 400 FieldNotFound, got ${r.status} ${r.text.slice(0, 150)}`);
+          else if (r.text !== u.text.split(unknown).join(q.h) || r.status !== u.status) v.push(`${url.slice(fx.base.length)}: answered otherwise than for the unknown field ${unknown}: ${r.text.slice(0, 150)} / ${u.text.slice(0, 150)}`);
         }
       });
       expect(checked).to.be.at.least(50);

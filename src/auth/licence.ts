@@ -1,6 +1,7 @@
 /**
  * What one client is licensed to see: the listings its scope admits (within the operator's feed scope), and
- * every field but the ones hidden from it. A licence is bound once per client and reused: queries, counts,
+ * every field but the ones hidden from it, also as records that name them (history, Field and Lookup rows,
+ * query/named-fields.ts). A licence is bound once per client and reused: queries, counts,
  * key fetches, expansions, navigation paths and nextLink pages all read it, and the client's metadata view
  * leaves its hidden fields out.
  */
@@ -21,8 +22,6 @@ export class Licence {
   private views?: MetadataDocuments;
 
   constructor(private readonly model: ServiceModel, feedScope: string | undefined, client?: Client) {
-    // Each scope is bound on its own and all must hold: a client scope can only narrow the feed.
-    this.visibility = new Visibility(model, [feedScope, client?.scope].filter((s): s is string => !!s));
     const links = new Set(model.entitySets.flatMap((s) => s.navigations.flatMap((n) => (n.join ? [`${n.target}.${n.join.foreignKey}`] : []))));
     for (const entry of client?.hiddenFields ?? []) {
       // `Field` is a field of the listing root; `Set.Field` names another set's.
@@ -33,6 +32,9 @@ export class Licence {
       if (links.has(`${set.name}.${field}`)) throw new Error(`${set.name}.${field} links ${set.name} to its listing and cannot be hidden`);
       (this.hidden.get(set.name) ?? this.hidden.set(set.name, new Set()).get(set.name)!).add(field);
     }
+    // Each scope is bound on its own and all must hold: a client scope can only narrow the feed. Records
+    // naming a hidden field are withheld the same way.
+    this.visibility = new Visibility(model, [feedScope, client?.scope].filter((s): s is string => !!s), this.hidden);
   }
 
   hiddenIn(set: EntitySetSpec): ReadonlySet<string> {

@@ -16,10 +16,6 @@ export const FIELD_ERRORS = defineErrors({
     message: (field: string, path: string, purpose: 'navigate to' | 'select') => `${field} has no members to ${purpose} (${path})`,
     target: (_field: string, path: string) => path,
   },
-  FieldHidden: {
-    message: (field: string) => `your licence does not include ${field}`,
-    target: (field: string) => field,
-  },
   FieldRestricted: {
     message: (field: string, use: FieldUse, set: string, usable: string) =>
       `${field} is a restricted field and cannot be used in ${use}. ${set} can be ${VERB[use]}: ${usable}`,

@@ -39,7 +39,6 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   // Fields: unknown is a client mistake, restricted or unlicensed is forbidden, not indexed is not implemented (spec §7)
   FieldNotFound: { status: 400 },
   FieldHasNoMembers: { status: 400 },
-  FieldHidden: { status: 403 },
   FieldRestricted: { status: 403 },
   FieldNotFilterable: { status: 501 },
   FieldNotSortable: { status: 501 },

@@ -57,6 +57,19 @@ export type DictionaryRowsSpec =
   | { readonly kind: 'lookups'; readonly fields: { readonly [part in 'key' | 'lookupName' | 'value' | 'standardValue' | 'legacyValue']?: string } }
   | { readonly kind: 'fields'; readonly fields: { readonly [part in 'key' | 'resourceName' | 'fieldName']?: string } };
 
+/**
+ * Fields of a set's records that name a field of another set (HistoryTransactional.FieldName, with the set
+ * in ResourceName) and hold that field's values: a licence withholds every record naming a hidden field.
+ */
+export interface FieldNamesSpec {
+  /** Holds the field's name. */
+  readonly field: string;
+  /** Holds the name of the entity set the field belongs to. */
+  readonly resource: string;
+  /** Hold values of the named field. */
+  readonly values: readonly string[];
+}
+
 export interface NavigationSpec {
   readonly name: string;
   /** Entity set the navigation leads to. */
@@ -118,6 +131,10 @@ export interface EntitySetSpec {
   readonly relatedTimestamps?: readonly RelatedTimestampSpec[];
   /** The rows of this set are the dictionary itself, kept equal to it by the service. */
   readonly dictionaryRows?: DictionaryRowsSpec;
+  /** The records of this set name fields of other sets (and may hold their values). */
+  readonly namesFields?: FieldNamesSpec;
+  /** The field of this set's records naming a lookup (RESO.OData.Metadata.LookupName). */
+  readonly namesLookups?: string;
   /** Storage table. */
   readonly table: string;
   /** Fields in declaration order; this is also the order of fields in a stored record. */

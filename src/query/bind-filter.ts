@@ -132,14 +132,13 @@ export class FilterBinder {
 
   field(path: readonly string[], _pos: number): BoundField {
     const name = path.join('/');
-    const f = this.set.fieldsByName[path[0]];
+    const f = licensedField(this.set, path[0], this.hidden, path.length === 1);
     if (!f) {
       const nav = this.set.navigations.find((n) => n.name === path[0]);
       if (nav) throw Errors.RelatedFilterNotSupported(name, nav.target);
       throw Errors.FieldNotFound(this.set.name, path[0]);
     }
     if (path.length > 1) throw Errors.FieldHasNoMembers(path[0], name, 'navigate to');
-    if (this.hidden.has(f.name)) throw Errors.FieldHidden(f.name);
     if (f.restricted) throw Errors.FieldRestricted(f.name, '$filter', this.set.name, filterableNames(this.set, this.hidden));
     if (!f.filterable || !f.column) throw Errors.FieldNotFilterable(f.name, this.set.name, filterableNames(this.set, this.hidden));
     this.fieldsUsed.add(f.name);
@@ -309,4 +308,16 @@ function describe(node: ExprNode): string {
     case 'call': return `${node.name}() call`;
     default: return `${node.kind} expression`;
   }
+}
+
+/**
+ * The field a client names, as its licence lets it know the field: a hidden field is answered exactly as a
+ * field the set does not have (its $metadata does not show it, so no answer may), except that filtering or
+ * ordering on a restricted field is refused with 403 for every client alike (spec §7), which tells nothing
+ * about a licence.
+ */
+export function licensedField(set: EntitySetSpec, name: string, hidden: ReadonlySet<string>, filterOrOrder: boolean): FieldSpec | undefined {
+  const f = set.fieldsByName[name];
+  if (f && hidden.has(name) && !(filterOrOrder && f.restricted)) return undefined;
+  return f;
 }

@@ -8,7 +8,7 @@
 import { Errors } from '../errors/catalogue';
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import type { ExpandItem, QueryOptionsTree } from './ast';
-import { FilterBinder } from './bind-filter';
+import { FilterBinder, licensedField } from './bind-filter';
 import type { BoundExpand, BoundOrder, BoundPredicate, BoundQuery } from './bound';
 import { both } from './predicates';
 import { discriminatorOf } from './related-records';
@@ -22,7 +22,7 @@ export interface BindOptions {
   sets?: ReadonlyMap<string, EntitySetSpec>;
   /** Order when the request names none (a navigation path orders like its expansion); default: the set's. */
   defaultOrder?: readonly string[];
-  /** Fields a set's records must not show this client (FieldHidden when named). */
+  /** Fields a set's records must not show this client (named, they answer as fields the set does not have). */
   hidden?: (set: EntitySetSpec) => ReadonlySet<string>;
 }
 
@@ -55,12 +55,11 @@ export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: B
 }
 
 function sortField(set: EntitySetSpec, name: string, hidden: ReadonlySet<string>): FieldSpec {
-  const f = set.fieldsByName[name];
+  const f = licensedField(set, name, hidden, true);
   if (!f) {
     if (set.navigations.some((n) => n.name === name)) throw Errors.RelatedOrderNotSupported(name);
     throw Errors.FieldNotFound(set.name, name);
   }
-  if (hidden.has(name)) throw Errors.FieldHidden(name);
   const sortable = set.fields.filter((x) => x.sortable && !hidden.has(x.name)).map((x) => x.name).join(', ');
   if (f.restricted) throw Errors.FieldRestricted(f.name, '$orderby', set.name, sortable);
   if (!f.sortable || !f.column) throw Errors.FieldNotSortable(f.name, set.name, sortable);
@@ -114,12 +113,11 @@ function bindSelect(set: EntitySetSpec, tree: QueryOptionsTree, hidden: Readonly
   for (const item of tree.select!) {
     if (item.path[0] === '*') return undefined;
     const name = item.path[0];
-    if (!set.fieldsByName[name]) {
+    if (!licensedField(set, name, hidden, false)) {
       if (set.navigations.some((n) => n.name === name)) throw Errors.NavigationInSelect(name);
       throw Errors.FieldNotFound(set.name, name);
     }
     if (item.path.length > 1) throw Errors.FieldHasNoMembers(name, item.path.join('/'), 'select');
-    if (hidden.has(name)) throw Errors.FieldHidden(name);
     names.add(name);
   }
   return set.fields.filter((f) => names.has(f.name));

@@ -4,12 +4,14 @@
  * outside it is absent everywhere: from queries, counts and key fetches (404, like a missing one), and its
  * Media, OpenHouse, history, rooms and units with it (records of other resources, like a Member's media,
  * are not affected). That is how a listing "stops appearing in the feed"
- * (spec §3), which the removed-listings check detects.
+ * (spec §3), which the removed-listings check detects. Records naming a field hidden from the client (or a
+ * lookup only hidden fields use) are absent the same way (see named-fields.ts).
  */
 import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
 import { bindQuery } from './bind-query';
 import type { BoundPredicate } from './bound';
 import { parseQueryOptions } from './parse-options';
+import { HiddenFields, namedFieldConditions } from './named-fields';
 import { both, fieldOf } from './predicates';
 import { discriminatorOf } from './related-records';
 
@@ -20,7 +22,12 @@ export class Visibility {
    * Binds each scope once (all must hold); a scope that is not a valid filter on the listings stops the server
    * at start (the feed scope) or is refused when the client is created (a client's).
    */
-  constructor(model: ServiceModel, scopes: readonly string[]) {
+  constructor(model: ServiceModel, scopes: readonly string[], hidden: HiddenFields = new Map()) {
+    this.bindScopes(model, scopes);
+    for (const [set, condition] of namedFieldConditions(model, hidden)) this.bySet.set(set, both(this.bySet.get(set), condition)!);
+  }
+
+  private bindScopes(model: ServiceModel, scopes: readonly string[]): void {
     if (scopes.length === 0) return;
     const listings = listingRootOf(model);
     if (!listings) throw new Error('a scope needs the dictionary to name a ListingRoot entity set');
