@@ -60,7 +60,7 @@ describe('Metadata document: validity against the OASIS CSDL schemas', function 
 
 describe('Metadata document: the query policy it states', () => {
   const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true }).parse(serviceModel.metadataXml);
-  const schema = xml.Edmx.DataServices.Schema;
+  const schema = [].concat(xml.Edmx.DataServices.Schema).find((x: any) => x['@Namespace'] === 'org.reso.metadata') as any;
   const sets: any[] = schema.EntityContainer.EntitySet;
   const propertyType = schema.EntityType.find((t: any) => t['@Name'] === 'Property');
   const fieldNames: string[] = propertyType.Property.map((p: any) => p['@Name']);

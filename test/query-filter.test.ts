@@ -254,6 +254,9 @@ const FILTER: Statement[] = [
       ok(F("not (MlsStatus eq 'Active' or PropertyType eq 'Residential')"), (r) => !(r.MlsStatus === 'Active' || r.PropertyType === 'Residential')),
       ok(F("not (MlsStatus eq 'Active' and PropertyType eq 'Residential')"), (r) => !(r.MlsStatus === 'Active' && r.PropertyType === 'Residential')),
       ok(F("not (MlsStatus eq 'Active') and not (PropertyType eq 'Residential')"), (r) => r.MlsStatus !== 'Active' && r.PropertyType !== 'Residential'),
+      // The ABNF wants a space after `not`; RESO's certification tests and many clients send `not(`, meaning the same.
+      ok(F("not(MlsStatus eq 'Active')"), (r) => r.MlsStatus !== 'Active'),
+      ok(F("not(MlsStatus eq 'Active') and not(not(PropertyType eq 'Residential'))"), (r) => r.MlsStatus !== 'Active' && r.PropertyType === 'Residential'),
       ok(F("((((MlsStatus eq 'Hold'))))"), (r) => r.MlsStatus === 'Hold'),
       ok(F("(MlsStatus eq 'Active')and(PropertyType eq 'Farm')"), (r) => r.MlsStatus === 'Active' && r.PropertyType === 'Farm'),
       ok(F("MlsStatus  eq  'Active'   and   PropertyType eq 'Land'"), (r) => r.MlsStatus === 'Active' && r.PropertyType === 'Land'),

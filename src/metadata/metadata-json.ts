@@ -1,6 +1,6 @@
 /** The metadata document as CSDL JSON (OData 4.01), members in the order the XML states them. */
 import type { FieldSpec, NavigationPropertySpec } from '../model/service-model';
-import type { MetadataView, SetView } from './render-metadata';
+import { LOOKUP_NAME_TERM, type MetadataView, type SetView } from './render-metadata';
 
 const VOCABULARIES = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies';
 
@@ -12,11 +12,13 @@ export function metadataJson(view: MetadataView): string {
   const container: Json = { $Kind: 'EntityContainer' };
   for (const set of view.entitySets) container[set.name] = entitySet(set);
   container['@Capabilities.SkipSupported'] = view.skipSupported;
+  container['@Capabilities.BatchSupported'] = false;
   schema[view.containerName] = container;
   // JSON has no comments: the header is the schema's description, placed first so it opens the file.
   const doc = {
     $Version: '4.01',
     [view.namespace]: { '@Core.Description': view.metadataHeader, ...schema },
+    [LOOKUP_NAME_TERM.namespace]: { [LOOKUP_NAME_TERM.name]: { $Kind: 'Term', $AppliesTo: ['Property'] } },
     $EntityContainer: `${view.namespace}.${view.containerName}`,
     $Reference: {
       [`${VOCABULARIES}/Org.OData.Core.V1.json`]: { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },
@@ -42,7 +44,7 @@ function property(f: FieldSpec): Json {
   if (f.maxLength !== undefined) p.$MaxLength = f.maxLength;
   if (f.precision !== undefined) p.$Precision = f.precision;
   if (f.scale !== undefined) p.$Scale = f.scale;
-  if (f.lookupName) p['@RESO.OData.Metadata.LookupName'] = f.lookupName;
+  if (f.lookupName) p[`@${LOOKUP_NAME_TERM.qualified}`] = f.lookupName;
   return p;
 }
 
@@ -63,5 +65,14 @@ function entitySet(set: SetView): Json {
   if (set.bindings.length > 0) out.$NavigationPropertyBinding = Object.fromEntries(set.bindings.map((b) => [b.path, b.target]));
   out['@Capabilities.FilterRestrictions'] = { NonFilterableProperties: set.nonFilterable };
   out['@Capabilities.SortRestrictions'] = { NonSortableProperties: set.nonSortable };
+  if (set.closedNavigations.length > 0) {
+    out['@Capabilities.ExpandRestrictions'] = { NonExpandableProperties: set.closedNavigations };
+    out['@Capabilities.NavigationRestrictions'] = {
+      RestrictedProperties: set.closedNavigations.map((n) => ({ NavigationProperty: n, Navigability: 'None' })),
+    };
+  }
+  out['@Capabilities.InsertRestrictions'] = { Insertable: false };
+  out['@Capabilities.UpdateRestrictions'] = { Updatable: false };
+  out['@Capabilities.DeleteRestrictions'] = { Deletable: false };
   return out;
 }

@@ -1,6 +1,6 @@
 /** The metadata document as EDMX 4.0 XML: one element per line, two spaces of indent per level. */
 import type { FieldSpec, NavigationPropertySpec } from '../model/service-model';
-import type { MetadataView, SetView } from './render-metadata';
+import { LOOKUP_NAME_TERM, type MetadataView, type SetView } from './render-metadata';
 
 const VOCABULARIES = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies';
 const EDMX = 'http://docs.oasis-open.org/odata/ns/edmx';
@@ -10,7 +10,7 @@ export function metadataXml(view: MetadataView): string {
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<!-- ${comment(view.metadataHeader)} -->`,
-    `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}">`,
+    `<edmx:Edmx Version="4.01" xmlns:edmx="${EDMX}">`,
     ...reference('Org.OData.Core.V1', 'Core'),
     ...reference('Org.OData.Capabilities.V1', 'Capabilities'),
     '  <edmx:DataServices>',
@@ -19,7 +19,12 @@ export function metadataXml(view: MetadataView): string {
     `      <EntityContainer Name="${attr(view.containerName)}">`,
     ...indent(4, view.entitySets.flatMap(entitySet)),
     `        <Annotation Term="Capabilities.SkipSupported" Bool="${view.skipSupported}"/>`,
+    '        <Annotation Term="Capabilities.BatchSupported" Bool="false"/>',
     '      </EntityContainer>',
+    '    </Schema>',
+    // RESO publishes no vocabulary document for its term; declaring it here lets clients resolve every annotation.
+    `    <Schema Namespace="${LOOKUP_NAME_TERM.namespace}" xmlns="${EDM}">`,
+    `      <Term Name="${LOOKUP_NAME_TERM.name}" Type="Edm.String" AppliesTo="Property"/>`,
     '    </Schema>',
     '  </edmx:DataServices>',
     '</edmx:Edmx>',
@@ -50,7 +55,7 @@ function entityType(set: SetView): string[] {
 function property(f: FieldSpec): string[] {
   const open = `<Property Name="${attr(f.name)}" Type="${f.collection ? `Collection(${f.type})` : f.type}"${facets(f)}`;
   if (!f.lookupName) return [`${open}/>`];
-  return [`${open}>`, `  <Annotation Term="RESO.OData.Metadata.LookupName" String="${attr(f.lookupName)}"/>`, '</Property>'];
+  return [`${open}>`, `  <Annotation Term="${LOOKUP_NAME_TERM.qualified}" String="${attr(f.lookupName)}"/>`, '</Property>'];
 }
 
 function facets(f: FieldSpec): string {
@@ -75,17 +80,53 @@ function entitySet(set: SetView): string[] {
     ...set.bindings.map((b) => `  <NavigationPropertyBinding Path="${attr(b.path)}" Target="${attr(b.target)}"/>`),
     ...indent(1, restriction('Capabilities.FilterRestrictions', 'NonFilterableProperties', set.nonFilterable)),
     ...indent(1, restriction('Capabilities.SortRestrictions', 'NonSortableProperties', set.nonSortable)),
+    ...indent(1, closedNavigations(set.closedNavigations)),
+    ...indent(1, READ_ONLY.flatMap(([term, property]) => [
+      `<Annotation Term="${term}">`,
+      '  <Record>',
+      `    <PropertyValue Property="${property}" Bool="false"/>`,
+      '  </Record>',
+      '</Annotation>',
+    ])),
     '</EntitySet>',
   ];
 }
 
-function restriction(term: string, property: string, paths: readonly string[]): string[] {
+const READ_ONLY = [
+  ['Capabilities.InsertRestrictions', 'Insertable'],
+  ['Capabilities.UpdateRestrictions', 'Updatable'],
+  ['Capabilities.DeleteRestrictions', 'Deletable'],
+] as const;
+
+/** Navigations the service refuses: neither expandable nor navigable, so clients are not offered them. */
+function closedNavigations(names: readonly string[]): string[] {
+  if (names.length === 0) return [];
+  return [
+    ...restriction('Capabilities.ExpandRestrictions', 'NonExpandableProperties', names, 'NavigationPropertyPath'),
+    '<Annotation Term="Capabilities.NavigationRestrictions">',
+    '  <Record>',
+    '    <PropertyValue Property="RestrictedProperties">',
+    '      <Collection>',
+    ...names.flatMap((n) => [
+      '        <Record>',
+      `          <PropertyValue Property="NavigationProperty" NavigationPropertyPath="${attr(n)}"/>`,
+      '          <PropertyValue Property="Navigability" EnumMember="Capabilities.NavigationType/None"/>',
+      '        </Record>',
+    ]),
+    '      </Collection>',
+    '    </PropertyValue>',
+    '  </Record>',
+    '</Annotation>',
+  ];
+}
+
+function restriction(term: string, property: string, paths: readonly string[], pathKind = 'PropertyPath'): string[] {
   return [
     `<Annotation Term="${term}">`,
     '  <Record>',
     `    <PropertyValue Property="${property}">`,
     '      <Collection>',
-    ...paths.map((p) => `        <PropertyPath>${text(p)}</PropertyPath>`),
+    ...paths.map((p) => `        <${pathKind}>${text(p)}</${pathKind}>`),
     '      </Collection>',
     '    </PropertyValue>',
     '  </Record>',

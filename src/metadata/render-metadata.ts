@@ -1,15 +1,17 @@
 /**
  * The metadata document, XML and CSDL JSON, rendered from the service model. The generator writes the full
  * documents with it; the runtime renders a client's view with it, leaving that client's hidden fields out.
- * It states what the runtime enforces (the filterable and sortable policy in the Capabilities vocabulary,
- * $skip support); the dictionary's own policy terms are not part of the model and so never published.
+ * It states what the runtime enforces, in the Capabilities vocabulary: filterable and sortable fields, $skip
+ * support, navigations that can be expanded and followed, no batch, and no insert, update or delete (the
+ * service is read-only), so generated clients offer only what works. The dictionary's own policy terms are
+ * not part of the model and so never published.
  */
 import type { EntitySetSpec, FieldSpec, ServiceModel } from '../model/service-model';
 import { metadataJson } from './metadata-json';
 import { metadataXml } from './metadata-xml';
 
 /** What rendering reads of an entity set; an EntitySetSpec is one. */
-export type MetadataSet = Pick<EntitySetSpec, 'name' | 'entityType' | 'key' | 'fields' | 'navigationProperties' | 'bindings'>;
+export type MetadataSet = Pick<EntitySetSpec, 'name' | 'entityType' | 'key' | 'fields' | 'navigations' | 'navigationProperties' | 'bindings'>;
 
 /** What rendering reads of the model; a ServiceModel is one. */
 export interface MetadataModel extends Pick<ServiceModel, 'namespace' | 'containerName' | 'skipSupported' | 'metadataHeader'> {
@@ -30,6 +32,8 @@ export interface SetView extends MetadataSet {
   readonly typeName: string;
   readonly nonFilterable: readonly string[];
   readonly nonSortable: readonly string[];
+  /** Declared navigation properties the service neither expands nor follows as a path. */
+  readonly closedNavigations: readonly string[];
 }
 
 export interface MetadataView extends Omit<MetadataModel, 'entitySets'> {
@@ -37,6 +41,9 @@ export interface MetadataView extends Omit<MetadataModel, 'entitySets'> {
 }
 
 const NO_MASK: FieldMask = new Map();
+
+/** The RESO term naming a field's lookup; the documents declare it, as RESO publishes no vocabulary file for it. */
+export const LOOKUP_NAME_TERM = { namespace: 'RESO.OData.Metadata', name: 'LookupName', qualified: 'RESO.OData.Metadata.LookupName' } as const;
 
 export function renderMetadata(model: MetadataModel, hidden: FieldMask = NO_MASK): MetadataDocuments {
   const view = viewOf(model, hidden);
@@ -56,6 +63,7 @@ function viewOf(model: MetadataModel, hidden: FieldMask): MetadataView {
         fields,
         nonFilterable: fields.filter((f) => !f.filterable).map((f) => f.name),
         nonSortable: fields.filter((f) => !f.sortable).map((f) => f.name),
+        closedNavigations: set.navigationProperties.map((n) => n.name).filter((name) => !set.navigations.some((n) => n.name === name && n.followable)),
       };
     }),
   };

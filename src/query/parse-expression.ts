@@ -73,7 +73,8 @@ export class ExpressionParser {
 
   private parseNot(): ExprNode {
     const t = this.peek();
-    if (this.isKeyword(t, 'not') && !this.isCallAt(this.i)) {
+    // The ABNF wants a space after `not`, but RESO's certification tests and many clients send `not(`; both mean the operator.
+    if (this.isKeyword(t, 'not')) {
       this.i++;
       return this.nested(() => ({ kind: 'not', operand: this.parseNot(), pos: t.pos }));
     }
