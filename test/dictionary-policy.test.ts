@@ -157,14 +157,15 @@ describe('Dictionary policy: src/ holds no resource or field names of its own', 
   const files = walk(join(REPO_ROOT, 'src')).filter((f) => !f.includes(`${join('src', 'seed')}`));
 
   /**
-   * Words of a string literal that could be names; a qualified term (RESO.OData.Metadata.LookupName) and a
-   * CSDL element (`<Property`, `</Property>`) are the metadata's own syntax, not the dictionary's names.
+   * Words of a string literal that could be names; a qualified term (RESO.OData.Metadata.LookupName), a
+   * CSDL element (`<Property`, `</Property>`) and an attribute (`Property="…"`) are the metadata's own syntax,
+   * not the dictionary's names.
    */
   const namesIn = (text: string) => [...text.matchAll(/[A-Za-z0-9_]+/g)]
     .filter((m) => {
       const before = text.slice(Math.max(0, m.index! - 2), m.index);
       const after = text[m.index! + m[0].length];
-      return !before.endsWith('.') && after !== '.' && !before.endsWith('<') && before !== '</';
+      return !before.endsWith('.') && after !== '.' && after !== '=' && !before.endsWith('<') && before !== '</';
     })
     .map((m) => m[0]);
 

@@ -55,7 +55,7 @@ describe('Metadata document: version, vocabularies and what the service allows',
       expect(aliases.has(alias) || declared.has(term), term).to.equal(true);
     }
     expect(declared).to.include('RESO.OData.Metadata.LookupName');
-    expect(json['RESO.OData.Metadata'].LookupName).to.deep.equal({ $Kind: 'Term', $AppliesTo: ['Property'] });
+    expect(json['RESO.OData.Metadata'].LookupName).to.deep.equal({ $Kind: 'Term' });
   });
 
   it('states that every entity set is read-only and that the service has no $batch', () => {

@@ -18,7 +18,8 @@ export function metadataJson(view: MetadataView): string {
   const doc = {
     $Version: '4.01',
     [view.namespace]: { '@Core.Description': view.metadataHeader, ...schema },
-    [LOOKUP_NAME_TERM.namespace]: { [LOOKUP_NAME_TERM.name]: { $Kind: 'Term', $AppliesTo: ['Property'] } },
+    // A term's type defaults to Edm.String in CSDL JSON.
+    [LOOKUP_NAME_TERM.namespace]: { [LOOKUP_NAME_TERM.name]: { $Kind: 'Term' } },
     $EntityContainer: `${view.namespace}.${view.containerName}`,
     $Reference: {
       [`${VOCABULARIES}/Org.OData.Core.V1.json`]: { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },

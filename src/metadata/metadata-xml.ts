@@ -24,7 +24,7 @@ export function metadataXml(view: MetadataView): string {
     '    </Schema>',
     // RESO publishes no vocabulary document for its term; declaring it here lets clients resolve every annotation.
     `    <Schema Namespace="${LOOKUP_NAME_TERM.namespace}" xmlns="${EDM}">`,
-    `      <Term Name="${LOOKUP_NAME_TERM.name}" Type="Edm.String" AppliesTo="Property"/>`,
+    `      <Term Name="${LOOKUP_NAME_TERM.name}" Type="Edm.String"/>`,
     '    </Schema>',
     '  </edmx:DataServices>',
     '</edmx:Edmx>',

@@ -43,7 +43,12 @@ export interface MetadataView extends Omit<MetadataModel, 'entitySets'> {
 const NO_MASK: FieldMask = new Map();
 
 /** The RESO term naming a field's lookup; the documents declare it, as RESO publishes no vocabulary file for it. */
-export const LOOKUP_NAME_TERM = { namespace: 'RESO.OData.Metadata', name: 'LookupName', qualified: 'RESO.OData.Metadata.LookupName' } as const;
+export const LOOKUP_NAME_TERM = termOf('RESO.OData.Metadata.LookupName');
+
+function termOf(qualified: string): { readonly qualified: string; readonly namespace: string; readonly name: string } {
+  const dot = qualified.lastIndexOf('.');
+  return { qualified, namespace: qualified.slice(0, dot), name: qualified.slice(dot + 1) };
+}
 
 export function renderMetadata(model: MetadataModel, hidden: FieldMask = NO_MASK): MetadataDocuments {
   const view = viewOf(model, hidden);
