@@ -13,6 +13,7 @@ import {
   relatedTimestampsOf,
 } from './build-policy';
 import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
+import { conventionalJoin } from './key-conventions';
 
 export interface BuiltEntitySet {
   name: string;
@@ -185,7 +186,9 @@ function navigationsOf(
       ? compact({ foreignKey: partner.constraint.property, referencedKey: partner.constraint.referencedProperty, discriminator })
       : n.constraint
         ? compact({ foreignKey: n.constraint.referencedProperty, referencedKey: n.constraint.property, discriminator })
-        : undefined;
+        : collection && !discriminator && typesByName.has(targetType)
+          ? conventionalJoin(typeDef, setDef.name, typesByName.get(targetType)!)
+          : undefined;
     if (discriminator && !join) throw new DictionaryError(`${typeDef.name}.${n.name}: ResourceDiscriminator needs a referential constraint`);
     const where = `${typeDef.name}.${n.name}`;
     const followable = followableOf(n, { collection, join }, typeDef.key, where);

@@ -30,6 +30,21 @@ describe('Full RESO DD 2.0 reference: generation', function () {
     expect(model.entitySets.find((s) => s.name === 'Property')!.fields).to.have.length(632);
   });
 
+  it('joins the collection navigations it declares without constraints by RESO\'s key conventions', () => {
+    const property = model.entitySets.find((s) => s.name === 'Property')!;
+    const joins = Object.fromEntries(property.navigations.filter((n) => n.followable).map((n) => [n.name, n.join]));
+    expect(Object.keys(joins)).to.have.members(
+      ['GreenBuildingVerifications', 'HistoryTransactional', 'Media', 'OpenHouses', 'PowerProduction', 'Rooms', 'SocialMedia', 'UnitTypes']);
+    expect(joins.Rooms).to.deep.equal({ foreignKey: 'ListingKey', referencedKey: 'ListingKey' });
+    expect(joins.Media).to.deep.equal({
+      foreignKey: 'ResourceRecordKey', referencedKey: 'ListingKey', discriminator: { field: 'ResourceName', value: 'Property', on: 'target' },
+    });
+    const member = model.entitySets.find((s) => s.name === 'Member')!;
+    expect(member.navigations.find((n) => n.name === 'Media')!.join!.discriminator!.value).to.equal('Member');
+    // To-one navigations (ListAgent, ListOffice) stay closed: the service follows collections only.
+    expect(property.navigations.find((n) => n.name === 'ListAgent')!.followable).to.equal(undefined);
+  });
+
   it('indexes only key and ModificationTimestamp where the dictionary states no policy', () => {
     const property = model.entitySets.find((s) => s.name === 'Property')!;
     expect(property.fields.filter((f) => f.filterable).map((f) => f.name)).to.have.members(['ListingKey', 'ModificationTimestamp']);
@@ -67,6 +82,17 @@ describeEachDatabase('Full RESO DD 2.0 reference: storage and serving', (target)
     };
     for (const name of Object.keys(record)) expect(property.fieldsByName[name], name).to.exist;
     await server.service.db.transaction((tx) => store.upsert(tx, [store.encode(record)]));
+    // Related records joined by convention: a photo and a room of DD-1, and a member's photo under the same key.
+    const media = server.service.store('Media');
+    const rooms = server.service.store('PropertyRooms');
+    const at = '2026-03-04T05:06:07.089Z';
+    await server.service.db.transaction(async (tx) => {
+      await media.upsert(tx, [
+        media.encode({ MediaKey: 'M-1', ResourceRecordKey: 'DD-1', ResourceName: 'Property', ModificationTimestamp: at }),
+        media.encode({ MediaKey: 'M-2', ResourceRecordKey: 'DD-1', ResourceName: 'Member', ModificationTimestamp: at }),
+      ]);
+      await rooms.upsert(tx, [rooms.encode({ RoomKey: 'R-1', ListingKey: 'DD-1', ModificationTimestamp: at })]);
+    });
   });
   after(async () => {
     await server?.close();
@@ -96,6 +122,17 @@ describeEachDatabase('Full RESO DD 2.0 reference: storage and serving', (target)
     expect(r.json.value.map((x: any) => x.ListingKey)).to.deep.equal(['DD-1']);
     const root = await get(`${server.url}/`);
     expect(root.json.value).to.have.length(41);
+  });
+
+  it('expands and follows navigations joined by RESO\'s key conventions', async () => {
+    const r = await get(`${server.url}/Property('DD-1')?$expand=Media($select=MediaKey),Rooms($select=RoomKey)&$select=ListingKey`);
+    expect(r.status, r.text.slice(0, 300)).to.equal(200);
+    expect(r.json.Media).to.deep.equal([{ MediaKey: 'M-1' }]);
+    expect(r.json.Rooms).to.deep.equal([{ RoomKey: 'R-1' }]);
+    const path = await get(`${server.url}/Property('DD-1')/Media?$select=MediaKey`);
+    expect(path.status).to.equal(200);
+    expect(path.json.value).to.deep.equal([{ MediaKey: 'M-1' }]);
+    expect((await get(`${server.url}/Property?$expand=ListAgent`)).status).to.equal(501);
   });
 
   it('serves the full metadata document', async () => {
