@@ -3,6 +3,7 @@
  * This is the only place the dictionary's XML is understood; everything downstream works on these types.
  */
 import { XMLParser } from 'fast-xml-parser';
+import { EnumTypeRef, enumsAsLookups } from './enum-lookups';
 
 export interface PropertyDef {
   name: string;
@@ -146,7 +147,14 @@ export function readDictionary(xml: string): Dictionary {
 
   const entitySchema = schemas.find((s) => (s.EntityType ?? []).length > 0);
   if (!entitySchema) throw new DictionaryError('no schema declares entity types');
-  const entityTypes = (entitySchema.EntityType as Node[]).map((et) => readEntityType(et, notes));
+  const enumRefs = new Map<string, EnumTypeRef>();
+  for (const schema of schemas) {
+    const qualifiers = [schema['@Namespace'], schema['@Alias']].filter(Boolean);
+    for (const e of (schema.EnumType ?? []) as Node[]) {
+      for (const q of qualifiers) enumRefs.set(`${q}.${e['@Name']}`, { name: e['@Name'], flags: e['@IsFlags'] === 'true' });
+    }
+  }
+  const entityTypes = enumsAsLookups((entitySchema.EntityType as Node[]).map((et) => readEntityType(et, notes)), enumRefs);
   const container: Node | undefined = schemas.map((s) => s.EntityContainer).find(Boolean);
   if (!container) throw new DictionaryError('no <EntityContainer> found');
   return {
