@@ -85,6 +85,16 @@ export class ClientRegistry {
 
   /** Creates a client; returns it with its secret, which is shown once and never stored. */
   async add(spec: NewClient): Promise<{ client: Client; secret: string }> {
+    const added = await this.register(spec);
+    if (!added) throw new Error(`client ${spec.id} exists already`);
+    return added;
+  }
+
+  /**
+   * Creates a client unless one with its id exists (then undefined): one insert-if-absent, so that instances
+   * registering the same client at once get exactly one.
+   */
+  async register(spec: NewClient): Promise<{ client: Client; secret: string } | undefined> {
     const id = spec.id ?? `client-${randomBytes(6).toString('hex')}`;
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw new Error('a client id is 1–64 letters, digits, ".", "_" or "-"');
     const secret = newSecret();
@@ -99,8 +109,7 @@ export class ClientRegistry {
       created_at: new Date(this.clock.now()).toISOString(),
       revoked_at: null,
     };
-    if (await this.get(id)) throw new Error(`client ${id} exists already`);
-    await this.table.insertClient(row);
+    if (!(await this.table.insertClient(row))) return undefined;
     return { client: (await this.get(id))!, secret };
   }
 

@@ -27,7 +27,8 @@ export interface TokenRow {
 
 /** What the client registry asks of the database. */
 export interface ClientStore {
-  insertClient(row: ClientRow): Promise<void>;
+  /** Inserts a client unless its id is taken; returns whether this call inserted it. */
+  insertClient(row: ClientRow): Promise<boolean>;
   client(id: string): Promise<Row | undefined>;
   /** Every client, by id. */
   clients(): Promise<Row[]>;
@@ -52,8 +53,10 @@ export class ClientTable implements ClientStore {
     this.byTokenSql = sql`SELECT ${clients}.*, ${tokens}.${s.id('expires_at')} FROM ${join} WHERE ${tokens}.${s.id('token_hash')} = ?`.sql;
   }
 
-  async insertClient(row: ClientRow): Promise<void> {
-    await this.run(this.db.statements.insert(CLIENTS_TABLE, Object.keys(row), [Object.values(row)]));
+  async insertClient(row: ClientRow): Promise<boolean> {
+    await this.run(this.db.statements.insert(CLIENTS_TABLE, Object.keys(row), [Object.values(row)], { key: ['client_id'], keep: true }));
+    // Each secret hash has a salt of its own: only the row this call wrote has it.
+    return (await this.client(row.client_id))?.secret_hash === row.secret_hash;
   }
 
   async client(id: string): Promise<Row | undefined> {

@@ -96,6 +96,9 @@ class SqliteDatabase implements Database {
         db.function('odata_toupper', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : v));
       }
     } catch (e) {
+      // Opening is tried again (storage/open-on-use.ts): leave no file handle behind.
+      const opened = this as unknown as Partial<Record<'reader' | 'writer', BetterSqlite3.Database>>;
+      for (const db of [opened.reader, opened.writer]) if (db?.open) db.close();
       throw classify(e);
     }
   }
@@ -259,6 +262,8 @@ const UNAVAILABLE_CODES = new Set([
   'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
   'ER_LOCK_WAIT_TIMEOUT', 'ER_LOCK_DEADLOCK', 'ER_TOO_MANY_USER_CONNECTIONS',
   'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_PROTOCOL',
+  // A damaged file, or another one put in its place: 503 until the operator restores it, never 500.
+  'SQLITE_NOTADB', 'SQLITE_CORRUPT',
 ]);
 
 /** Errors that mean "the database cannot answer now" become DatabaseUnavailable (503); others pass through. */
@@ -266,7 +271,7 @@ export function classify(e: unknown): unknown {
   if (e instanceof DatabaseUnavailable) return e;
   const err = e as { code?: string; fatal?: boolean; message?: string; name?: string };
   const code = err?.code ?? '';
-  if (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY') || err?.fatal) {
+  if (UNAVAILABLE_CODES.has(code) || /^SQLITE_(IOERR|BUSY|CORRUPT)/.test(code) || err?.fatal) {
     return new DatabaseUnavailable(code || err?.name || 'unknown', e);
   }
   return e;

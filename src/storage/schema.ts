@@ -1,13 +1,14 @@
 /**
  * Creates the storage schema from the generated table specs and the service's own tables. Idempotent:
- * tables and indexes that exist are left alone, so every start may call it; and several instances starting
- * together on one database may all call it at once (create-if-absent.ts).
+ * tables and indexes that exist are left alone, so every start may call it. Start-up runs it under the
+ * start-up lock (startup-lock.ts), whose row lives in the settings table: that table alone is created first,
+ * by every instance, so several may do that at once (create-if-absent.ts).
  */
 import type { TableSpec } from '../model/service-model';
 import type { Database, Executor } from './database';
 import type { SqlDialect } from './dialect';
 import { runUnlessExists } from './create-if-absent';
-import { INTERNAL_TABLES } from './internal-schema';
+import { INTERNAL_TABLES, SETTINGS_TABLE } from './internal-schema';
 import { addColumn, createIndex, createTable, fromTableSpec, Table } from './schema-statements';
 
 /** Tables that gained columns: their existing rows need the new columns filled from the stored records. */
@@ -32,6 +33,15 @@ export async function ensureSchema(db: Database, tables: readonly TableSpec[]): 
     }
   });
   return added;
+}
+
+/** The settings table, where the start-up lock is kept, unless it is there. */
+export async function ensureSettingsTable(db: Database): Promise<void> {
+  const d = db.dialect;
+  const table = INTERNAL_TABLES.find((t) => t.name === SETTINGS_TABLE)!;
+  await db.schemaChange(async (ex) => {
+    if (!(await hasTable(d, ex, table.name))) await create(d, ex, table, await binaryCollation(d, ex));
+  });
 }
 
 /** The collation the tables use (strings compare by code point, trailing spaces count), where there is a choice. */

@@ -14,6 +14,7 @@ export class Settings {
   private readonly lockSql: string;
   private readonly insertSql: string;
   private readonly updateSql: string;
+  private readonly deleteSql: string;
 
   constructor(private readonly db: Database) {
     const s = db.statements;
@@ -22,6 +23,7 @@ export class Settings {
     this.lockSql = s.select({ from: SETTINGS_TABLE, columns: ['value'], where: byName, lock: true }).sql;
     this.insertSql = s.insert(SETTINGS_TABLE, ['name', 'value'], [['', '']], { key: ['name'], keep: true }).sql;
     this.updateSql = s.update(SETTINGS_TABLE, { value: '' }, byName).sql;
+    this.deleteSql = s.delete(SETTINGS_TABLE, byName).sql;
   }
 
   async get(name: string, ex: Executor = this.db): Promise<string | undefined> {
@@ -40,6 +42,10 @@ export class Settings {
   async set(ex: Executor, name: string, value: string): Promise<void> {
     await ex.run(this.insertSql, [name, value]);
     await ex.run(this.updateSql, [value, name]);
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.db.run(this.deleteSql, [name]);
   }
 
   /**
