@@ -8,11 +8,9 @@ import { Config, usageOptions } from './config';
 import type { Clock } from './clock';
 import { AppOptions, createApp } from './http/app';
 import { listingRootOf, ServiceModel } from './model/service-model';
-import { seedDemoData } from './seed/demo-data';
+import { isTransient } from './readiness';
 import { ListingService } from './service';
-import { ensureDemoClient } from './startup';
-import { openDatabase } from './storage/database';
-import { DatabaseUnavailable } from './storage/errors';
+import { openOnUse } from './storage/open-on-use';
 
 export interface RunningServer {
   readonly url: string;
@@ -27,38 +25,26 @@ export interface ServerOptions extends Pick<AppOptions, 'anonymous'> {
   readonly clock?: Clock;
 }
 
+/**
+ * Listens at once, then does the start-up work: the returned server is ready, or (the database is away or
+ * locked, or another instance is doing the work) answers 503 with Retry-After until the work, tried again in
+ * the background, is done.
+ */
 export async function startServer(
   model: ServiceModel, config: Config, log: (line: string) => void = () => undefined, app: ServerOptions = {},
 ): Promise<RunningServer> {
-  const db = openDatabase(config.databaseUrl);
+  const db = openOnUse(config.databaseUrl);
   const service = new ListingService(model, db, {
     pagingSecret: config.pagingSecret,
     demoToken: config.demoToken,
+    seedListings: config.seedListings,
     usage: usageOptions(config, log),
     clock: app.clock,
     log,
   });
-  try {
-    await service.prepare();
-    const listings = listingRootOf(model);
-    if (config.seedListings > 0 && listings && (await service.store(listings).count()) === 0) {
-      log(`empty database: seeding ${config.seedListings} demo listings`);
-      await seedDemoData(service, { listings: config.seedListings }, log);
-      if (!config.demoToken) {
-        const token = await ensureDemoClient(service.clients);
-        log(`demo client "demo" created; its access token (set DEMO_TOKEN to choose your own):\n\n  ${token}\n\n`
-          + `  curl -H 'Authorization: Bearer ${token}' http://localhost:${config.port}/odata/${listings.name}\n`);
-      }
-    }
-  } catch (e) {
-    if (!(e instanceof DatabaseUnavailable)) throw e;
-    log(`${db.description} is not reachable (${e.reason}); answering 503 until it is (trying again every second)`);
-  }
-  // Journaled counts move to the database from now on, starting with any a process that died left behind.
-  if (!app.anonymous) service.meter.start();
   const parts = {
     model, dialect: db.dialect, stores: service.stores, clients: service.clients, meter: service.meter, clock: service.clock,
-    readiness: service.readiness, skipTokens: () => service.readiness.value,
+    readiness: service.readiness, skipTokens: () => service.readiness.value.skipTokens,
   };
   const handler = createApp(parts, {
     ...app,
@@ -77,17 +63,31 @@ export async function startServer(
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://localhost:${port}/odata`;
-  log(`serving ${url} from ${db.description}`);
-  return {
-    url,
-    service,
-    server,
-    close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await service.close();
-    },
+  const close = async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await service.close();
   };
+  service.readiness.whenReady().then((started) => {
+    // Journaled counts move to the database from now on, starting with any a process that died left behind.
+    if (!app.anonymous) service.meter.start();
+    if (started.newDemoToken) log(demoTokenNotice(started.newDemoToken, `${url}/${listingRootOf(model)?.name ?? ''}`));
+  }, () => undefined);
+  try {
+    await service.readiness.start();
+  } catch (e) {
+    if (!isTransient(e)) {
+      await close();
+      throw e;
+    }
+  }
+  log(`serving ${url} from ${db.description}${service.readiness.ready ? '' : ' (503 until the start-up work is done)'}`);
+  return { url, service, server, close };
+}
+
+function demoTokenNotice(token: string, example: string): string {
+  return `demo client "demo" created; its access token (set DEMO_TOKEN to choose your own):\n\n  ${token}\n\n`
+    + `  curl -H 'Authorization: Bearer ${token}' ${example}\n`;
 }

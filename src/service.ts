@@ -7,15 +7,15 @@ import { ClientRegistry } from './auth/clients';
 import { Clock, systemClock } from './clock';
 import { Meter, MeterOptions } from './metering/meter';
 import type { EntitySetSpec, ServiceModel } from './model/service-model';
-import type { SkipTokens } from './paging/skiptoken';
 import { Readiness } from './readiness';
-import { startUp, StartupOptions } from './startup';
+import { Started, startUp, StartupOptions } from './startup';
 import { ClientTable } from './storage/client-table';
 import type { Database } from './storage/database';
 import type { RecordStore } from './storage/record-store';
 import { recordStores, RecordStores } from './storage/record-stores';
 import { recordWriter, RecordWriter } from './storage/record-writer';
 import { Settings } from './storage/settings';
+import { StartupLock } from './storage/startup-lock';
 import { UsageTable } from './storage/usage-table';
 
 export interface ServiceOptions extends StartupOptions {
@@ -23,7 +23,6 @@ export interface ServiceOptions extends StartupOptions {
   readonly usage?: MeterOptions;
   /** What token lifetimes and rate-limit windows are measured against (a test moves one by hand). */
   readonly clock?: Clock;
-  readonly log?: (line: string) => void;
 }
 
 export class ListingService {
@@ -34,8 +33,10 @@ export class ListingService {
   readonly clients: ClientRegistry;
   readonly meter: Meter;
   readonly clock: Clock;
+  /** Which of several instances starting together on the database does the start-up work. */
+  readonly startupLock: StartupLock;
   /** Reached once the start-up work is done; its value signs and reads $skiptoken values. */
-  readonly readiness: Readiness<SkipTokens>;
+  readonly readiness: Readiness<Started>;
 
   constructor(readonly model: ServiceModel, readonly db: Database, options: ServiceOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -44,6 +45,7 @@ export class ListingService {
     this.meter = new Meter(new UsageTable(db, this.settings), options.usage);
     this.stores = recordStores(model, db);
     this.writer = recordWriter(db, this.settings, (set) => this.stores.store(set));
+    this.startupLock = new StartupLock(db, this.clock);
     this.readiness = new Readiness(() => startUp(this, options), { log: options.log });
   }
 
@@ -51,9 +53,12 @@ export class ListingService {
     return this.stores.store(set);
   }
 
-  /** Runs the start-up work (once); for commands and tests that use the database before anything else. */
+  /**
+   * Runs the start-up work (once), waiting while another instance does it; for commands and tests that use
+   * the database before anything else. Fails if the database cannot be used.
+   */
   async prepare(): Promise<void> {
-    await this.readiness.start();
+    await this.readiness.settle();
   }
 
   async close(): Promise<void> {

@@ -1,22 +1,34 @@
 /**
  * The work a process does once before it serves or writes, in one place: the schema (tables, and the columns a
  * dictionary change added, filled from the stored records), the rows every instance shares (the modification
- * clock, the paging secret), the reference data (Lookup and Field) and the demo client. Each step creates what
- * is absent and accepts what another instance created meanwhile, so that several instances starting together
- * on one database all get through it.
+ * clock, the paging secret), the reference data (Lookup and Field), the demo client, and for a server on an
+ * empty database, the demo data. Of several instances starting together on one database, one does it while
+ * the others wait (storage/startup-lock.ts) and then find it done; each step also creates only what is absent
+ * and accepts what is there, so the work is safe to repeat after an instance died halfway.
  */
+import { createHash } from 'node:crypto';
 import type { ClientRegistry } from './auth/clients';
-import type { ServiceModel } from './model/service-model';
+import { listingRootOf, ServiceModel } from './model/service-model';
 import { SkipTokens } from './paging/skiptoken';
 import { WHOLE_RECORD } from './query/projection';
+import { seedDemoData } from './seed/demo-data';
 import type { Database } from './storage/database';
 import type { RecordStores } from './storage/record-stores';
 import type { RecordWriter } from './storage/record-writer';
-import { syncReferenceData } from './storage/reference-data';
-import { ensureSchema } from './storage/schema';
+import { INTERNAL_TABLES } from './storage/internal-schema';
+import { dictionaryRows, syncReferenceData } from './storage/reference-data';
+import { ensureSchema, ensureSettingsTable } from './storage/schema';
 import type { Settings } from './storage/settings';
+import type { StartupLock } from './storage/startup-lock';
 
 export const DEMO_CLIENT = 'demo';
+
+/** The settings row that says demo data is being written: a start that finds it there finishes the seeding. */
+const SEEDING = 'demo-seeding';
+/** The settings row holding the fingerprint of the work last done under the start-up lock. */
+const PREPARED_FOR = 'prepared-for';
+/** Changed when the locked work changes in a way a stored fingerprint must not hide. */
+const STARTUP_WORK_VERSION = 1;
 
 export interface StartupParts {
   readonly model: ServiceModel;
@@ -25,6 +37,7 @@ export interface StartupParts {
   readonly writer: RecordWriter;
   readonly settings: Settings;
   readonly clients: ClientRegistry;
+  readonly startupLock: StartupLock;
 }
 
 export interface StartupOptions {
@@ -32,31 +45,88 @@ export interface StartupOptions {
   readonly pagingSecret?: string;
   /** Registered as a static token of the `demo` client. */
   readonly demoToken?: string;
+  /** Demo listings written when the database has no listings (the server's SEED_LISTINGS); none by default. */
+  readonly seedListings?: number;
+  readonly log?: (line: string) => void;
 }
 
-/** Runs the start-up work; returns what signs and reads $skiptoken values. */
-export async function startUp(parts: StartupParts, options: StartupOptions): Promise<SkipTokens> {
+/** What the start-up work leaves the process. */
+export interface Started {
+  /** Signs and reads $skiptoken values. */
+  readonly skipTokens: SkipTokens;
+  /** Set when this start wrote the demo data and created the `demo` client without DEMO_TOKEN: its new token, to show once. */
+  readonly newDemoToken?: string;
+}
+
+/**
+ * Runs the start-up work. Throws StartupInProgress while another instance is doing it, DatabaseUnavailable
+ * while the database cannot be used; both are worth trying again.
+ */
+export async function startUp(parts: StartupParts, options: StartupOptions): Promise<Started> {
+  const { db, settings } = parts;
+  await ensureSettingsTable(db);
+  const fingerprint = workFingerprint(parts.model);
+  // A database prepared for this dictionary already: nothing to do under the lock, so instances start side by side.
+  const prepared = (await settings.get(PREPARED_FOR)) === fingerprint && !(await seedingNeeded(parts, options.seedListings ?? 0));
+  const newDemoToken = prepared ? undefined : await parts.startupLock.holding(async () => {
+    const token = await prepare(parts, options);
+    await db.transaction((tx) => settings.set(tx, PREPARED_FOR, fingerprint));
+    return token;
+  }, options.log);
+  // Each instance's own part: values any instance may write at once (insert-if-absent, upsert).
+  const secret = options.pagingSecret ? Buffer.from(options.pagingSecret, 'utf8') : await settings.pagingSecret();
+  if (options.demoToken) await ensureDemoClient(parts.clients, options.demoToken);
+  return { skipTokens: new SkipTokens(secret), ...(newDemoToken ? { newDemoToken } : {}) };
+}
+
+/** The work done under the start-up lock; returns the new demo client's token when it made one. */
+async function prepare(parts: StartupParts, options: StartupOptions): Promise<string | undefined> {
   const { model, db, stores, writer, settings } = parts;
   const added = await ensureSchema(db, model.tables);
   for (const table of added.keys()) await backfill(model, stores, writer, table);
   await settings.ensureClock();
-  const secret = options.pagingSecret ? Buffer.from(options.pagingSecret, 'utf8') : await settings.pagingSecret();
   await syncReferenceData(model, stores, writer);
-  if (options.demoToken) await ensureDemoClient(parts.clients, options.demoToken);
-  return new SkipTokens(secret);
+  const seeded = await seedIfEmpty(parts, options.seedListings ?? 0, options.log);
+  return seeded && !options.demoToken ? ensureDemoClient(parts.clients) : undefined;
+}
+
+/**
+ * What the locked work makes of a database, as a hash: the tables (the dictionary's and the service's own) and
+ * the reference data. Stored once the work is done, it tells the next start whether there is any left to do.
+ */
+function workFingerprint(model: ServiceModel): string {
+  const reference = model.entitySets.flatMap((s) => (s.dictionaryRows ? [dictionaryRows(model, s.dictionaryRows)] : []));
+  return createHash('sha256').update(JSON.stringify([STARTUP_WORK_VERSION, INTERNAL_TABLES, model.tables, reference])).digest('base64url');
 }
 
 /** The `demo` client (admin, all listings), with `token` as a static token; returns the token. */
 export async function ensureDemoClient(clients: ClientRegistry, token?: string): Promise<string> {
-  if (!(await clients.get(DEMO_CLIENT))) {
-    try {
-      await clients.add({ id: DEMO_CLIENT, name: 'Demo client', admin: true });
-    } catch (e) {
-      // Another instance starting at the same time added it first.
-      if (!(await clients.get(DEMO_CLIENT))) throw e;
-    }
-  }
+  if (!(await clients.get(DEMO_CLIENT))) await clients.register({ id: DEMO_CLIENT, name: 'Demo client', admin: true });
   return clients.issueToken(DEMO_CLIENT, undefined, token);
+}
+
+/**
+ * Writes the demo data when there are no listings, or when a start that was writing it died halfway (the
+ * data is deterministic and written by key, so writing it again completes it); returns whether it wrote.
+ */
+async function seedIfEmpty(parts: StartupParts, listings: number, log?: (line: string) => void): Promise<boolean> {
+  if (!(await seedingNeeded(parts, listings))) return false;
+  const unfinished = (await parts.settings.get(SEEDING)) !== undefined;
+  await parts.db.transaction((tx) => parts.settings.set(tx, SEEDING, String(listings)));
+  log?.(`${unfinished ? 'demo data left unfinished by an earlier start' : 'empty database'}: seeding ${listings} demo listings`);
+  await seedDemoData(parts, { listings }, log);
+  await parts.settings.remove(SEEDING);
+  return true;
+}
+
+async function seedingNeeded(parts: StartupParts, listings: number): Promise<boolean> {
+  const root = listingRootOf(parts.model);
+  if (listings <= 0 || !root) return false;
+  if ((await parts.settings.get(SEEDING)) !== undefined) return true;
+  // Whether there is any listing, without counting them all.
+  const key = root.fieldsByName[root.key];
+  const first = await parts.stores.store(root).query({ orderBy: [{ field: key, column: key.column!, direction: 'asc' }], limit: 1, projection: WHOLE_RECORD });
+  return first.records.length === 0;
 }
 
 /** Rewrites every record of a table through the codec, so columns added by a dictionary change hold their values. */

@@ -7,7 +7,7 @@ import { defineErrors } from './service-error';
 export const SERVICE_ERRORS = defineErrors({
   ServiceUnavailable: {
     message: (cause: 'starting' | 'database' | 'metering', _retryAfterSeconds: number) => ({
-      starting: 'the service is starting and cannot reach its database yet; retry after the time in Retry-After',
+      starting: 'the service is starting: its database is not ready for it yet (unreachable, locked, or being prepared by another instance); retry after the time in Retry-After',
       database: 'the database is not reachable right now; retry after the time in Retry-After',
       metering: 'the request cannot be counted right now, so it is not served; retry after the time in Retry-After',
     })[cause],

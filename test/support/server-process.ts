@@ -8,6 +8,8 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   /** Output so far, for failure messages. */
   output(): string;
+  /** Resolves once the output matches `pattern`; rejects after `ms`, or when the process exits first. */
+  waitFor(pattern: RegExp, ms?: number): Promise<void>;
   /** SIGKILL: no shutdown code runs, as in a crash. Resolves once the process is gone. */
   kill(): Promise<void>;
   /** SIGTERM: the server closes as an operator stops it. Resolves once the process is gone. */
@@ -27,6 +29,26 @@ export function spawnServer(databaseUrl: string, env: Record<string, string> = {
     await exited;
   };
   const kill = signal('SIGKILL');
+  const waitFor = (pattern: RegExp, ms = 30_000) => new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (!pattern.test(out)) return;
+      done();
+      resolve();
+    };
+    const gone = () => { done(); reject(new Error(`server exited before its output matched ${pattern}:\n${out}`)); };
+    const timer = setTimeout(() => { done(); reject(new Error(`no ${pattern} in the output within ${ms} ms:\n${out}`)); }, ms);
+    const done = () => {
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      child.stderr!.off('data', check);
+      child.off('exit', gone);
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    child.once('exit', gone);
+    check();
+    if (child.exitCode !== null || child.signalCode !== null) gone();
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { void kill(); reject(new Error(`server did not start in 30 s:\n${out}`)); }, 30_000);
     const onData = (chunk: Buffer) => {
@@ -34,7 +56,7 @@ export function spawnServer(databaseUrl: string, env: Record<string, string> = {
       const m = /serving (http:\/\/\S+\/odata)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], child, output: () => out, kill, stop: signal('SIGTERM') });
+        resolve({ url: m[1], child, output: () => out, waitFor, kill, stop: signal('SIGTERM') });
       }
     };
     child.stdout!.on('data', onData);
