@@ -35,7 +35,7 @@ export class ListingService {
   readonly clock: Clock;
   /** Which of several instances starting together on the database does the start-up work. */
   readonly startupLock: StartupLock;
-  /** Reached once the start-up work is done; its value signs and reads $skiptoken values. */
+  /** Reached once the start-up work is done; its value holds what signs and reads $skiptoken values. */
   readonly readiness: Readiness<Started>;
 
   constructor(readonly model: ServiceModel, readonly db: Database, options: ServiceOptions = {}) {
