@@ -50,8 +50,12 @@ export class StartupLock {
     const heartbeat = setInterval(() => {
       renewing = renewing.then(async () => {
         const next = this.nextValue();
-        if (await this.swap(value, next)) value = next;
-        else log?.('start-up lock: taken over by another instance (this one was too slow to renew it); finishing anyway');
+        if (await this.swap(value, next)) {
+          value = next;
+          return;
+        }
+        clearInterval(heartbeat);
+        log?.('start-up lock: taken over by another instance (this one was too slow to renew it); finishing anyway');
       }).catch(() => undefined); // the database is away: the next beat tries again, or the lease runs out
     }, this.timings.renewMs);
     heartbeat.unref();
