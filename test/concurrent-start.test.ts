@@ -168,6 +168,31 @@ describeEachDatabase('Start-up: instances starting together on one database', (t
     });
   });
 
+  it('an instance killed while it holds the lock, mid-seeding: another takes the lock over once it has not moved for 15 s, finishes the seeding and serves', async function () {
+    this.timeout(120_000);
+    const db = await target.create();
+    const env = { ...ENV, SEED_LISTINGS: '1000' };
+    const processes: ServerProcess[] = [];
+    try {
+      // The first is killed as soon as it starts seeding; the second has found the lock held by then.
+      const first = await spawnServer(db.url, env, /empty database: seeding/);
+      processes.push(first);
+      const second = await spawnServer(db.url, env);
+      processes.push(second);
+      expect(second.output()).to.match(/another instance .* is doing the start-up work/);
+      await first.kill();
+      await second.waitFor(/without a sign of life for 1\d s; taken over/, 60_000);
+      await second.waitFor(READY, 60_000);
+      expect(second.output()).to.match(/demo data left unfinished by an earlier start: seeding 1000 demo listings/);
+      expect((await get(`${second.url}/Property/$count`)).text).to.equal('1000');
+      await second.stop();
+      await expectStartupRows(db.url);
+    } finally {
+      await Promise.all(processes.map((p) => p.kill()));
+      await db.drop();
+    }
+  });
+
   it('a start that died while seeding is finished by the next start (the demo data is written by key)', async function () {
     this.timeout(60_000);
     const db = await target.create();

@@ -16,7 +16,11 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export function spawnServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+/**
+ * Resolves once the server says it is serving (ready, or answering 503 until its start-up work is done), or once
+ * its output matches `until` (then `url` is empty unless the output has it already).
+ */
+export function spawnServer(databaseUrl: string, env: Record<string, string> = {}, until?: RegExp): Promise<ServerProcess> {
   const inherited: NodeJS.ProcessEnv = { ...process.env };
   delete inherited.DEMO_TOKEN;
   delete inherited.FEED_SCOPE;
@@ -54,9 +58,9 @@ export function spawnServer(databaseUrl: string, env: Record<string, string> = {
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const m = /serving (http:\/\/\S+\/odata)/.exec(out);
-      if (m) {
+      if (m || until?.test(out)) {
         clearTimeout(timer);
-        resolve({ url: m[1], child, output: () => out, waitFor, kill, stop: signal('SIGTERM') });
+        resolve({ url: m?.[1] ?? '', child, output: () => out, waitFor, kill, stop: signal('SIGTERM') });
       }
     };
     child.stdout!.on('data', onData);
