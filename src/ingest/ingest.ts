@@ -14,6 +14,7 @@ import type { EntitySetSpec, FieldCondition, ServiceModel } from '../model/servi
 import type { RecordStores } from '../storage/record-stores';
 import type { RecordTransaction, RecordWriter } from '../storage/record-writer';
 import { EncodedRecord, RecordError } from '../storage/record-codec';
+import { Follower, followersOf } from './followers';
 
 /** A line's marker for deletion: `{"ListingKey": "L1", "@delete": true}`. */
 export const DELETE_MARK = '@delete';
@@ -41,6 +42,8 @@ export interface IngestReport {
   deleted: number;
   /** Parent records (listings) whose timestamps moved because their related records changed. */
   listingsTouched: number;
+  /** Related records whose timestamp moved with their changed listing (followers.ts). */
+  relatedMoved: number;
   errors: { line: number; message: string }[];
 }
 
@@ -52,7 +55,7 @@ export interface IngestTarget {
 }
 
 export function emptyReport(): IngestReport {
-  return { created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0, errors: [] };
+  return { created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0, relatedMoved: 0, errors: [] };
 }
 
 type StoredRecord = Readonly<Record<string, unknown>>;
@@ -127,11 +130,16 @@ class Batch {
   private readonly writes = new Map<string | number, EncodedRecord>();
   private readonly removals = new Set<string | number>();
   private readonly touches: ParentTouches;
+  private readonly followers: readonly Follower[];
+  /** Keys of records this batch created, or changed in content (not only their timestamps). */
+  private readonly changed = new Set<string | number>();
+  private readonly created = new Set<string | number>();
 
   constructor(private readonly target: IngestTarget, private readonly set: EntitySetSpec, private readonly now: string, private readonly report: IngestReport) {
     this.store = target.stores.store(set);
     this.kept = serviceKept(set);
     this.touches = new ParentTouches(parentLinksOf(target.model, set));
+    this.followers = followersOf(target.model, set);
   }
 
   async load(tx: RecordTransaction, items: readonly IngestItem[]): Promise<void> {
@@ -163,6 +171,7 @@ class Batch {
       this.current.delete(key);
     }
     this.touches.add(before);
+    if (mark) this.changed.add(key);
     this.report.deleted++;
   }
 
@@ -176,7 +185,8 @@ class Batch {
     const encoded = before ? this.store.encode({ ...fields, ...kept, ...this.stamp() }) : candidate;
     this.removals.delete(key);
     this.keep(key, encoded);
-    if (before) this.report.updated++; else this.report.created++;
+    this.changed.add(key);
+    if (before) this.report.updated++; else { this.report.created++; this.created.add(key); }
     this.touches.add(before);
     this.touches.add(encoded.value as StoredRecord);
   }
@@ -191,9 +201,32 @@ class Batch {
   }
 
   async write(tx: RecordTransaction): Promise<void> {
+    for (const follower of this.followers) await this.moveFollowers(tx, follower);
     await tx.upsert(this.set, [...this.writes.values()]);
     await tx.deleteByKeys(this.set, [...this.removals]);
     for (const [parent, keys] of this.touches.byParent) this.report.listingsTouched += await touchParents(this.target, tx, parent, keys, this.now);
+  }
+
+  /**
+   * Moves the related records of changed records to this batch's timestamp (followers.ts), and gives a
+   * record created after its related records the parent timestamps those move (a photo's PhotosChangeTimestamp).
+   */
+  private async moveFollowers(tx: RecordTransaction, follower: Follower): Promise<void> {
+    const byReference = new Map<string | number, string | number>();
+    for (const key of this.changed) {
+      const reference = this.current.get(key)?.[follower.referencedKey];
+      if (typeof reference === 'string' || typeof reference === 'number') byReference.set(reference, key);
+    }
+    if (byReference.size === 0) return;
+    const related = await tx.recordsByParent(follower.set, follower.foreignKey, [...byReference.keys()], follower.discriminator);
+    const store = this.target.stores.store(follower.set);
+    await tx.upsert(follower.set, related.map((r) => store.encode({ ...r, [follower.set.changeTimestamp!]: this.now })));
+    this.report.relatedMoved += related.length;
+    for (const r of related) {
+      const key = byReference.get(r[follower.foreignKey] as string | number)!;
+      const moved = follower.moves.filter((m) => this.created.has(key) && (!m.when || meets(r, m.when)));
+      if (moved.length) this.keep(key, this.store.encode({ ...this.current.get(key), ...Object.fromEntries(moved.map((m) => [m.field, this.now])) }));
+    }
   }
 }
 

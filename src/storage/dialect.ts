@@ -68,6 +68,11 @@ export abstract class SqlDialect {
   abstract collationQuery(): Sql | undefined;
   /** ALTER TABLE's clause that adds a column. */
   abstract addColumn(): string;
+  /**
+   * A query whose row's `t` is the database's own clock in whole milliseconds since the Unix epoch: the one
+   * clock every writer shares, whatever its host's clock says (ModificationTimestamps come from it).
+   */
+  abstract clockMillis(): Sql;
 }
 
 /** Shared by both dialects: the logical column types the field tables use, as both databases name them. */

@@ -84,6 +84,11 @@ class MysqlDialect extends SqlDialect {
   addColumn(): string {
     return 'ADD';
   }
+
+  /** The server's clock, in UTC whatever the session's time zone (UNIX_TIMESTAMP would read NOW() in it). */
+  clockMillis(): Sql {
+    return raw("SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000 AS t");
+  }
 }
 
 export const mysqlDialect: SqlDialect = new MysqlDialect();

@@ -9,7 +9,7 @@ import { Projection, WHOLE_RECORD } from '../query/projection';
 import type { Database, Executor } from './database';
 import { EncodedRecord, recordEncoder, RecordEncoder } from './record-codec';
 import { countQuery, keyQuery, pageQuery, PARENT, RecordQuery, relatedQuery, RelatedQuery } from './record-queries';
-import type { Sql } from './sql';
+import { Sql, sql } from './sql';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
 
@@ -99,6 +99,26 @@ export class RecordStore {
     return out;
   }
 
+  /**
+   * Stored records, parsed, whose `field` holds one of `values` and, when given, whose `belongs` field holds
+   * its value or nothing (the join's discriminator), read through `ex`: the records that belong to parents.
+   */
+  async recordsByParent(
+    ex: Executor, field: string, values: readonly (string | number)[], belongs?: { readonly field: string; readonly value: string },
+  ): Promise<Record<string, unknown>[]> {
+    const s = this.db.statements;
+    const out: Record<string, unknown>[] = [];
+    const owner = belongs && this.columnOf(belongs.field);
+    const ownerMatches = owner ? sql`${s.eq(owner, belongs!.value)} OR ${s.id(owner)} IS NULL` : undefined;
+    const column = this.columnOf(field);
+    for (let i = 0; i < values.length; i += READ_BATCH) {
+      const where = s.and([s.in(column, values.slice(i, i + READ_BATCH)), ownerMatches]);
+      const q = s.select({ from: this.table.name, columns: [RECORD_COLUMN], where });
+      for (const row of await ex.all(q.sql, q.params)) out.push(JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>);
+    }
+    return out;
+  }
+
   /** Removes records by key, in the caller's transaction. */
   async deleteByKeys(tx: Executor, keys: readonly (string | number)[]): Promise<void> {
     for (let i = 0; i < keys.length; i += READ_BATCH) {
@@ -115,6 +135,12 @@ export class RecordStore {
       const q = this.db.statements.insert(this.table.name, this.columns, rows, replace);
       await tx.run(q.sql, q.params);
     }
+  }
+
+  private columnOf(field: string): string {
+    const column = this.set.fieldsByName[field]?.column;
+    if (!column) throw new Error(`${this.set.name}.${field} has no column to find records by`);
+    return column;
   }
 
   private read(q: Sql) {

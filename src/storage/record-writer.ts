@@ -18,6 +18,10 @@ export interface RecordTransaction {
   modificationTime(): Promise<string>;
   /** Stored records by key, parsed, as this transaction sees them (its own writes included). */
   recordsByKeys(set: EntitySetSpec | string, keys: readonly Key[]): Promise<Map<Key, Record<string, unknown>>>;
+  /** Stored records of `set` whose `field` holds one of `values` (and whose discriminator, if given, allows it). */
+  recordsByParent(
+    set: EntitySetSpec | string, field: string, values: readonly Key[], belongs?: { readonly field: string; readonly value: string },
+  ): Promise<Record<string, unknown>[]>;
   /** Inserts or replaces records by key. */
   upsert(set: EntitySetSpec | string, records: readonly EncodedRecord[]): Promise<void>;
   deleteByKeys(set: EntitySetSpec | string, keys: readonly Key[]): Promise<void>;
@@ -33,6 +37,7 @@ export function recordWriter(db: Database, settings: Settings, store: (set: Enti
     transaction: (fn) => db.transaction((ex) => fn({
       modificationTime: () => settings.nextModificationTime(ex),
       recordsByKeys: (set, keys) => store(set).recordsByKeys(ex, keys),
+      recordsByParent: (set, field, values, belongs) => store(set).recordsByParent(ex, field, values, belongs),
       upsert: (set, records) => store(set).upsert(ex, records),
       deleteByKeys: (set, keys) => store(set).deleteByKeys(ex, keys),
     })),

@@ -15,6 +15,7 @@ export class Settings {
   private readonly insertSql: string;
   private readonly updateSql: string;
   private readonly deleteSql: string;
+  private readonly clockSql: string;
 
   constructor(private readonly db: Database) {
     const s = db.statements;
@@ -24,6 +25,7 @@ export class Settings {
     this.insertSql = s.insert(SETTINGS_TABLE, ['name', 'value'], [['', '']], { key: ['name'], keep: true }).sql;
     this.updateSql = s.update(SETTINGS_TABLE, { value: '' }, byName).sql;
     this.deleteSql = s.delete(SETTINGS_TABLE, byName).sql;
+    this.clockSql = db.dialect.clockMillis().sql;
   }
 
   async get(name: string, ex: Executor = this.db): Promise<string | undefined> {
@@ -50,14 +52,17 @@ export class Settings {
 
   /**
    * Hands out the ModificationTimestamp of one write transaction: strictly after every earlier one, and
-   * never before now. The clock row is locked first (SELECT … FOR UPDATE on MariaDB; SQLite's write lock is
-   * already held), so transactions commit in timestamp order: once a reader sees time T, nothing at T or
-   * earlier can still appear.
+   * never before the database's clock says now. The clock row is locked first (SELECT … FOR UPDATE on
+   * MariaDB; SQLite's write lock is already held), so transactions commit in timestamp order: once a reader
+   * sees time T, nothing at T or earlier can still appear. The time is the database's (its server's clock on
+   * MariaDB, read after the lock is held), never the writer host's: a writer whose clock runs fast cannot
+   * push later timestamps ahead.
    */
   async nextModificationTime(tx: Executor): Promise<string> {
     const rows = await tx.all(this.lockSql, [CLOCK]);
     const last = rows.length ? Number(rows[0].value) : 0;
-    const t = Math.max(Date.now(), last + 1);
+    const [{ t: databaseNow }] = await tx.all(this.clockSql);
+    const t = Math.max(Number(databaseNow), last + 1);
     await this.set(tx, CLOCK, String(t));
     return new Date(t).toISOString();
   }

@@ -5,7 +5,7 @@
  */
 import type { ColumnSpec } from '../model/service-model';
 import { commonColumnType, SqlDialect } from './dialect';
-import { param, Sql, sql } from './sql';
+import { param, raw, Sql, sql } from './sql';
 
 /** SQLITE_MAX_VARIABLE_NUMBER since SQLite 3.32. */
 const MAX_PARAMS = 32766;
@@ -73,6 +73,11 @@ class SqliteDialect extends SqlDialect {
 
   addColumn(): string {
     return 'ADD COLUMN';
+  }
+
+  /** Every writer of one SQLite file runs on its host, so the host's clock, read by SQLite (millisecond 'subsec'). */
+  clockMillis(): Sql {
+    return raw("SELECT CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER) AS t");
   }
 }
 

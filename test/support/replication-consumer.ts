@@ -1,45 +1,34 @@
 /**
- * A replicating client that does exactly what the specification tells one to, over HTTP only (it never
- * looks at the database):
+ * A replicating client that does exactly what the specification tells one to, for every resource, over
+ * HTTP only (it never looks at the database), and nothing more:
  *
  * - §4 Paging: every query is read by following @odata.nextLink unchanged until a page has none.
- * - §4 Recommended practice 1: the first pull reads the whole Property set in the default order
- *   (ModificationTimestamp, then ListingKey); after that, each pull asks only for
- *   `$filter=ModificationTimestamp gt '<last seen>'` (the spec's quoted form) and follows nextLink to the end.
- * - §3: a listing seen with MlsStatus 'Delete' is deleted from the store (with its related records), and
- *   the consumer remembers that it is deleted.
- * - §4 Removed-listings check: periodically `$select=ListingKey` over the whole feed, following nextLink to
- *   the end; every stored listing whose key did not appear is removed, with its related records.
- * - §4 Expansion rule 4: Media, OpenHouse and HistoryTransactional are replicated from their own endpoints
- *   by ModificationTimestamp (a full first pull, then `gt` increments).
+ * - §4 Recommended practice: the first pull reads each set whole in the default order (ModificationTimestamp,
+ *   then the key); after that, each pull asks only for `$filter=ModificationTimestamp gt '<last seen>'` (the
+ *   spec's quoted form) and follows nextLink to the end.
+ * - §4 Expansion rule 4: Media, OpenHouse and HistoryTransactional are replicated from their own endpoints,
+ *   each by its own ModificationTimestamp, exactly like Property. The consumer never re-reads related records
+ *   by their listing's key: the service must bring back, in a set's own increments, every record that
+ *   (re)appears for this client, whatever moved it (src/ingest/followers.ts).
+ * - §3: a listing seen with MlsStatus 'Delete' is deleted from the store, and the consumer remembers that it
+ *   is deleted: its replica (`replica()`) leaves out that listing's related records. They stay in the set
+ *   stores as served, because whether they count depends on the listing's latest state, which a later
+ *   Property increment may bring after the related records' own increment.
+ * - §4 Removed-listings check, for every set: periodically a key-only walk (`$select=<key>`) of the whole
+ *   set; every stored record whose key did not appear is removed.
  *
  * The high-water mark of a pull is the ModificationTimestamp of the LAST record the pull returned (the
- * largest, since the order is ModificationTimestamp ascending). It is never the client's clock and never a
- * value taken before the pull finished. Why this misses nothing, given what the service promises
- * (src/storage/settings.ts: each write transaction takes one timestamp, strictly increasing, under a lock
- * held until commit, so transactions become visible in timestamp order):
- *   - a record changed while the pull is under way gets a timestamp later than every record committed
- *     before it, hence later than the page position the walk has reached, so a later page of the same walk
- *     returns it (the keyset position only moves forward through the timestamp order);
- *   - once a page query has seen a record at time T, every transaction with a timestamp ≤ T had committed
- *     before that query read, so nothing at or before the mark can appear afterwards, and `gt` (not `ge`)
- *     is exact: one transaction's records share one timestamp and become visible together.
- *
- * Related records, and why the consumer also re-syncs them by listing: a related record that is removed,
- * or that disappears from the feed with its listing, cannot show up in a ModificationTimestamp query, and
- * a related record that reappears (its listing returns to the feed, or it was written before its listing
- * existed) keeps its old timestamp. The service does move the listing's ModificationTimestamp whenever a
- * related record changes and whenever the listing itself changes. So whenever the consumer sees a listing
- * (not in status Delete) in an incremental pull, it replaces that listing's related records with what
- * `/Media?$filter=ResourceRecordKey eq 'K'`, `/OpenHouse?$filter=ListingKey eq 'K'` and
- * `/HistoryTransactional?$filter=ResourceRecordKey eq 'K'` return now. That is the practice this test
- * relies on; the timestamp increments of the related endpoints still carry every ordinary change.
- * The first pull does not need it: the related sets are read whole after the Property pull, and a listing
- * that changes after its record was read is seen again by the next increment.
+ * largest, since the order is ModificationTimestamp ascending), taken only when the pull reached its last
+ * page: a consumer interrupted mid-walk keeps what it applied and starts again from its previous mark.
+ * Why this misses nothing: each write transaction takes one timestamp from the database's clock, strictly
+ * increasing, under a lock held until commit (src/storage/settings.ts), so transactions become visible in
+ * timestamp order; a record changed while a pull runs gets a later timestamp than the walk's position and
+ * is met later in the same walk or by the next increment.
  */
 import { odataString, Rec, walkPages, Walk } from './replication-paging';
 
 export type RelatedSet = 'Media' | 'OpenHouse' | 'HistoryTransactional';
+export type ReplicatedSet = 'Property' | RelatedSet;
 
 export interface RelatedSpec {
   readonly set: RelatedSet;
@@ -54,217 +43,169 @@ export const RELATED: readonly RelatedSpec[] = [
   { set: 'HistoryTransactional', key: 'HistoryTransactionalKey', parent: 'ResourceRecordKey' },
 ];
 
+export const SETS: readonly ReplicatedSet[] = ['Property', ...RELATED.map((r) => r.set)];
+export const keyOf = (set: ReplicatedSet) => (set === 'Property' ? 'ListingKey' : RELATED.find((r) => r.set === set)!.key);
+
 export interface ConsumerStats {
   requests: number;
   recordsReceived: number;
   /** Records each set's ModificationTimestamp increments returned (after the first pull). */
-  incrementRecords: Record<'Property' | RelatedSet, number>;
+  incrementRecords: Record<ReplicatedSet, number>;
   incrementalPulls: number;
-  listingUpserts: number;
   /** Listings deleted because they arrived with MlsStatus 'Delete'. */
   deletedByStatus: number;
-  /** Listings removed because the removed-listings check did not see them. */
-  removedByCheck: number;
-  relatedRemovedByCheck: number;
-  relatedRemovedByResync: number;
-  /** Listings whose related records were re-read by foreign key. */
-  resyncs: number;
+  /** Records removed because a key-only walk of their set did not see them. */
+  removedByCheck: Record<ReplicatedSet, number>;
   checks: number;
+  /** Walks abandoned mid-way (the consumer "restarted" and went on from its last mark). */
+  interruptions: number;
 }
 
-/** Records of one related set, indexed by key and by listing. */
-export class RelatedStore {
+/** Records of one set by key. */
+export class SetStore {
   readonly byKey = new Map<string, Rec>();
-  private readonly byParent = new Map<string, Set<string>>();
 
-  constructor(readonly spec: RelatedSpec) {}
+  constructor(readonly key: string) {}
 
   upsert(r: Rec): void {
-    const key = r[this.spec.key] as string;
-    this.remove(key);
-    this.byKey.set(key, r);
-    const parent = r[this.spec.parent] as string | undefined;
-    if (parent !== undefined && parent !== null) {
-      let keys = this.byParent.get(parent);
-      if (!keys) this.byParent.set(parent, (keys = new Set()));
-      keys.add(key);
-    }
+    this.byKey.set(r[this.key] as string, r);
   }
 
   remove(key: string): boolean {
-    const r = this.byKey.get(key);
-    if (!r) return false;
-    this.byKey.delete(key);
-    const parent = r[this.spec.parent] as string | undefined;
-    if (parent !== undefined && parent !== null) {
-      const keys = this.byParent.get(parent);
-      keys?.delete(key);
-      if (keys && keys.size === 0) this.byParent.delete(parent);
-    }
-    return true;
-  }
-
-  keysOf(parent: string): string[] {
-    return [...(this.byParent.get(parent) ?? [])];
-  }
-
-  parents(): string[] {
-    return [...this.byParent.keys()];
+    return this.byKey.delete(key);
   }
 }
 
 export interface ConsumerOptions {
-  /** Listings whose related records are re-read at the same time (each listing's three reads stay in order). */
-  resyncConcurrency?: number;
-  /** Headers sent with every request. */
+  /** Headers sent with every request (the client's bearer token). */
   headers?: Record<string, string>;
+  /** Service roots to read from: each pull picks the next one in turn (two instances over one database). */
+  bases?: readonly string[];
+  /** Chance that a walk is abandoned after one of its pages (a consumer killed mid-walk and restarted). */
+  interruptChance?: number;
+  /** The consumer's own random source (so that runs repeat). */
+  random?: () => number;
 }
 
+class Interrupted extends Error {}
+
 export class ReplicationConsumer {
-  readonly listings = new Map<string, Rec>();
-  readonly related: Record<RelatedSet, RelatedStore> = {
-    Media: new RelatedStore(RELATED[0]),
-    OpenHouse: new RelatedStore(RELATED[1]),
-    HistoryTransactional: new RelatedStore(RELATED[2]),
+  readonly stores: Record<ReplicatedSet, SetStore> = {
+    Property: new SetStore('ListingKey'),
+    Media: new SetStore('MediaKey'),
+    OpenHouse: new SetStore('OpenHouseKey'),
+    HistoryTransactional: new SetStore('HistoryTransactionalKey'),
   };
   /** Listings seen in status Delete (and not seen otherwise since): their related records are not kept. */
   readonly deleted = new Set<string>();
-  /** High-water mark per set: the last ModificationTimestamp a pull of that set returned. */
-  readonly marks: Partial<Record<'Property' | RelatedSet, string>> = {};
+  /** High-water mark per set: the last ModificationTimestamp a completed pull of that set returned. */
+  readonly marks: Partial<Record<ReplicatedSet, string>> = {};
   readonly stats: ConsumerStats = {
-    requests: 0, recordsReceived: 0, incrementRecords: { Property: 0, Media: 0, OpenHouse: 0, HistoryTransactional: 0 }, incrementalPulls: 0, listingUpserts: 0, deletedByStatus: 0, removedByCheck: 0,
-    relatedRemovedByCheck: 0, relatedRemovedByResync: 0, resyncs: 0, checks: 0,
+    requests: 0, recordsReceived: 0, incrementRecords: { Property: 0, Media: 0, OpenHouse: 0, HistoryTransactional: 0 }, incrementalPulls: 0,
+    deletedByStatus: 0, removedByCheck: { Property: 0, Media: 0, OpenHouse: 0, HistoryTransactional: 0 }, checks: 0, interruptions: 0,
   };
 
   /** Who waits for the consumer's next read (see `nextRead`). */
   private readers: (() => void)[] = [];
+  private turn = 0;
 
-  constructor(private readonly base: string, private readonly options: ConsumerOptions = {}) {}
+  constructor(base: string, private readonly options: ConsumerOptions = {}) {
+    this.bases = options.bases ?? [base];
+    this.interruptChance = options.interruptChance ?? 0;
+  }
 
-  /** Resolves once the consumer has finished its next read (one query followed to its last page). */
+  private readonly bases: readonly string[];
+  /** Chance that a walk is abandoned after one of its pages (set to 0 for a last, complete pull). */
+  interruptChance: number;
+
+  get listings(): Map<string, Rec> {
+    return this.stores.Property.byKey;
+  }
+
+  /** Resolves once the consumer has finished its next read (one query followed to its last page, or abandoned). */
   nextRead(): Promise<void> {
     return new Promise((resolve) => this.readers.push(resolve));
   }
 
-  /** Full pull: Property first, then each related set (see the header for why in this order). */
+  /** Full pull of every set, Property first; a walk abandoned mid-way is taken up again from the start. */
   async initialPull(): Promise<void> {
-    await this.pullListings(undefined);
-    for (const spec of RELATED) await this.pullRelated(spec, undefined);
+    for (const set of SETS) while (!(await this.pull(set, undefined)));
   }
 
-  /** One incremental pull of every set: changed listings (and their related records by key), then related changes. */
-  async incrementalPull(): Promise<{ listingsSeen: number }> {
+  /** One incremental pull of every set from its mark (an abandoned walk is simply left to the next round). */
+  async incrementalPull(): Promise<void> {
     this.stats.incrementalPulls++;
-    const changed = await this.pullListings(this.marks.Property);
-    await this.resync(changed);
-    for (const spec of RELATED) await this.pullRelated(spec, this.marks[spec.set]);
-    return { listingsSeen: changed.length };
+    for (const set of SETS) await this.pull(set, this.marks[set]);
   }
 
   /**
-   * §4 Removed-listings check: the whole feed with $select=ListingKey, to the end; stored listings whose key
-   * did not appear are removed with their related records, and so are related records of any listing that
-   * did not appear. Returns the keys removed.
+   * §4 Removed-listings check for every set: a key-only walk of the whole set, to the end; stored records
+   * whose key did not appear are removed. Returns the listing keys removed.
    */
-  async removedListingsCheck(): Promise<string[]> {
+  async removedRecordsCheck(): Promise<string[]> {
     this.stats.checks++;
-    const walk = await this.walk(`${this.base}/Property?$select=ListingKey`);
-    const seen = new Set<string>();
-    for (const r of walk.records) {
-      const keys = Object.keys(r);
-      if (keys.length !== 1 || keys[0] !== 'ListingKey') throw new Error(`$select=ListingKey returned ${JSON.stringify(r)}`);
-      seen.add(r.ListingKey);
-    }
     const removed: string[] = [];
-    for (const key of [...this.listings.keys()]) {
-      if (!seen.has(key)) {
-        this.listings.delete(key);
-        removed.push(key);
-        this.stats.removedByCheck++;
+    for (const set of SETS) {
+      const key = keyOf(set);
+      const walk = await this.walk(`${this.base()}/${set}?$select=${key}`, () => undefined, false);
+      const seen = new Set<string>();
+      for (const r of walk.records) {
+        if (Object.keys(r).join() !== key) throw new Error(`$select=${key} returned ${JSON.stringify(r)}`);
+        seen.add(r[key]);
       }
-    }
-    for (const store of Object.values(this.related)) {
-      for (const parent of store.parents()) {
-        if (seen.has(parent)) continue;
-        for (const key of store.keysOf(parent)) if (store.remove(key)) this.stats.relatedRemovedByCheck++;
+      const store = this.stores[set];
+      for (const k of [...store.byKey.keys()]) {
+        if (seen.has(k)) continue;
+        store.remove(k);
+        this.stats.removedByCheck[set]++;
+        if (set === 'Property') removed.push(k);
       }
     }
     return removed;
   }
 
-  /** Reads Property from the mark (or whole), applies §3, and returns the keys of listings to re-sync. */
-  private async pullListings(mark: string | undefined): Promise<string[]> {
-    const url = mark === undefined
-      ? `${this.base}/Property`
-      : `${this.base}/Property?$filter=${encodeURIComponent(`ModificationTimestamp gt ${odataString(mark)}`)}`;
-    const walk = await this.walk(url);
-    if (mark !== undefined) this.stats.incrementRecords.Property += walk.records.length;
-    const changed = new Set<string>();
-    for (const r of walk.records) {
-      const key = r.ListingKey as string;
-      if (r.MlsStatus === 'Delete') {
-        this.deleteListing(key);
-        changed.delete(key);
-      } else {
-        this.listings.set(key, r);
-        this.deleted.delete(key);
-        this.stats.listingUpserts++;
-        changed.add(key);
-      }
-    }
-    this.advance('Property', walk);
-    return [...changed];
-  }
-
-  private async pullRelated(spec: RelatedSpec, mark: string | undefined): Promise<void> {
-    const url = mark === undefined
-      ? `${this.base}/${spec.set}`
-      : `${this.base}/${spec.set}?$filter=${encodeURIComponent(`ModificationTimestamp gt ${odataString(mark)}`)}`;
-    const walk = await this.walk(url);
-    if (mark !== undefined) this.stats.incrementRecords[spec.set] += walk.records.length;
-    const store = this.related[spec.set];
-    for (const r of walk.records) this.applyRelated(store, r);
-    this.advance(spec.set, walk);
-  }
-
-  private applyRelated(store: RelatedStore, r: Rec): void {
-    const parent = r[store.spec.parent] as string | undefined;
-    if (parent !== undefined && this.deleted.has(parent)) store.remove(r[store.spec.key]);
-    else store.upsert(r);
-  }
-
-  /** Replaces each listing's related records with what the service has for it now (by foreign key). */
-  private async resync(keys: readonly string[]): Promise<void> {
-    const queue = [...keys];
-    const worker = async () => {
-      for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-        this.stats.resyncs++;
-        for (const spec of RELATED) {
-          const walk = await this.walk(`${this.base}/${spec.set}?$filter=${encodeURIComponent(`${spec.parent} eq ${odataString(key)}`)}`);
-          const store = this.related[spec.set];
-          const now = new Set<string>();
-          for (const r of walk.records) {
-            if (r[spec.parent] !== key) throw new Error(`${spec.set} filtered on ${spec.parent} eq '${key}' returned ${JSON.stringify(r).slice(0, 200)}`);
-            now.add(r[spec.key]);
-            this.applyRelated(store, r);
-          }
-          for (const old of store.keysOf(key)) {
-            if (!now.has(old) && store.remove(old)) this.stats.relatedRemovedByResync++;
-          }
-        }
-      }
+  /** Reads one set from the mark (or whole) and applies it page by page; false when the walk was abandoned. */
+  private async pull(set: ReplicatedSet, mark: string | undefined): Promise<boolean> {
+    const base = `${this.base()}/${set}`;
+    const url = mark === undefined ? base : `${base}?$filter=${encodeURIComponent(`ModificationTimestamp gt ${odataString(mark)}`)}`;
+    const apply = (records: Rec[]) => {
+      if (mark !== undefined) this.stats.incrementRecords[set] += records.length;
+      for (const r of records) (set === 'Property' ? this.applyListing(r) : this.applyRelated(set, r));
     };
-    await Promise.all(Array.from({ length: Math.max(1, this.options.resyncConcurrency ?? 1) }, worker));
+    try {
+      this.advance(set, await this.walk(url, apply, true));
+      return true;
+    } catch (e) {
+      if (!(e instanceof Interrupted)) throw e;
+      this.stats.interruptions++;
+      return false;
+    }
   }
 
-  private deleteListing(key: string): void {
-    if (this.listings.delete(key)) this.stats.deletedByStatus++;
+  private applyListing(r: Rec): void {
+    const key = r.ListingKey as string;
+    if (r.MlsStatus !== 'Delete') {
+      this.stores.Property.upsert(r);
+      this.deleted.delete(key);
+      return;
+    }
+    if (this.stores.Property.remove(key)) this.stats.deletedByStatus++;
     this.deleted.add(key);
-    for (const store of Object.values(this.related)) for (const k of store.keysOf(key)) store.remove(k);
+  }
+
+  private applyRelated(set: RelatedSet, r: Rec): void {
+    this.stores[set].upsert(r);
+  }
+
+  /** What the consumer holds: its listings, and the related records of every listing it has not seen deleted. */
+  replica(): Record<ReplicatedSet, Map<string, Rec>> {
+    const out = { Property: this.stores.Property.byKey } as Record<ReplicatedSet, Map<string, Rec>>;
+    for (const spec of RELATED) out[spec.set] = new Map([...this.stores[spec.set].byKey].filter(([, r]) => !this.deleted.has(r[spec.parent])));
+    return out;
   }
 
   /** The new mark is the last record's timestamp; an empty pull keeps the old one. */
-  private advance(set: 'Property' | RelatedSet, walk: Walk): void {
+  private advance(set: ReplicatedSet, walk: Walk): void {
     const last = walk.records[walk.records.length - 1];
     if (!last) return;
     const ts = last.ModificationTimestamp as string;
@@ -273,13 +214,42 @@ export class ReplicationConsumer {
     this.marks[set] = ts;
   }
 
-  private async walk(url: string): Promise<Walk> {
-    const walk = await walkPages(url, { headers: this.options.headers });
-    this.stats.requests += walk.pages.length;
-    this.stats.recordsReceived += walk.records.length;
-    const waiting = this.readers;
-    this.readers = [];
-    for (const resolve of waiting) resolve();
-    return walk;
+  private base(): string {
+    return this.bases[this.turn++ % this.bases.length];
   }
+
+  /** Follows a query to its end, applying each page as it arrives; may be abandoned after a page. */
+  private async walk(url: string, apply: (records: Rec[]) => void, interruptible: boolean): Promise<Walk> {
+    const random = this.options.random ?? Math.random;
+    try {
+      const walk = await walkPages(url, {
+        headers: this.options.headers,
+        between: async (_index, page) => {
+          apply(page.json.value);
+          if (interruptible && random() < this.interruptChance) throw new Interrupted();
+        },
+        // Pages of one walk may come from any instance: the nextLink's token is the database's, not the process's.
+        rewrite: (next) => (this.bases.length > 1 ? swapBase(next, this.bases) : next),
+      });
+      this.count(walk.pages.length, walk.records.length);
+      apply(walk.pages[walk.pages.length - 1].json.value);
+      return walk;
+    } finally {
+      const waiting = this.readers;
+      this.readers = [];
+      for (const resolve of waiting) resolve();
+    }
+  }
+
+  private count(pages: number, records: number): void {
+    this.stats.requests += pages;
+    this.stats.recordsReceived += records;
+  }
+}
+
+/** The same nextLink on the other instance. */
+function swapBase(next: string, bases: readonly string[]): string {
+  const from = bases.find((b) => next.startsWith(b));
+  if (!from) return next;
+  return bases[(bases.indexOf(from) + 1) % bases.length] + next.slice(from.length);
 }
