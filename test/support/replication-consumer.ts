@@ -147,7 +147,8 @@ export class ReplicationConsumer {
     const removed: string[] = [];
     for (const set of SETS) {
       const key = keyOf(set);
-      const walk = await this.walk(`${this.base()}/${set}?$select=${key}`, () => undefined, false);
+      // Keys are small: larger pages, as a client asks for them (Prefer, repeated on every page).
+      const walk = await this.walk(`${this.base()}/${set}?$select=${key}`, () => undefined, false, { Prefer: 'odata.maxpagesize=1000' });
       const seen = new Set<string>();
       for (const r of walk.records) {
         if (Object.keys(r).join() !== key) throw new Error(`$select=${key} returned ${JSON.stringify(r)}`);
@@ -219,11 +220,11 @@ export class ReplicationConsumer {
   }
 
   /** Follows a query to its end, applying each page as it arrives; may be abandoned after a page. */
-  private async walk(url: string, apply: (records: Rec[]) => void, interruptible: boolean): Promise<Walk> {
+  private async walk(url: string, apply: (records: Rec[]) => void, interruptible: boolean, headers: Record<string, string> = {}): Promise<Walk> {
     const random = this.options.random ?? Math.random;
     try {
       const walk = await walkPages(url, {
-        headers: this.options.headers,
+        headers: { ...this.options.headers, ...headers },
         between: async (_index, page) => {
           apply(page.json.value);
           if (interruptible && random() < this.interruptChance) throw new Interrupted();
