@@ -7,6 +7,7 @@ const MAX_URL_BYTES = 1024 * 1024;
 import { Config, usageOptions } from './config';
 import type { Clock } from './clock';
 import { AppOptions, createApp } from './http/app';
+import { ScopeEpochs } from './paging/scope-epoch';
 import { listingRootOf, ServiceModel } from './model/service-model';
 import { isTransient } from './readiness';
 import { ListingService } from './service';
@@ -45,6 +46,8 @@ export async function startServer(
   const parts = {
     model, dialect: db.dialect, stores: service.stores, clients: service.clients, meter: service.meter, clock: service.clock,
     readiness: service.readiness, skipTokens: () => service.readiness.value.skipTokens,
+    // The feed scope this process serves is recorded (with an epoch when it differs from the last one) at its first query.
+    scopeEpochs: new ScopeEpochs(() => service.settings.scopeEpoch('feed', config.feedScope ?? '')),
   };
   const handler = createApp(parts, {
     ...app,

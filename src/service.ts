@@ -41,7 +41,7 @@ export class ListingService {
   constructor(readonly model: ServiceModel, readonly db: Database, options: ServiceOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.settings = new Settings(db);
-    this.clients = new ClientRegistry(new ClientTable(db), this.clock);
+    this.clients = new ClientRegistry(new ClientTable(db, this.settings), this.clock);
     this.meter = new Meter(new UsageTable(db, this.settings), options.usage);
     this.stores = recordStores(model, db);
     this.writer = recordWriter(db, this.settings, (set) => this.stores.store(set));

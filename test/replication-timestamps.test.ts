@@ -150,3 +150,63 @@ describeEachDatabase('Replication timestamps (§2, §4)', (target) => {
     });
   });
 });
+
+describeEachDatabase('When the operator changes what a client may see (scope epochs)', (target) => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  const token = 'epoch-client-token';
+  const asClient = (url: string) => get(url, { Authorization: `Bearer ${token}`, Prefer: 'odata.maxpagesize=2' });
+  const since = (base: string, mark: string) => `${base}/Media?$filter=${encodeURIComponent(`ModificationTimestamp gt ${odataString(mark)}`)}`;
+
+  before(async function () {
+    this.timeout(120_000);
+    db = await target.create();
+    server = await startTestServer(serviceModel, db.url);
+    await seedDemoData(server.service, { listings: 5 });
+    const { client } = await server.service.clients.add({ id: 'epoch-client', name: 'Epoch', scope: "MlsStatus ne 'Withdrawn'" });
+    await server.service.clients.issueToken(client.id, undefined, token);
+  });
+  after(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  it('after `clients scope`, an older mark and an older nextLink answer 400 ScopeChanged naming the epoch; a new walk and marks from it work', async () => {
+    const walk = await asClient(`${server.url}/Media`);
+    const mark = walk.json.value[0].ModificationTimestamp as string;
+    const oldNext = walk.json['@odata.nextLink'] as string;
+    expect((await asClient(since(server.url, mark))).status, 'before the change, the mark is fine').to.equal(200);
+
+    await server.service.clients.setScope('epoch-client', "MlsStatus ne 'Pending'");
+    const refused = await asClient(since(server.url, mark));
+    expect(refused.status).to.equal(400);
+    expect(refused.json.error.code).to.equal('ScopeChanged');
+    expect(refused.json.error.target).to.equal('$filter');
+    const epoch = /changed at (\S+)/.exec(refused.json.error.message)![1];
+    expect(epoch).to.match(TIMESTAMP);
+    expect(epoch > mark).to.equal(true);
+    const stale = await asClient(oldNext);
+    expect([stale.status, stale.json.error.code, stale.json.error.target]).to.deep.equal([400, 'ScopeChanged', '$skiptoken']);
+
+    const again = await asClient(`${server.url}/Media`);
+    expect(again.status).to.equal(200);
+    expect((await asClient(again.json['@odata.nextLink'])).status, 'a nextLink of the new walk').to.equal(200);
+    expect((await asClient(since(server.url, epoch))).status, 'a mark at the epoch').to.equal(200);
+    // Another client's marks are not affected.
+    expect((await get(since(server.url, mark))).status).to.equal(200);
+  });
+
+  it('a server started with another FEED_SCOPE refuses marks from before it', async function () {
+    this.timeout(60_000);
+    const mark = (await get(`${server.url}/Media`)).json.value[0].ModificationTimestamp as string;
+    expect((await get(since(server.url, mark))).status).to.equal(200);
+    const other = await startTestServer(serviceModel, db.url, { feedScope: "MlsStatus ne 'Closed'" });
+    try {
+      const refused = await get(since(other.url, mark));
+      expect([refused.status, refused.json.error.code]).to.deep.equal([400, 'ScopeChanged']);
+      expect((await get(`${other.url}/Media`)).status).to.equal(200);
+    } finally {
+      await other.close();
+    }
+  });
+});

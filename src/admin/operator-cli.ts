@@ -13,6 +13,7 @@ export interface ClientAdmin {
 export const CLIENTS_USAGE = `reso-server clients add --name <name> [--id <id>] [--scope "<OData filter on the listings>"]
                        [--hide <field>,<Set>.<field>] [--rate <requests/minute>] [--admin] [--static-token]
 reso-server clients list
+reso-server clients scope <id> [--scope "<OData filter on the listings>"]   (no --scope: all listings)
 reso-server clients revoke <id>
 reso-server clients rotate <id>`;
 
@@ -62,6 +63,16 @@ export async function runClients(admin: ClientAdmin, args: string[], log: (l: st
         c.hiddenFields.join(',') || '-', c.rateLimit ? `${c.rateLimit}/min` : '-',
       ]);
       log(table(['client', 'name', 'state', 'role', 'scope', 'hidden fields', 'rate'], rows));
+      return 0;
+    }
+    case 'scope': {
+      const id = positional[0];
+      if (!id) throw new Error(`clients scope needs a client id\n\n${CLIENTS_USAGE}`);
+      const scope = text(flags.get('--scope'));
+      new Licence(admin.model, undefined, { id: 'check', name: 'check', scope, hiddenFields: [], admin: false, createdAt: '' });
+      await admin.clients.setScope(id, scope);
+      log(`client ${id} now sees ${scope ? `listings where ${scope}` : 'all listings'}; its replication marks and nextLinks from before now `
+        + 'are refused (ScopeChanged): it walks each set again');
       return 0;
     }
     case 'revoke':

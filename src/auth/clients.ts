@@ -22,6 +22,8 @@ export interface Client {
   readonly admin: boolean;
   readonly createdAt: string;
   readonly revokedAt?: string;
+  /** When an operator last changed the scope: replication positions from before it are refused (paging/scope-epoch.ts). */
+  readonly scopeEpoch?: string;
 }
 
 export interface NewClient {
@@ -66,6 +68,7 @@ function rowToClient(r: Record<string, unknown>): Client {
     admin: r.admin === 1 || r.admin === true,
     createdAt: r.created_at as string,
     ...(r.revoked_at ? { revokedAt: r.revoked_at as string } : {}),
+    ...(r.scope_epoch ? { scopeEpoch: r.scope_epoch as string } : {}),
   };
 }
 
@@ -126,6 +129,16 @@ export class ClientRegistry {
   async revoke(id: string): Promise<void> {
     await this.update(id, { revoked_at: new Date(this.clock.now()).toISOString() });
     await this.table.deleteTokens(id);
+  }
+
+  /**
+   * Changes the listings a client may see (undefined: all). Its replication marks and page positions from
+   * before now are refused from then on (ScopeChanged), so that it walks each set again.
+   */
+  async setScope(id: string, scope: string | undefined): Promise<void> {
+    if (!(await this.get(id))) throw new Error(`no client ${id}`);
+    await this.table.updateScope(id, scope ?? null);
+    this.cache.clear();
   }
 
   /** A new secret for a client; the old one stops working (tokens already issued run out as usual). */

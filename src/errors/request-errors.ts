@@ -75,4 +75,11 @@ export const REQUEST_ERRORS = defineErrors({
     message: (why: string) => `$skiptoken ${why}; follow @odata.nextLink exactly as the service sent it`,
     target: '$skiptoken',
   },
+  ScopeChanged: {
+    message: (option: '$filter' | '$skiptoken', epoch: string) =>
+      `the records this client may see changed at ${epoch} (its scope or the feed scope was changed), after the position this ${option} `
+      + `continues from: walk the set again from the start, without a ModificationTimestamp filter, and continue from the later of `
+      + `that walk's mark and '${epoch}'`,
+    target: (option: '$filter' | '$skiptoken') => option,
+  },
 });

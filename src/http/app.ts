@@ -9,6 +9,7 @@ import { DatabaseUnavailable } from '../storage/errors';
 import type { RecordStores } from '../storage/record-stores';
 import type { TokenIssuer, TokenLookup } from '../auth/clients';
 import { Licences } from '../auth/licence';
+import type { ScopeEpochs } from '../paging/scope-epoch';
 import { Errors, ServiceError } from '../errors/catalogue';
 import { MeteringUnavailable, UsageRecorder, UsageReport } from '../metering/meter';
 import { RateWindows } from '../metering/rate-limit';
@@ -51,6 +52,8 @@ export interface AppParts {
   /** Whether the start-up work is done: until then, 503. */
   readonly readiness: { readonly ready: boolean };
   readonly skipTokens: () => SkipTokens;
+  /** When what each client may see last changed without its records changing (ScopeChanged). */
+  readonly scopeEpochs: ScopeEpochs;
   /** What rate-limit windows are measured against. */
   readonly clock: Clock;
 }

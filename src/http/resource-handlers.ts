@@ -7,6 +7,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { EntitySetSpec, ResourceHandlers, ServiceModel } from '../model/service-model';
 import { nextLink, pageSize } from '../paging/page-request';
+import { refuseMarkBefore, refusePositionBefore, ScopeEpochs } from '../paging/scope-epoch';
 import { queryDigest, SkipTokens } from '../paging/skiptoken';
 import { bindQuery, BindOptions } from '../query/bind-query';
 import type { BoundPredicate, BoundQuery } from '../query/bound';
@@ -43,6 +44,8 @@ export interface ResourceParts {
   readonly meter: UsageRecorder;
   /** Seals and opens $skiptoken values (there whenever a handler runs: requests wait for readiness). */
   readonly skipTokens: () => SkipTokens;
+  /** When what each client may see last changed without its records changing. */
+  readonly scopeEpochs: ScopeEpochs;
 }
 
 export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers {
@@ -91,6 +94,9 @@ class ResourceRequests {
     // A token is bound to the client and the path too: it continues one client's walk of one query.
     const digest = queryDigest(`${clientOf(res)?.id ?? ''} ${req.path}`, { ...tree.texts, skiptoken: undefined, format: undefined });
     const position = q.skiptoken !== undefined ? skipTokens().decode(q.skiptoken, digest) : undefined;
+    const epoch = await this.parts.scopeEpochs.of(clientOf(res));
+    refuseMarkBefore(epoch, set, q.filter);
+    if (position) refusePositionBefore(epoch, position.epoch);
     const returned = position?.returned ?? 0;
     const limit = Math.min(size.size, (q.top ?? Number.MAX_SAFE_INTEGER) - returned);
     // One row more than the page tells whether another page follows.
@@ -108,7 +114,7 @@ class ResourceRequests {
     let next: string | undefined;
     // Another page follows when rows remain and $top (a total across pages) is not yet reached.
     if (result.records.length > limit && returned + n < (q.top ?? Number.MAX_SAFE_INTEGER)) {
-      const token = skipTokens().encode({ last: result.sortValues[n - 1], returned: returned + n }, digest);
+      const token = skipTokens().encode({ last: result.sortValues[n - 1], returned: returned + n, epoch }, digest);
       next = nextLink(serviceRoot(req, this.options), req, token);
     }
     const count = q.count ? await store.count(filter) : undefined;

@@ -13,6 +13,8 @@ export interface PagePosition {
   readonly last: readonly unknown[];
   /** Records returned so far, for $top (which caps the total). */
   readonly returned: number;
+  /** The client's scope epoch when the walk began (scope-epoch.ts); a later one makes the position stale. */
+  readonly epoch?: string;
 }
 
 const VERSION = 2;
@@ -39,7 +41,7 @@ export class SkipTokens {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(digest));
-    const body = Buffer.concat([cipher.update(JSON.stringify({ v: VERSION, l: position.last, n: position.returned }), 'utf8'), cipher.final()]);
+    const body = Buffer.concat([cipher.update(JSON.stringify({ v: VERSION, l: position.last, n: position.returned, e: position.epoch }), 'utf8'), cipher.final()]);
     return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
   }
 
@@ -58,8 +60,8 @@ export class SkipTokens {
     } catch {
       throw invalid('was altered, was not issued by this service, or belongs to a different query (its path, $filter, $orderby, $select or $top differ)');
     }
-    const body = JSON.parse(text) as { v?: unknown; l?: unknown; n?: unknown };
+    const body = JSON.parse(text) as { v?: unknown; l?: unknown; n?: unknown; e?: unknown };
     if (body.v !== VERSION || !Array.isArray(body.l) || typeof body.n !== 'number') throw invalid('is from another version of this service');
-    return { last: body.l, returned: body.n };
+    return { last: body.l, returned: body.n, ...(typeof body.e === 'string' ? { epoch: body.e } : {}) };
   }
 }

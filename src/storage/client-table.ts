@@ -4,6 +4,7 @@
  */
 import type { Database, Row } from './database';
 import { CLIENTS_TABLE, TOKENS_TABLE } from './internal-schema';
+import type { Settings } from './settings';
 import { Sql, sql } from './sql';
 
 export interface ClientRow {
@@ -16,6 +17,7 @@ export interface ClientRow {
   admin: 0 | 1;
   created_at: string;
   revoked_at: string | null;
+  scope_epoch?: string | null;
 }
 
 export interface TokenRow {
@@ -33,6 +35,8 @@ export interface ClientStore {
   /** Every client, by id. */
   clients(): Promise<Row[]>;
   updateClient(id: string, values: Partial<ClientRow>): Promise<void>;
+  /** Sets a client's scope and its epoch, a ModificationTimestamp from the one clock, in one transaction. */
+  updateScope(id: string, scope: string | null): Promise<void>;
   deleteTokens(clientId: string): Promise<void>;
   /** The client a token hash belongs to, if it is stored. */
   tokenOwner(tokenHash: string): Promise<string | undefined>;
@@ -45,7 +49,7 @@ export interface ClientStore {
 export class ClientTable implements ClientStore {
   private readonly byTokenSql: string;
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: Database, private readonly settings: Settings) {
     const s = db.statements;
     const [clients, tokens] = [s.id(CLIENTS_TABLE), s.id(TOKENS_TABLE)];
     const clientId = s.id('client_id');
@@ -70,6 +74,14 @@ export class ClientTable implements ClientStore {
 
   async updateClient(id: string, values: Partial<ClientRow>): Promise<void> {
     await this.run(this.db.statements.update(CLIENTS_TABLE, values, this.db.statements.eq('client_id', id)));
+  }
+
+  async updateScope(id: string, scope: string | null): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const epoch = await this.settings.nextModificationTime(tx);
+      const q = this.db.statements.update(CLIENTS_TABLE, { scope, scope_epoch: epoch }, this.db.statements.eq('client_id', id));
+      await tx.run(q.sql, q.params);
+    });
   }
 
   async deleteTokens(clientId: string): Promise<void> {

@@ -39,6 +39,8 @@ export const INTERNAL_TABLES: readonly Table[] = [
       { name: 'admin', type: 'boolean', nullable: false },
       string('created_at', 24),
       string('revoked_at', 24, true),
+      /** The ModificationTimestamp at which an operator last changed the scope (replication marks before it are refused). */
+      string('scope_epoch', 24, true),
     ],
     primaryKey: ['client_id'],
     indexes: [],

@@ -67,6 +67,29 @@ export class Settings {
     return new Date(t).toISOString();
   }
 
+  /**
+   * Records the scope `name` now has and answers its epoch: the ModificationTimestamp at which it last
+   * changed from a different recorded scope (none for the first one recorded). Under the clock's lock, so
+   * the epoch falls between writers' timestamps and instances recording at once agree.
+   */
+  async scopeEpoch(name: string, scope: string): Promise<string | undefined> {
+    const key = `scope:${name}`;
+    const read = async (ex: Executor) => {
+      const v = await this.get(key, ex);
+      return v === undefined ? undefined : (JSON.parse(v) as { scope: string; epoch: string | null });
+    };
+    const stored = await read(this.db);
+    if (stored?.scope === scope) return stored.epoch ?? undefined;
+    return this.db.transaction(async (tx) => {
+      const now = await this.nextModificationTime(tx);
+      const current = await read(tx);
+      if (current?.scope === scope) return current.epoch ?? undefined;
+      const epoch = current ? now : null;
+      await this.set(tx, key, JSON.stringify({ scope, epoch }));
+      return epoch ?? undefined;
+    });
+  }
+
   /** The clock row must exist before writers lock it. */
   async ensureClock(): Promise<void> {
     await this.getOrCreate(CLOCK, () => '0');
