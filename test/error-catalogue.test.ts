@@ -28,7 +28,7 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   FilterTooLong: [40000, 32768],
   SkipNotSupported: [],
   SkipTokenInvalid: ['is not one this service issued'],
-  ScopeChanged: ['$filter', '2026-11-23T10:00:00.000Z'],
+  ScopeChanged: ['$filter', '2026-11-23T10:00:00.000Z', 'ModificationTimestamp'],
   FieldNotFound: ['Property', 'Nope'],
   FieldHasNoMembers: ['MlsStatus', 'MlsStatus/Code', 'select'],
   FieldRestricted: ['OwnerName', '$orderby', 'Property', 'ListingKey, ModificationTimestamp'],

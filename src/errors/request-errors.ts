@@ -76,9 +76,9 @@ export const REQUEST_ERRORS = defineErrors({
     target: '$skiptoken',
   },
   ScopeChanged: {
-    message: (option: '$filter' | '$skiptoken', epoch: string) =>
+    message: (option: '$filter' | '$skiptoken', epoch: string, changeTimestamp: string) =>
       `the records this client may see changed at ${epoch} (its scope or the feed scope was changed), after the position this ${option} `
-      + `continues from: walk the set again from the start, without a ModificationTimestamp filter, and continue from the later of `
+      + `continues from: walk the set again from the start, without a ${changeTimestamp} filter, and continue from the later of `
       + `that walk's mark and '${epoch}'`,
     target: (option: '$filter' | '$skiptoken') => option,
   },

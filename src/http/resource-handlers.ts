@@ -96,7 +96,7 @@ class ResourceRequests {
     const position = q.skiptoken !== undefined ? skipTokens().decode(q.skiptoken, digest) : undefined;
     const epoch = await this.parts.scopeEpochs.of(clientOf(res));
     refuseMarkBefore(epoch, set, q.filter);
-    if (position) refusePositionBefore(epoch, position.epoch);
+    if (position) refusePositionBefore(epoch, set, position.epoch);
     const returned = position?.returned ?? 0;
     const limit = Math.min(size.size, (q.top ?? Number.MAX_SAFE_INTEGER) - returned);
     // One row more than the page tells whether another page follows.
