@@ -262,7 +262,7 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
     });
   });
 
-  describe('operator CLI: reso-server clients add|list|rotate|revoke', function () {
+  describe('operator CLI: reso-server clients add|list|rotate|scope|revoke', function () {
     this.timeout(60_000);
     let cli: { id: string; secret: string; token?: string };
 
@@ -306,6 +306,22 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
       expectTokenError(await requestToken(base, { id: cli.id, secret: cli.secret, via: 'basic' }), 'old secret after CLI rotate', 401, 'invalid_client');
       await works(expectIssued(await requestToken(base, { id: cli.id, secret: rotated.secret, via: 'form' }), 'rotated secret'), 'rotated');
       cli = { ...cli, secret: rotated.secret };
+    });
+    it('clients scope <id> --scope F changes the listings it sees and stamps a scope epoch; a bad filter or id changes nothing', async function () {
+      this.timeout(30_000);
+      const r = await runCli(db.url, ['clients', 'scope', cli.id, '--scope', "MlsStatus eq 'Active'"]);
+      expect(r.code, r.stderr).to.equal(0);
+      const changed = await server.service.clients.get(cli.id);
+      expect(changed?.scope).to.equal("MlsStatus eq 'Active'");
+      expect(changed?.scopeEpoch).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      for (const args of [[cli.id, '--scope', 'NoSuchField eq 1'], ['no-such-client', '--scope', "MlsStatus eq 'Active'"]]) {
+        const refusedChange = await runCli(db.url, ['clients', 'scope', ...args]);
+        expect(refusedChange.code, args.join(' ')).not.to.equal(0);
+      }
+      expect(await server.service.clients.get(cli.id)).to.deep.equal(changed);
+      const all = await runCli(db.url, ['clients', 'scope', cli.id]);
+      expect(all.code, all.stderr).to.equal(0);
+      expect((await server.service.clients.get(cli.id))?.scope).to.equal(undefined);
     });
     it('clients revoke <id> (another process): tokens are refused within the 5 s cache bound, unused ones at once', async function () {
       this.timeout(30_000);
