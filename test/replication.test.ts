@@ -283,7 +283,7 @@ function report(writers: RandomWriter[], allStats: WriterStats[], writeSeconds: 
     const kinds = Object.entries(stats.byKind).sort().map(([k, n]) => `${k} ${n}`).join(', ');
     console.log(`      writer ${i + 1}/${allStats.length} (seed ${writers[i].rng.seed}): ${stats.operations} operations in ${stats.batches} batches `
       + `(largest ${stats.largestBatch}; ingest: ${stats.created} created, ${stats.updated} updated, ${stats.unchanged} unchanged, `
-      + `${stats.deleted} deleted, ${stats.listingsTouched} listing touches, ${stats.relatedMoved} related records moved with their listing) `
+      + `${stats.deleted} deleted, ${stats.listingsTouched} listing touches) `
       + `in ${writeSeconds.toFixed(1)} s, ${rounds} consumer rounds\n        operations: ${kinds}`);
   }
 }

@@ -42,8 +42,6 @@ export interface IngestReport {
   deleted: number;
   /** Parent records (listings) whose timestamps moved because their related records changed. */
   listingsTouched: number;
-  /** Related records whose timestamp moved with their changed listing (followers.ts). */
-  relatedMoved: number;
   errors: { line: number; message: string }[];
 }
 
@@ -55,7 +53,7 @@ export interface IngestTarget {
 }
 
 export function emptyReport(): IngestReport {
-  return { created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0, relatedMoved: 0, errors: [] };
+  return { created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0, errors: [] };
 }
 
 type StoredRecord = Readonly<Record<string, unknown>>;
@@ -218,13 +216,13 @@ class Batch {
       if (typeof reference === 'string' || typeof reference === 'number') byReference.set(reference, key);
     }
     if (byReference.size === 0) return;
-    const related = await tx.recordsByParent(follower.set, follower.foreignKey, [...byReference.keys()], follower.discriminator);
-    const store = this.target.stores.store(follower.set);
-    await tx.upsert(follower.set, related.map((r) => store.encode({ ...r, [follower.set.changeTimestamp!]: this.now })));
-    this.report.relatedMoved += related.length;
-    for (const r of related) {
+    await tx.restampByParent(follower.set, follower.foreignKey, [...byReference.keys()], follower.discriminator, this.now);
+    // Only a record created here can have related records whose own arrival did not move its timestamps.
+    const created = [...byReference].filter(([, key]) => this.created.has(key)).map(([reference]) => reference);
+    if (created.length === 0 || follower.moves.length === 0) return;
+    for (const r of await tx.recordsByParent(follower.set, follower.foreignKey, created, follower.discriminator)) {
       const key = byReference.get(r[follower.foreignKey] as string | number)!;
-      const moved = follower.moves.filter((m) => this.created.has(key) && (!m.when || meets(r, m.when)));
+      const moved = follower.moves.filter((m) => !m.when || meets(r, m.when));
       if (moved.length) this.keep(key, this.store.encode({ ...this.current.get(key), ...Object.fromEntries(moved.map((m) => [m.field, this.now])) }));
     }
   }

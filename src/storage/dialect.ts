@@ -49,6 +49,9 @@ export abstract class SqlDialect {
 
   abstract castInteger(value: Sql): Sql;
 
+  /** Texts joined end to end. */
+  abstract concat(parts: readonly Sql[]): Sql;
+
   /** How an insert that meets an existing key becomes an update: the clause before the assignments. */
   abstract onConflictUpdate(key: readonly string[]): string;
   /** The value the conflicting insert carried for `column`, inside the assignments. */

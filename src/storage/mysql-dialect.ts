@@ -5,7 +5,7 @@
  */
 import type { ColumnSpec } from '../model/service-model';
 import { commonColumnType, SqlDialect } from './dialect';
-import { param, raw, Sql, sql } from './sql';
+import { join, param, raw, Sql, sql } from './sql';
 
 /** Placeholders one prepared statement may carry. */
 const MAX_PARAMS = 65535;
@@ -40,6 +40,11 @@ class MysqlDialect extends SqlDialect {
 
   castInteger(value: Sql): Sql {
     return sql`CAST(${value} AS SIGNED)`;
+  }
+
+  /** `||` is OR here unless the session says otherwise. */
+  concat(parts: readonly Sql[]): Sql {
+    return sql`CONCAT(${join(parts, ', ')})`;
   }
 
   onConflictUpdate(): string {

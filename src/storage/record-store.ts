@@ -9,7 +9,7 @@ import { Projection, WHOLE_RECORD } from '../query/projection';
 import type { Database, Executor } from './database';
 import { EncodedRecord, recordEncoder, RecordEncoder } from './record-codec';
 import { countQuery, keyQuery, pageQuery, PARENT, RecordQuery, relatedQuery, RelatedQuery } from './record-queries';
-import { Sql, sql } from './sql';
+import { param, Sql, sql } from './sql';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
 
@@ -117,6 +117,32 @@ export class RecordStore {
       for (const row of await ex.all(q.sql, q.params)) out.push(JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>);
     }
     return out;
+  }
+
+  /**
+   * Moves the change timestamp of the records that belong to parents (as `recordsByParent` finds them) to
+   * `now`, in its column and in the stored JSON text, without reading them. The text holds the member exactly
+   * as `"<field>":"<old value>"` (the codec's JSON.stringify of a flat record; inside a string value those
+   * quotes would be escaped), so replacing that text is replacing the value.
+   */
+  async restampByParent(
+    ex: Executor, field: string, values: readonly (string | number)[], belongs: { readonly field: string; readonly value: string } | undefined, now: string,
+  ): Promise<void> {
+    const s = this.db.statements;
+    const stamp = this.set.changeTimestamp;
+    if (!stamp) throw new Error(`${this.set.name} has no change timestamp to move`);
+    const [column, record] = [s.id(this.columnOf(stamp)), s.id(RECORD_COLUMN)];
+    const member = `${JSON.stringify(stamp)}:`;
+    const old = this.db.dialect.concat([param(`${member}"`), column, param('"')]);
+    // The text first: MariaDB evaluates assignments left to right, each seeing the ones before it.
+    const assignments = sql`${record} = REPLACE(${record}, ${old}, ${param(member + JSON.stringify(now))}), ${column} = ${param(now)}`;
+    const owner = belongs && this.columnOf(belongs.field);
+    const ownerMatches = owner ? sql`${s.eq(owner, belongs!.value)} OR ${s.id(owner)} IS NULL` : undefined;
+    const parent = this.columnOf(field);
+    for (let i = 0; i < values.length; i += READ_BATCH) {
+      const q = sql`UPDATE ${s.id(this.table.name)} SET ${assignments} WHERE ${s.and([s.in(parent, values.slice(i, i + READ_BATCH)), ownerMatches])!}`;
+      await ex.run(q.sql, q.params);
+    }
   }
 
   /** Removes records by key, in the caller's transaction. */

@@ -22,6 +22,10 @@ export interface RecordTransaction {
   recordsByParent(
     set: EntitySetSpec | string, field: string, values: readonly Key[], belongs?: { readonly field: string; readonly value: string },
   ): Promise<Record<string, unknown>[]>;
+  /** Moves the change timestamp of the records `recordsByParent` would find to `now`, without reading them. */
+  restampByParent(
+    set: EntitySetSpec | string, field: string, values: readonly Key[], belongs: { readonly field: string; readonly value: string } | undefined, now: string,
+  ): Promise<void>;
   /** Inserts or replaces records by key. */
   upsert(set: EntitySetSpec | string, records: readonly EncodedRecord[]): Promise<void>;
   deleteByKeys(set: EntitySetSpec | string, keys: readonly Key[]): Promise<void>;
@@ -38,6 +42,7 @@ export function recordWriter(db: Database, settings: Settings, store: (set: Enti
       modificationTime: () => settings.nextModificationTime(ex),
       recordsByKeys: (set, keys) => store(set).recordsByKeys(ex, keys),
       recordsByParent: (set, field, values, belongs) => store(set).recordsByParent(ex, field, values, belongs),
+      restampByParent: (set, field, values, belongs, now) => store(set).restampByParent(ex, field, values, belongs, now),
       upsert: (set, records) => store(set).upsert(ex, records),
       deleteByKeys: (set, keys) => store(set).deleteByKeys(ex, keys),
     })),

@@ -5,7 +5,7 @@
  */
 import type { ColumnSpec } from '../model/service-model';
 import { commonColumnType, SqlDialect } from './dialect';
-import { param, raw, Sql, sql } from './sql';
+import { join, param, raw, Sql, sql } from './sql';
 
 /** SQLITE_MAX_VARIABLE_NUMBER since SQLite 3.32. */
 const MAX_PARAMS = 32766;
@@ -37,6 +37,10 @@ class SqliteDialect extends SqlDialect {
 
   castInteger(value: Sql): Sql {
     return sql`CAST(${value} AS INTEGER)`;
+  }
+
+  concat(parts: readonly Sql[]): Sql {
+    return join(parts, ' || ');
   }
 
   onConflictUpdate(key: readonly string[]): string {

@@ -53,8 +53,6 @@ export interface WriterStats {
   unchanged: number;
   deleted: number;
   listingsTouched: number;
-  /** Related records whose timestamps moved with their changed listing. */
-  relatedMoved: number;
 }
 
 /** The writer's copy of one set: records by key and keys by listing. */
@@ -85,7 +83,7 @@ class Mirror {
 }
 
 export class RandomWriter {
-  readonly stats: WriterStats = { batches: 0, operations: 0, largestBatch: 0, byKind: {}, created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0, relatedMoved: 0 };
+  readonly stats: WriterStats = { batches: 0, operations: 0, largestBatch: 0, byKind: {}, created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0 };
   private readonly listings = new Mirror();
   private readonly children: Record<ChildSet, Mirror> = {
     Media: new Mirror(CHILD_SETS.Media.parent),
@@ -155,7 +153,6 @@ export class RandomWriter {
     this.stats.unchanged += report.unchanged;
     this.stats.deleted += report.deleted;
     this.stats.listingsTouched += report.listingsTouched;
-    this.stats.relatedMoved += report.relatedMoved;
   }
 
   private listingKeys(pred: (r: Rec) => boolean): string[] {
