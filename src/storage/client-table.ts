@@ -4,7 +4,7 @@
  */
 import type { Database, Row } from './database';
 import { CLIENTS_TABLE, TOKENS_TABLE } from './internal-schema';
-import type { Settings } from './settings';
+import { Settings } from './settings';
 import { Sql, sql } from './sql';
 
 export interface ClientRow {
@@ -49,7 +49,7 @@ export interface ClientStore {
 export class ClientTable implements ClientStore {
   private readonly byTokenSql: string;
 
-  constructor(private readonly db: Database, private readonly settings: Settings) {
+  constructor(private readonly db: Database, private readonly settings: Settings = new Settings(db)) {
     const s = db.statements;
     const [clients, tokens] = [s.id(CLIENTS_TABLE), s.id(TOKENS_TABLE)];
     const clientId = s.id('client_id');
