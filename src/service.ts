@@ -10,6 +10,7 @@ import type { EntitySetSpec, ServiceModel } from './model/service-model';
 import { Readiness } from './readiness';
 import { Started, startUp, StartupOptions } from './startup';
 import { ClientTable } from './storage/client-table';
+import { CredentialMark } from './storage/credential-changes';
 import type { Database } from './storage/database';
 import type { RecordStore } from './storage/record-store';
 import { recordStores, RecordStores } from './storage/record-stores';
@@ -41,7 +42,7 @@ export class ListingService {
   constructor(readonly model: ServiceModel, readonly db: Database, options: ServiceOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.settings = new Settings(db);
-    this.clients = new ClientRegistry(new ClientTable(db, this.settings), this.clock);
+    this.clients = new ClientRegistry(new ClientTable(db, this.settings), this.clock, new CredentialMark(db, this.settings));
     this.meter = new Meter(new UsageTable(db, this.settings), options.usage);
     this.stores = recordStores(model, db);
     this.writer = recordWriter(db, this.settings, (set) => this.stores.store(set));

@@ -1,5 +1,6 @@
 /** The operator's commands: `reso-server clients …` and `reso-server usage …`. */
-import type { ClientRegistry } from '../auth/clients';
+import { CREDENTIAL_CHECK_MS } from '../auth/clients';
+import type { ClientRegistry, Rotation } from '../auth/clients';
 import { Licence } from '../auth/licence';
 import type { Meter, UsageReport } from '../metering/meter';
 import type { ServiceModel } from '../model/service-model';
@@ -81,9 +82,9 @@ export async function runClients(admin: ClientAdmin, args: string[], log: (l: st
       if (!id) throw new Error(`clients ${sub} needs a client id`);
       if (sub === 'revoke') {
         await admin.clients.revoke(id);
-        log(`client ${id} revoked: its secret and tokens no longer work`);
+        log(`client ${id} revoked: its secret and all its access tokens no longer work (on running servers within ${CREDENTIAL_CHECK_MS / 1000} s)`);
       } else {
-        log(`client_id:     ${id}\nclient_secret: ${await admin.clients.rotate(id)}   (the old secret no longer works)`);
+        log(rotationReport(id, await admin.clients.rotate(id)));
       }
       return 0;
     }
@@ -114,6 +115,18 @@ export async function runUsage(meter: UsageReport & Pick<Meter, 'adoptAbandoned'
   lines.push(['total', '', String(totalA), String(totalB)]);
   log(table(['hour (UTC)', 'client', 'class A', 'class B'], lines));
   return 0;
+}
+
+/** What `clients rotate` prints: the new credentials, and what became of the old ones. */
+function rotationReport(id: string, r: Rotation): string {
+  const bound = `on running servers within ${CREDENTIAL_CHECK_MS / 1000} s`;
+  const lines = [
+    `client_id:     ${id}`,
+    `client_secret: ${r.secret}   (shown once; the old secret no longer works)`,
+    ...(r.staticToken ? [`static token:  ${r.staticToken}   (replaces the old static token, which no longer works)`] : []),
+    `old tokens:    ${r.tokensEnded} access token${r.tokensEnded === 1 ? '' : 's'} issued before the rotation no longer work (${bound})`,
+  ];
+  return lines.join('\n');
 }
 
 function table(head: string[], rows: string[][]): string {

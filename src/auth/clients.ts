@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { LRUCache } from 'lru-cache';
 import { Clock, systemClock } from '../clock';
 import type { ClientRow, ClientStore } from '../storage/client-table';
+import type { CredentialChanges } from '../storage/credential-changes';
 
 const scrypt = promisify(scryptCb) as (secret: string, salt: Buffer, length: number) => Promise<Buffer>;
 
@@ -37,8 +38,13 @@ export interface NewClient {
 
 /** How long an access token from the token endpoint lives. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
-/** How long a looked-up token is trusted without asking the database again (bounds how late a revocation bites). */
+/** How long a looked-up token is trusted without asking the database again (bounds how late an expiry set by hand bites). */
 const CACHE_MS = 5_000;
+/**
+ * How often the credentials-changed mark is read (at most once per interval, by a request): a revocation or
+ * rotation by another process or instance takes effect here within this bound.
+ */
+export const CREDENTIAL_CHECK_MS = 1_000;
 /** Tokens whose lookup is kept (the least recently used goes first). */
 const CACHE_SIZE = 10_000;
 
@@ -74,6 +80,15 @@ function rowToClient(r: Record<string, unknown>): Client {
 
 /** What the bearer check needs: the client of a token. */
 export type TokenLookup = Pick<ClientRegistry, 'byToken'>;
+/** What `clients rotate` did: the new secret, the static token replacing the old ones, how many tokens ended. */
+export interface Rotation {
+  readonly secret: string;
+  /** Issued when the client held static tokens: they ended with the rest. */
+  readonly staticToken?: string;
+  /** Access tokens (static and from the token endpoint) that stopped working. */
+  readonly tokensEnded: number;
+}
+
 /** What the token endpoint needs: checking credentials and issuing tokens. */
 export type TokenIssuer = Pick<ClientRegistry, 'authenticate' | 'issueToken'>;
 
@@ -81,7 +96,11 @@ export class ClientRegistry {
   /** Lookups by token hash, unknown tokens too; each kept until CACHE_MS or the token's expiry, whichever is first. */
   private readonly cache: LRUCache<string, { client: Client | undefined }>;
 
-  constructor(private readonly table: ClientStore, private readonly clock: Clock = systemClock) {
+  /** When the credentials-changed mark was last read, and what it said. */
+  private seen: { at: number; mark: string | undefined } | undefined;
+  private reading: Promise<void> | undefined;
+
+  constructor(private readonly table: ClientStore, private readonly clock: Clock = systemClock, private readonly changes?: CredentialChanges) {
     // ttlResolution 0: read the clock on every check (a test moves it by hand).
     this.cache = new LRUCache({ max: CACHE_SIZE, perf: clock, ttlResolution: 0 });
   }
@@ -125,10 +144,11 @@ export class ClientRegistry {
     return (await this.table.clients()).map(rowToClient);
   }
 
-  /** Revokes a client: its secret and every token stop working. */
+  /** Revokes a client: its secret and every token stop working (on other instances within CREDENTIAL_CHECK_MS). */
   async revoke(id: string): Promise<void> {
     await this.update(id, { revoked_at: new Date(this.clock.now()).toISOString() });
     await this.table.deleteTokens(id);
+    await this.changes?.announce();
   }
 
   /**
@@ -139,13 +159,21 @@ export class ClientRegistry {
     if (!(await this.get(id))) throw new Error(`no client ${id}`);
     await this.table.updateScope(id, scope ?? null);
     this.cache.clear();
+    await this.changes?.announce();
   }
 
-  /** A new secret for a client; the old one stops working (tokens already issued run out as usual). */
-  async rotate(id: string): Promise<string> {
+  /**
+   * A new secret for a client: the old secret and every token issued before stop working (on other instances
+   * within CREDENTIAL_CHECK_MS); a client that held static tokens gets one new static token.
+   */
+  async rotate(id: string): Promise<Rotation> {
     const secret = newSecret();
     await this.update(id, { secret_hash: await hashSecret(secret) });
-    return secret;
+    const ended = await this.table.tokenExpiries(id);
+    await this.table.deleteTokens(id);
+    const staticToken = ended.some((e) => e === null) ? await this.issueToken(id, undefined) : undefined;
+    await this.changes?.announce();
+    return { secret, ...(staticToken ? { staticToken } : {}), tokensEnded: ended.length };
   }
 
   private async update(id: string, values: Partial<ClientRow>): Promise<void> {
@@ -181,6 +209,7 @@ export class ClientRegistry {
   async byToken(token: string): Promise<Client | undefined> {
     const hash = hashToken(token);
     const now = this.clock.now();
+    if (this.changes && (!this.seen || now - this.seen.at >= CREDENTIAL_CHECK_MS)) await this.readChanges(now);
     const hit = this.cache.get(hash);
     if (hit) return hit.client;
     const row = await this.table.clientByToken(hash);
@@ -191,5 +220,14 @@ export class ClientRegistry {
     const ttl = Math.min(CACHE_MS, expires - now) - 1;
     if (ttl > 0) this.cache.set(hash, { client }, { ttl });
     return client;
+  }
+
+  /** Reads the credentials-changed mark (one read at a time); a new mark empties the token cache. */
+  private readChanges(now: number): Promise<void> {
+    this.reading ??= this.changes!.current().then((mark) => {
+      if (this.seen && this.seen.mark !== mark) this.cache.clear();
+      this.seen = { at: now, mark };
+    }).finally(() => { this.reading = undefined; });
+    return this.reading;
   }
 }

@@ -38,6 +38,8 @@ export interface ClientStore {
   /** Sets a client's scope and its epoch, a ModificationTimestamp from the one clock, in one transaction. */
   updateScope(id: string, scope: string | null): Promise<void>;
   deleteTokens(clientId: string): Promise<void>;
+  /** The `expires_at` of each of a client's tokens (null: a static token). */
+  tokenExpiries(clientId: string): Promise<(string | null)[]>;
   /** The client a token hash belongs to, if it is stored. */
   tokenOwner(tokenHash: string): Promise<string | undefined>;
   /** Stores a token, replacing one with the same hash. */
@@ -86,6 +88,11 @@ export class ClientTable implements ClientStore {
 
   async deleteTokens(clientId: string): Promise<void> {
     await this.run(this.db.statements.delete(TOKENS_TABLE, this.db.statements.eq('client_id', clientId)));
+  }
+
+  async tokenExpiries(clientId: string): Promise<(string | null)[]> {
+    const rows = await this.all(this.db.statements.select({ from: TOKENS_TABLE, columns: ['expires_at'], where: this.db.statements.eq('client_id', clientId) }));
+    return rows.map((r) => (r.expires_at as string | null) ?? null);
   }
 
   async tokenOwner(tokenHash: string): Promise<string | undefined> {
