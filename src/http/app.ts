@@ -9,6 +9,7 @@ import { DatabaseUnavailable } from '../storage/errors';
 import type { RecordStores } from '../storage/record-stores';
 import type { TokenIssuer, TokenLookup } from '../auth/clients';
 import { Licences } from '../auth/licence';
+import { TokenThrottle } from '../auth/token-throttle';
 import type { ScopeEpochs } from '../paging/scope-epoch';
 import { Errors, ServiceError } from '../errors/catalogue';
 import { MeteringUnavailable, UsageRecorder, UsageReport } from '../metering/meter';
@@ -78,7 +79,7 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   const ready = requireReady(parts.readiness);
   const authenticate = requireBearer(parts.clients);
   app.post('/oauth2/token', ready);
-  app.use(tokenEndpoint(parts.clients));
+  app.use(tokenEndpoint(parts.clients, new TokenThrottle(parts.clock)));
 
   const odata = express.Router({ caseSensitive: true });
   odata.use((req, _res, next) => {
