@@ -45,6 +45,7 @@ export async function startServer(
   });
   const parts = {
     model, dialect: db.dialect, stores: service.stores, clients: service.clients, meter: service.meter, clock: service.clock,
+    rateWindows: service.rateWindows,
     readiness: service.readiness, skipTokens: () => service.readiness.value.skipTokens,
     // The feed scope this process serves is recorded (with an epoch when it differs from the last one) at its first query.
     scopeEpochs: new ScopeEpochs(() => service.settings.scopeEpoch('feed', config.feedScope ?? '')),

@@ -6,6 +6,7 @@
 import { ClientRegistry } from './auth/clients';
 import { Clock, systemClock } from './clock';
 import { Meter, MeterOptions } from './metering/meter';
+import { RateWindows } from './metering/rate-limit';
 import type { EntitySetSpec, ServiceModel } from './model/service-model';
 import { Readiness } from './readiness';
 import { Started, startUp, StartupOptions } from './startup';
@@ -13,6 +14,7 @@ import { ClientTable } from './storage/client-table';
 import { CredentialMark } from './storage/credential-changes';
 import type { Database } from './storage/database';
 import type { RecordStore } from './storage/record-store';
+import { RateTable } from './storage/rate-table';
 import { recordStores, RecordStores } from './storage/record-stores';
 import { recordWriter, RecordWriter } from './storage/record-writer';
 import { Settings } from './storage/settings';
@@ -33,6 +35,8 @@ export class ListingService {
   readonly settings: Settings;
   readonly clients: ClientRegistry;
   readonly meter: Meter;
+  /** The clients' request limits, kept in the database so that every instance on it shares them. */
+  readonly rateWindows: RateWindows;
   readonly clock: Clock;
   /** Which of several instances starting together on the database does the start-up work. */
   readonly startupLock: StartupLock;
@@ -44,6 +48,7 @@ export class ListingService {
     this.settings = new Settings(db);
     this.clients = new ClientRegistry(new ClientTable(db, this.settings), this.clock, new CredentialMark(db, this.settings));
     this.meter = new Meter(new UsageTable(db, this.settings), options.usage);
+    this.rateWindows = new RateWindows(new RateTable(db), this.clock);
     this.stores = recordStores(model, db);
     this.writer = recordWriter(db, this.settings, (set) => this.stores.store(set));
     this.startupLock = new StartupLock(db, this.clock);

@@ -13,7 +13,7 @@ import { TokenThrottle } from '../auth/token-throttle';
 import type { ScopeEpochs } from '../paging/scope-epoch';
 import { Errors, ServiceError } from '../errors/catalogue';
 import { MeteringUnavailable, UsageRecorder, UsageReport } from '../metering/meter';
-import { RateWindows } from '../metering/rate-limit';
+import type { RateWindows } from '../metering/rate-limit';
 import type { Clock } from '../clock';
 import { requireBearer, tokenEndpoint } from './authentication';
 import { errorBody, httpAnswer } from './error-status';
@@ -55,8 +55,10 @@ export interface AppParts {
   readonly skipTokens: () => SkipTokens;
   /** When what each client may see last changed without its records changing (ScopeChanged). */
   readonly scopeEpochs: ScopeEpochs;
-  /** What rate-limit windows are measured against. */
+  /** What the token endpoint's throttle is measured against. */
   readonly clock: Clock;
+  /** The clients' request limits, shared with the other instances on the database. */
+  readonly rateWindows: Pick<RateWindows, 'take'>;
 }
 
 export function createApp(parts: AppParts, options: AppOptions): express.Express {
@@ -86,7 +88,7 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
     next(req.method === 'GET' || req.method === 'HEAD' ? undefined : Errors.MethodNotAllowed(req.method));
   });
   odata.use(ready);
-  if (!options.anonymous) odata.use(authenticate, rateLimiter(new RateWindows(parts.clock)));
+  if (!options.anonymous) odata.use(authenticate, rateLimiter(parts.rateWindows));
   odata.get('/', serviceDocument(parts.model.entitySets, options));
   odata.get(/^\/\$metadata$/, metadataDocument(licences));
   parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));

@@ -1,7 +1,7 @@
 /**
  * The service's own tables, beside the dictionary's: settings (paging secret, the ModificationTimestamp
  * clock), API clients and their tokens (hashes only), usage counts per client, hour and transaction class, and
- * how far each usage journal has been applied to them.
+ * how far each usage journal has been applied to them, and the rate-limit windows every instance shares.
  */
 import type { ColumnSpec } from '../model/service-model';
 import type { Table } from './schema-statements';
@@ -11,6 +11,7 @@ export const CLIENTS_TABLE = 'reso_clients';
 export const TOKENS_TABLE = 'reso_tokens';
 export const USAGE_TABLE = 'reso_usage';
 export const USAGE_JOURNALS_TABLE = 'reso_usage_journals';
+export const RATE_WINDOWS_TABLE = 'reso_rate_windows';
 
 const text = (name: string, nullable = false): ColumnSpec => ({ name, type: 'text', nullable });
 const string = (name: string, length: number, nullable = false): ColumnSpec => ({ name, type: 'string', length, nullable });
@@ -80,6 +81,18 @@ export const INTERNAL_TABLES: readonly Table[] = [
       integer('applied_seq'),
     ],
     primaryKey: ['journal_id'],
+    indexes: [],
+  },
+  {
+    name: RATE_WINDOWS_TABLE,
+    columns: [
+      string('client_id', 64),
+      /** The record's version; the highest is current (metering/rate-limit.ts). */
+      integer('version'),
+      /** What the window allowed, per second (metering/sliding-window.ts). */
+      text('state'),
+    ],
+    primaryKey: ['client_id', 'version'],
     indexes: [],
   },
 ];
