@@ -15,6 +15,8 @@ import { Clock, systemClock } from '../clock';
 const WINDOW_MS = 60_000;
 /** Ids and addresses whose recent failures are kept (the least recently seen goes first). */
 const KEYS_KEPT = 100_000;
+/** What a client id can be (auth/clients.ts); anything else is counted under one key, so no key is long. */
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export interface ThrottleLimits {
   /** Failed attempts a minute for one client id, from anywhere. */
@@ -45,7 +47,8 @@ export class TokenThrottle {
   /** Starts an attempt for `clientId` from `address`, or says how long to wait. */
   begin(clientId: string, address: string): Attempt | Throttled {
     const now = this.clock.now();
-    const keys: [string, number, Throttled['by']][] = [[`a ${address}`, this.limits.perAddress, 'address'], [`c ${clientId}`, this.limits.perClient, 'client']];
+    const client = CLIENT_ID.test(clientId) ? clientId : '';
+    const keys: [string, number, Throttled['by']][] = [[`a ${address}`, this.limits.perAddress, 'address'], [`c ${client}`, this.limits.perClient, 'client']];
     for (const [key, limit, by] of keys) {
       const recent = this.recent(key, now);
       if (recent.length >= limit) {
