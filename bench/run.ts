@@ -675,6 +675,8 @@ request rates and latencies, a nextLink-following client for walks). Every figur
 between runs and only mean something next to the baseline beside them. The product is measured as it is
 deployed: every request to it carries a bearer token (of its \`demo\` client, registered through
 \`DEMO_TOKEN\`), so token checks and usage metering are part of its figures; the baseline has neither.
+All its load comes from that one client, so the product runs with \`MAX_CONCURRENT_REQUESTS\` raised to
+the number of connections (otherwise the per-client limit would answer the excess with 429).
 Target: a ratio of at least ${TARGET_RATIO.toFixed(2)} against the baseline in every scenario (the auth-cost family compares
 the product with itself and has its own target).
 
@@ -1161,7 +1163,11 @@ async function main(): Promise<number> {
     // `reso-server serve` itself, through a script of its own name (see bench/product-server.ts).
     // Every /odata request needs a bearer token: the product registers this one for its admin `demo` client.
     const token = randomBytes(24).toString('base64url');
-    const productEnv = { ...env, PAGE_SIZE: String(PAGE), MAX_PAGE_SIZE: String(o.walkPageSize), SEED_LISTINGS: '0' };
+    // All load comes from the one demo client: its limit on requests in progress must admit every connection.
+    const productEnv = {
+      ...env, PAGE_SIZE: String(PAGE), MAX_PAGE_SIZE: String(o.walkPageSize), SEED_LISTINGS: '0',
+      MAX_CONCURRENT_REQUESTS: String(Math.max(8, o.connections)),
+    };
     const bearer = { Authorization: `Bearer ${token}` };
     const product = await startChild('product', join(__dirname, 'product-server.js'), [], { ...productEnv, DEMO_TOKEN: token }, o.pin, bearer);
     servers.push(product);

@@ -17,6 +17,12 @@ export interface Config {
   baseUrl?: string;
   /** Longest $filter accepted, in characters; longer ones get 413. */
   maxFilterLength: number;
+  /** Records of a page read, expanded and written at a time: a page's memory is one batch's (src/http/page-batches.ts). */
+  pageBatchSize: number;
+  /** How long a response waits for a reader that takes nothing before it is disconnected, in milliseconds. */
+  writeStallMs: number;
+  /** Requests one client may have in progress at once; more answer 429. */
+  maxConcurrentRequests: number;
   /** Which listings are distributed: an OData filter on Property's filterable fields; unset, all of them. */
   feedScope?: string;
   /** A static token for the `demo` client, registered at start (makes scripts repeatable); unset, seeding prints a random one. */
@@ -37,6 +43,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     maxPageSize: intSetting(env, 'MAX_PAGE_SIZE', 1000, 1, 10_000),
     pagingSecret: env.PAGING_SECRET || undefined,
     maxFilterLength: intSetting(env, 'FILTER_MAX_LENGTH', 32 * 1024, 256, 512 * 1024),
+    pageBatchSize: intSetting(env, 'PAGE_BATCH_SIZE', 100, 1, 10_000),
+    writeStallMs: intSetting(env, 'WRITE_STALL_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxConcurrentRequests: intSetting(env, 'MAX_CONCURRENT_REQUESTS', 8, 1, 10_000),
     feedScope: env.FEED_SCOPE || undefined,
     demoToken: env.DEMO_TOKEN || undefined,
     baseUrl: env.BASE_URL ? env.BASE_URL.replace(/\/+$/, '') : undefined,

@@ -56,6 +56,9 @@ export async function startServer(
     maxPageSize: Math.max(config.maxPageSize, config.pageSize),
     baseUrl: config.baseUrl,
     maxFilterLength: config.maxFilterLength,
+    pageBatchSize: config.pageBatchSize,
+    writeStallMs: config.writeStallMs,
+    maxConcurrentRequests: config.maxConcurrentRequests,
     feedScope: config.feedScope,
   });
   // Long query strings must reach the service, which answers 413 with an OData body, instead of Node's bare 431.

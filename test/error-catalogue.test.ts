@@ -66,6 +66,7 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   LicenceInvalid: ['acme', 'hidden field X is not a field of the dictionary'],
   AdminRequired: ['usage'],
   RateLimited: ['acme', 5, 42],
+  ConcurrencyLimited: ['acme', 8, 1],
   ServiceUnavailable: ['database', 5],
   RequestMalformed: ['Failed to decode param'],
   RequestTooLarge: ['request entity too large'],

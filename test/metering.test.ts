@@ -30,6 +30,7 @@ import { Charge, expectedUsage, run, script, ScriptData, Sent } from './support/
 const CLIENTS = 3;
 const PAGE = 10;
 const LISTINGS = 40;
+/** Requests in flight at once, several per client: each client's limit on requests in progress is raised to match. */
 const CONCURRENCY = 32;
 /** The third scripted client is licensed for part of the listings only: its out-of-scope fetches are 404s, not charged. */
 const SCOPE: Expr = { k: 'or', a: { k: 'in', field: 'MlsStatus', values: ['Active', 'Pending'] }, b: { k: 'cmp', field: 'ListingKey', op: 'lt', value: 'L000010' } };
@@ -165,7 +166,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
   before(async function () {
     this.timeout(120_000);
     db = await target.create();
-    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE }, { clock });
+    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY }, { clock });
     await seedDemoData(server.service, { listings: LISTINGS });
     const children = new Map(await Promise.all(CHILDREN.map(async (c) => [c.set, await readTable(server.service.db, c.set)] as const)));
     const listings = await readTable(server.service.db, 'Property');
@@ -209,7 +210,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const begun = await usageNow();
     const before = await tableUsage(ids[1]);
     // The killed process never applies its journal itself: its timer would wait a minute.
-    const child = await spawnServer(db.url, { USAGE_APPLY_MS: '60000' });
+    const child = await spawnServer(db.url, { USAGE_APPLY_MS: '60000', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY) });
     let sent: Sent[];
     try {
       sent = await run(script(new Prng(31337), data, CLIENTS, 300), tokens, [child.url], CONCURRENCY, new Prng(5));
@@ -295,7 +296,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const blocker = join(mkdtempSync(join(tmpdir(), 'reso-journal-')), 'a-file');
     writeFileSync(blocker, '');
     const { ids, tokens } = await scriptedClients();
-    const broken = await startTestServer(serviceModel, db.url, { pageSize: PAGE, usageJournalDir: join(blocker, 'journal') });
+    const broken = await startTestServer(serviceModel, db.url, { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY, usageJournalDir: join(blocker, 'journal') });
     try {
       const before = await tableUsage(ids[0]);
       const r = await call(`${broken.url}/Property('${data.listingKeys[0]}')`, { token: tokens[0] });
@@ -313,7 +314,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
   it('a server process killed in the middle of a load: every answered request is counted, and none that was not sent', async function () {
     this.timeout(120_000);
     const { ids, tokens } = await scriptedClients();
-    const child = await spawnServer(db.url, { USAGE_APPLY_MS: '50' });
+    const child = await spawnServer(db.url, { USAGE_APPLY_MS: '50', MAX_CONCURRENT_REQUESTS: String(CONCURRENCY) });
     const key = data.listingKeys[1];
     let issued = 0;
     let answered = 0;
@@ -384,7 +385,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     let want = plus(begun, ids, expectedUsage(first, CLIENTS));
     await server.close();
     expectUsage(await cliUsage(), 'usage --json while no server runs', want);
-    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE }, { clock });
+    server = await startTestServer(serviceModel, db.url, { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY }, { clock });
     expectUsage(await adminUsage(server.url), 'right after the restart', want);
     const sent = await run(script(new Prng(777), data, CLIENTS, 300), tokens, [server.url], CONCURRENCY, new Prng(2));
     want = plus(want, ids, expectedUsage(sent, CLIENTS));
@@ -396,7 +397,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const { ids, tokens } = await scriptedClients();
     const begun = await usageNow();
     let want = begun;
-    const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
+    const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY });
     try {
       const sent = await run(script(new Prng(4242), data, CLIENTS, 600), tokens, [server.url, second.url], CONCURRENCY, new Prng(3));
       want = plus(begun, ids, expectedUsage(sent, CLIENTS));
@@ -416,7 +417,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     this.timeout(120_000);
     const { ids, tokens } = await scriptedClients();
     const begun = await usageNow();
-    const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE });
+    const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY });
     const sent: Sent[] = [];
     try {
       const key = data.listingKeys[0];

@@ -234,7 +234,7 @@ describeEachDatabase('Query fuzz: generated and mutated $filter/$orderby/$select
   before(async function () {
     this.timeout(180_000);
     db = await target.create();
-    server = await startTestServer(serviceModel, db.url, { pageSize: 20, maxFilterLength: MAX_FILTER });
+    server = await startTestServer(serviceModel, db.url, { pageSize: 20, maxFilterLength: MAX_FILTER, maxConcurrentRequests: CONCURRENCY });
     await seedDemoData(server.service, { listings: 30 });
     await plantEdgeCases(server.service);
     base = server.url;

@@ -1,4 +1,4 @@
-/** Errors about who is asking: credentials, licences, admin rights and request rates. */
+/** Errors about who is asking: credentials, licences, admin rights, request rates and requests in progress. */
 import { defineErrors } from './service-error';
 
 type TokenProblem = 'missing' | 'malformed' | 'refused';
@@ -23,5 +23,10 @@ export const ACCESS_ERRORS = defineErrors({
     message: (client: string, perMinute: number, retryAfterSeconds: number) =>
       `client ${client} may make ${perMinute} requests a minute; retry after ${retryAfterSeconds} s`,
     facts: (_client: string, _perMinute: number, retryAfterSeconds: number) => ({ retryAfterSeconds }),
+  },
+  ConcurrencyLimited: {
+    message: (client: string, limit: number, retryAfterSeconds: number) =>
+      `client ${client} may have ${limit} requests in progress at once; retry after ${retryAfterSeconds} s, or when one finishes`,
+    facts: (_client: string, _limit: number, retryAfterSeconds: number) => ({ retryAfterSeconds }),
   },
 });

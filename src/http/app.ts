@@ -14,13 +14,15 @@ import type { ScopeEpochs } from '../paging/scope-epoch';
 import { Errors, ServiceError } from '../errors/catalogue';
 import { MeteringUnavailable, UsageRecorder, UsageReport } from '../metering/meter';
 import type { RateWindows } from '../metering/rate-limit';
+import { RequestsInProgress } from '../metering/requests-in-progress';
 import type { Clock } from '../clock';
 import { requireBearer, tokenEndpoint } from './authentication';
+import { concurrencyLimiter } from './concurrency-limit';
 import { errorBody, httpAnswer } from './error-status';
 import { parseQueryString } from './query-string';
 import { rateLimiter } from './rate-limit';
 import { resourceHandlers } from './resource-handlers';
-import { SERVICE_ROOT } from './response';
+import { ReaderGone, SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
 import { usageReport } from './usage-endpoint';
 
@@ -35,6 +37,12 @@ export interface AppOptions {
   baseUrl?: string;
   /** Longest $filter accepted (413 beyond). */
   maxFilterLength: number;
+  /** Records of a page read, expanded and written at a time (http/page-batches.ts). */
+  pageBatchSize: number;
+  /** How long a response waits for a reader that takes nothing before disconnecting it, in milliseconds. */
+  writeStallMs: number;
+  /** Requests one client may have in progress at once; more answer 429 (http/concurrency-limit.ts). */
+  maxConcurrentRequests: number;
   /** The operator's distribution scope: an OData filter on Property (see query/visibility.ts). */
   feedScope?: string;
   /**
@@ -88,7 +96,9 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
     next(req.method === 'GET' || req.method === 'HEAD' ? undefined : Errors.MethodNotAllowed(req.method));
   });
   odata.use(ready);
-  if (!options.anonymous) odata.use(authenticate, rateLimiter(parts.rateWindows));
+  if (!options.anonymous) {
+    odata.use(authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows));
+  }
   odata.get('/', serviceDocument(parts.model.entitySets, options));
   odata.get(/^\/\$metadata$/, metadataDocument(licences));
   parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));
@@ -112,11 +122,14 @@ function requireReady(readiness: { readonly ready: boolean }): RequestHandler {
 }
 
 function sendError(err: unknown, req: Request, res: Response): void {
-  const e = asServiceError(err, req);
   if (res.headersSent) {
+    // A status can no longer be given: the connection is cut before the body's end, so the client sees a
+    // truncated response (an unterminated chunked body), never a complete-looking partial page.
+    if (!(err instanceof ReaderGone)) asServiceError(err, req);
     res.destroy();
     return;
   }
+  const e = asServiceError(err, req);
   const { status, headers } = httpAnswer(e);
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.statusCode = status;

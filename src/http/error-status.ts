@@ -78,6 +78,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   LicenceInvalid: { status: 403 },
   AdminRequired: { status: 403 },
   RateLimited: { status: 429, headers: retryAfter },
+  ConcurrencyLimited: { status: 429, headers: retryAfter },
   // The service
   ServiceUnavailable: { status: 503, headers: retryAfter },
   RequestMalformed: { status: 400 },

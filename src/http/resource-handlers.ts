@@ -24,7 +24,8 @@ import { clientOf } from './authentication';
 import { contextProjection, withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
 import { queryOptions } from './query-string';
-import { collectionBody, entityBody, sendJson, serviceRoot } from './response';
+import { PageBatches } from './page-batches';
+import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, JSON_CONTENT_TYPE, sendJson, serviceRoot } from './response';
 
 function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => { fn(req, res).catch(next); };
@@ -83,7 +84,11 @@ class ResourceRequests {
     return this.parts.meter.record(client.id, cls === 'A' ? { A: 1, B: expansions } : { B: 1 + expansions });
   }
 
-  /** One page of a collection, with nextLink, count and expansions. */
+  /**
+   * One page of a collection, with nextLink, count and expansions. A page larger than a batch is written as
+   * it is read (http/page-batches.ts): what it needs before its headers (the first batch, the count, the
+   * charge) comes first, so a failure there is still an error status; one after them cuts the connection.
+   */
   async page(req: Request, res: Response, set: EntitySetSpec, scope: PageScope = {}): Promise<void> {
     const { stores, skipTokens } = this.parts;
     const licence = this.parts.licences.of(clientOf(res));
@@ -98,31 +103,36 @@ class ResourceRequests {
     refuseMarkBefore(epoch, set, q.filter);
     if (position) refusePositionBefore(epoch, set, position.epoch);
     const returned = position?.returned ?? 0;
-    const limit = Math.min(size.size, (q.top ?? Number.MAX_SAFE_INTEGER) - returned);
-    // One row more than the page tells whether another page follows.
-    const result = limit <= 0 ? { records: [], sortValues: [] } : await store.query({
+    const top = q.top ?? Number.MAX_SAFE_INTEGER;
+    const batches = new PageBatches(store, {
       where: filter,
       after: position?.last,
       orderBy: q.orderBy,
-      limit: limit + 1,
       projection: projection(set, q.select, licence.hiddenIn(set)),
+      limit: Math.min(size.size, top - returned),
+      batch: this.options.pageBatchSize,
+      keyAt: q.orderBy.findIndex((o) => o.field.name === set.key),
+      expand: (keys, records) => withExpansions(stores, licence, q.expand, keys, records),
     });
-    const n = Math.min(result.records.length, Math.max(limit, 0));
-    const keyAt = q.orderBy.findIndex((o) => o.field.name === set.key);
-    const keys = result.sortValues.slice(0, n).map((v) => v[keyAt]);
-    const records = await withExpansions(stores, licence, q.expand, keys, result.records.slice(0, n));
-    let next: string | undefined;
-    // Another page follows when rows remain and $top (a total across pages) is not yet reached.
-    if (result.records.length > limit && returned + n < (q.top ?? Number.MAX_SAFE_INTEGER)) {
-      const token = skipTokens().encode({ last: result.sortValues[n - 1], returned: returned + n, epoch }, digest);
-      next = nextLink(serviceRoot(req, this.options), req, token);
-    }
+    const first = await batches.next();
     const count = q.count ? await store.count(filter) : undefined;
+    // Another page follows when rows remain and $top (a total across pages) is not yet reached.
+    const nextPage = () => (batches.more && returned + batches.read < top
+      ? nextLink(serviceRoot(req, this.options), req, skipTokens().encode({ last: batches.last!, returned: returned + batches.read, epoch }, digest))
+      : undefined);
     if (size.applied) res.setHeader('Preference-Applied', size.applied);
     const context = `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}`;
-    const body = collectionBody(context, records, { count, nextLink: next });
     await this.charge(res, 'B', q);
-    sendJson(res, body);
+    if (batches.done) {
+      sendJson(res, collectionBody(context, first, { count, nextLink: nextPage() }), this.options.writeStallMs);
+      return;
+    }
+    res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+    const body = new BodyWriter(res, this.options.writeStallMs);
+    await body.write(collectionHead(context, count));
+    await body.writeRecords(first, false);
+    while (!batches.done) await body.writeRecords(await batches.next(), true);
+    body.end(collectionTail(nextPage()));
   }
 
   async count(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
@@ -148,7 +158,7 @@ class ResourceRequests {
     const [record] = await withExpansions(this.parts.stores, licence, q.expand, [key], [json]);
     const body = entityBody(`${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`, record);
     await this.charge(res, 'A', q);
-    sendJson(res, body);
+    sendJson(res, body, this.options.writeStallMs);
   }
 
   async navigation(req: Request, res: Response, set: EntitySetSpec): Promise<void> {

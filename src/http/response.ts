@@ -10,9 +10,10 @@ export function serviceRoot(req: Request, options: AppOptions): string {
   return options.baseUrl ?? `${req.protocol}://${req.headers.host ?? 'localhost'}${SERVICE_ROOT}`;
 }
 
-export function sendJson(res: Response, body: string): void {
+/** A whole JSON body; with `stallMs`, a reader that stops taking it is disconnected after that long. */
+export function sendJson(res: Response, body: string, stallMs?: number): void {
   res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  res.end(body);
+  endWatched(res, body, stallMs);
 }
 
 /** One entity: the context annotation spliced in front of the stored record's fields. */
@@ -23,7 +24,109 @@ export function entityBody(context: string, recordJson: string): string {
 
 /** A collection page: stored records joined into `value`. */
 export function collectionBody(context: string, recordJsons: readonly string[], extra: { count?: number; nextLink?: string } = {}): string {
-  const count = extra.count !== undefined ? `,"@odata.count":${extra.count}` : '';
-  const next = extra.nextLink ? `,"@odata.nextLink":${JSON.stringify(extra.nextLink)}` : '';
-  return `{"@odata.context":${JSON.stringify(context)}${count},"value":[${recordJsons.join(',')}]${next}}`;
+  return `${collectionHead(context, extra.count)}${recordJsons.join(',')}${collectionTail(extra.nextLink)}`;
+}
+
+/** A collection page up to the first record; the count is known before the records (it comes first). */
+export function collectionHead(context: string, count?: number): string {
+  return `{"@odata.context":${JSON.stringify(context)}${count !== undefined ? `,"@odata.count":${count}` : ''},"value":[`;
+}
+
+/** A collection page after its last record; the next link is known only once the page is read. */
+export function collectionTail(nextLink?: string): string {
+  return `]${nextLink ? `,"@odata.nextLink":${JSON.stringify(nextLink)}` : ''}}`;
+}
+
+/** The client closed the connection, or took nothing for the stall timeout, while its response was written. */
+export class ReaderGone extends Error {
+  constructor(readonly why: 'closed' | 'stalled') {
+    super(`the reader ${why === 'closed' ? 'closed the connection' : 'stopped reading'} before the response's end`);
+  }
+}
+
+/** Characters per part of a streamed body. */
+const PART_CHARS = 64 * 1024;
+
+/**
+ * A response body written in parts with backpressure: once the socket's buffer is full, the next part waits
+ * until it drains, so memory holds at most the part in hand. A reader that takes nothing for `stallMs` is
+ * disconnected (ReaderGone), which frees everything the response held.
+ */
+export class BodyWriter {
+  constructor(private readonly res: Response, private readonly stallMs: number) {}
+
+  async write(chunk: string): Promise<void> {
+    const res = this.res;
+    if (res.destroyed) throw new ReaderGone('closed');
+    if (res.write(chunk)) return;
+    if (res.destroyed) throw new ReaderGone('closed');
+    await new Promise<void>((resolve, reject) => {
+      const settle = (error?: ReaderGone) => {
+        stopWatch();
+        res.off('drain', onDrain);
+        res.off('close', onClose);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () => settle(new ReaderGone('closed'));
+      const stopWatch = watchStall(res, this.stallMs, () => settle(new ReaderGone('stalled')));
+      res.on('drain', onDrain);
+      res.on('close', onClose);
+    });
+  }
+
+  /**
+   * Records of a collection, comma-separated (`more`: after others already written), in parts of about
+   * PART_CHARS: small strings that die young, where one string per batch would be a large object that only
+   * a full collection frees, and a batch is handed to the socket no faster than the reader takes it.
+   */
+  async writeRecords(records: string[], more: boolean): Promise<void> {
+    let part = '';
+    for (let i = 0; i < records.length; i++) {
+      part += more || i > 0 ? `,${records[i]}` : records[i];
+      records[i] = ''; // written: the batch need not keep it
+      if (part.length >= PART_CHARS) {
+        await this.write(part);
+        part = '';
+      }
+    }
+    if (part) await this.write(part);
+  }
+
+  end(chunk: string): void {
+    endWatched(this.res, chunk, this.stallMs);
+  }
+}
+
+/**
+ * Ends a response; if its last part cannot all go out at once, the connection is watched until it has, and
+ * cut if the reader stops taking it, so a client that never reads cannot keep a body in memory for ever.
+ */
+function endWatched(res: Response, chunk: string, stallMs: number | undefined): void {
+  res.end(chunk);
+  if (stallMs === undefined || res.writableLength === 0 || res.destroyed) return;
+  const stop = watchStall(res, stallMs, () => undefined);
+  res.once('finish', stop);
+  res.once('close', stop);
+}
+
+/**
+ * Calls `onStall` (after destroying the response) when the data it has buffered does not shrink for
+ * `stallMs`: a reader that is slow but reading is left alone, one that has stopped is cut off. Returns the
+ * function that stops watching.
+ */
+function watchStall(res: Response, stallMs: number, onStall: () => void): () => void {
+  let buffered = res.writableLength;
+  const timer = setInterval(() => {
+    const now = res.writableLength;
+    if (now > 0 && now >= buffered) {
+      clearInterval(timer);
+      res.destroy();
+      onStall();
+    }
+    buffered = now;
+  }, stallMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
