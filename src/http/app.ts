@@ -122,9 +122,10 @@ function requireReady(readiness: { readonly ready: boolean }): RequestHandler {
 }
 
 function sendError(err: unknown, req: Request, res: Response): void {
-  if (res.headersSent) {
-    // A status can no longer be given: the connection is cut before the body's end, so the client sees a
-    // truncated response (an unterminated chunked body), never a complete-looking partial page.
+  if (res.headersSent || err instanceof ReaderGone) {
+    // A status can no longer be given (or no one is there to read it): the connection is cut before the
+    // body's end, so the client sees a truncated response (an unterminated chunked body), never a
+    // complete-looking partial page.
     if (!(err instanceof ReaderGone)) asServiceError(err, req);
     res.destroy();
     return;
