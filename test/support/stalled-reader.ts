@@ -9,6 +9,12 @@ export interface StalledReader {
   readonly socket: Socket;
   /** The status line, once the first bytes came (then the socket stops reading). */
   readonly statusLine: Promise<string>;
+  /**
+   * Whether the server has closed its end of the connection, seen without reading: the server's socket (the
+   * one whose peer is this socket) is no longer ESTABLISHED. Its FIN waits behind the data the client has not
+   * taken, so the client's own socket cannot tell yet.
+   */
+  peerClosed(): boolean;
   /** Reads on until the server closes; resolves with every byte received. */
   drain(): Promise<Buffer>;
   close(): void;
@@ -43,8 +49,23 @@ export function stalledReader(url: string, token: string, headers: Record<string
       await closed;
       return Buffer.concat(received);
     },
+    peerClosed: () => stateOfPeer(socket.localPort!) !== ESTABLISHED,
     close: () => socket.destroy(),
   };
+}
+
+const ESTABLISHED = '01';
+
+/** The kernel's TCP state (hex, as /proc/net/tcp writes it) of the socket whose peer is on `port`; undefined if gone. */
+function stateOfPeer(port: number): string | undefined {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, , remote, state] = line.trim().split(/\s+/);
+      if (remote?.endsWith(`:${hex}`)) return state;
+    }
+  }
+  return undefined;
 }
 
 /** Resident memory of a process, in MiB. */
