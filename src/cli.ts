@@ -34,7 +34,8 @@ Environment:
   BASE_URL        absolute service root for links, behind a proxy (default: from the Host header)
   SEED_LISTINGS   demo listings for serve on an empty database (default 2000; 0 = none)
   DEMO_TOKEN      static access token of the "demo" client (default: a random one, printed when seeding)
-  MAX_PAGE_SIZE, PAGING_SECRET, FEED_SCOPE, FILTER_MAX_LENGTH, USAGE_JOURNAL_DIR, USAGE_APPLY_MS: see the README`;
+  MAX_PAGE_SIZE, PAGING_SECRET, FEED_SCOPE, FILTER_MAX_LENGTH, USAGE_JOURNAL_DIR, USAGE_APPLY_MS,
+  DB_ACQUIRE_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS: see the README`;
 
 /**
  * The service as configured, its start-up work done, for commands other than serve (they never charge, but
@@ -42,7 +43,7 @@ Environment:
  */
 async function openService(log: (line: string) => void): Promise<ListingService> {
   const config = configFromEnv();
-  const service = new ListingService(serviceModel, openDatabase(config.databaseUrl), { usage: usageOptions(config, log) });
+  const service = new ListingService(serviceModel, openDatabase(config.databaseUrl, config.databaseTimeouts), { usage: usageOptions(config, log) });
   try {
     await service.prepare();
   } catch (e) {

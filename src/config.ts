@@ -1,7 +1,7 @@
 /** Configuration from the environment; every setting is documented in the README. */
 import { dirname, join } from 'node:path';
 import type { MeterOptions } from './metering/meter';
-import { sqliteFile } from './storage/database';
+import { DatabaseTimeouts, DEFAULT_TIMEOUTS, sqliteFile } from './storage/database';
 
 export interface Config {
   port: number;
@@ -33,6 +33,8 @@ export interface Config {
   usageJournalDir: string;
   /** How often journaled usage counts are applied to the database, in milliseconds. */
   usageApplyMs: number;
+  /** The longest waits for the database (README "Timeouts"); past them a request gets 503. */
+  databaseTimeouts: DatabaseTimeouts;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -52,6 +54,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     seedListings: intSetting(env, 'SEED_LISTINGS', 2000, 0, 10_000_000),
     usageJournalDir: env.USAGE_JOURNAL_DIR || usageJournalDirFor(env.DATABASE_URL || undefined),
     usageApplyMs: intSetting(env, 'USAGE_APPLY_MS', 1000, 10, 60_000),
+    databaseTimeouts: {
+      acquireMs: intSetting(env, 'DB_ACQUIRE_TIMEOUT_MS', DEFAULT_TIMEOUTS.acquireMs, 10, 600_000),
+      statementMs: intSetting(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_TIMEOUTS.statementMs, 100, 3_600_000),
+    },
   };
 }
 

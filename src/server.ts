@@ -34,7 +34,7 @@ export interface ServerOptions extends Pick<AppOptions, 'anonymous'> {
 export async function startServer(
   model: ServiceModel, config: Config, log: (line: string) => void = () => undefined, app: ServerOptions = {},
 ): Promise<RunningServer> {
-  const db = openOnUse(config.databaseUrl);
+  const db = openOnUse(config.databaseUrl, config.databaseTimeouts);
   const service = new ListingService(model, db, {
     pagingSecret: config.pagingSecret,
     demoToken: config.demoToken,

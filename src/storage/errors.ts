@@ -1,4 +1,4 @@
-/** The database cannot answer right now (down, unreachable, locked); the request may be retried. */
+/** The database cannot answer right now (down, unreachable, stalled, locked, damaged); the request may be retried. */
 export class DatabaseUnavailable extends Error {
   constructor(readonly reason: string, readonly cause?: unknown) {
     super(`database unavailable (${reason})`);
@@ -13,4 +13,38 @@ export class DatabaseUnavailable extends Error {
     if (/^ER_LOCK/.test(this.reason)) return `the database is busy: another transaction holds a lock this one needs (${this.reason})`;
     return `the database is not reachable (${this.reason})`;
   }
+}
+
+/** Driver error codes that mean the database, not the statement, is at fault. */
+const UNAVAILABLE_CODES = new Set([
+  'ER_MAX_PREPARED_STMT_COUNT_REACHED',
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  'ER_LOCK_WAIT_TIMEOUT', 'ER_LOCK_DEADLOCK', 'ER_TOO_MANY_USER_CONNECTIONS', 'ER_QUERY_TIMEOUT', 'ER_STATEMENT_TIMEOUT',
+  'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_FULL', 'SQLITE_PROTOCOL', 'SQLITE_NOTADB',
+]);
+/** SQLite's extended codes refine these (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_READ, SQLITE_CORRUPT_INDEX, …). */
+const UNAVAILABLE_PREFIXES = ['SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_CORRUPT', 'SQLITE_READONLY'];
+/**
+ * Server error numbers mysql2 has no name for: MariaDB's max_statement_time (1969) and MySQL's
+ * max_execution_time (3024) stopping a statement.
+ */
+const UNAVAILABLE_ERRNOS = new Set([1969, 3024]);
+
+/** Errors that mean "the database cannot answer now" become DatabaseUnavailable (503); others pass through. */
+export function classify(e: unknown): unknown {
+  if (e instanceof DatabaseUnavailable) return e;
+  const err = e as { code?: string; errno?: number; fatal?: boolean; name?: string };
+  const code = err?.code ?? '';
+  if (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_PREFIXES.some((p) => code.startsWith(p))
+    || UNAVAILABLE_ERRNOS.has(err?.errno ?? 0) || err?.fatal) {
+    return new DatabaseUnavailable(code || (err?.errno ? `errno ${err.errno}` : err?.name) || 'unknown', e);
+  }
+  return e;
+}
+
+/** SQLite could not take a lock (another connection or process holds it): worth trying again shortly. */
+export function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

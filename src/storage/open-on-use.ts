@@ -5,17 +5,17 @@
  * again (readiness.ts), instead of exiting. (A MariaDB pool connects on use by itself.)
  */
 import { resolve } from 'node:path';
-import type { Database, Executor, Row } from './database';
-import { openDatabase, sqliteFile } from './database';
+import type { Database, DatabaseTimeouts, Executor, Row } from './database';
+import { DEFAULT_TIMEOUTS, openDatabase, sqliteFile } from './database';
 import { DatabaseUnavailable } from './errors';
 import { sqliteDialect } from './sqlite-dialect';
 import { Statements } from './statements';
 
 /** `DATABASE_URL` as `openDatabase` reads it, opened at first use. */
-export function openOnUse(url: string | undefined): Database {
+export function openOnUse(url: string | undefined, timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS): Database {
   const path = sqliteFile(url);
-  if (path === undefined || path === ':memory:') return openDatabase(url);
-  return new OpenOnUse(`sqlite:${resolve(path)}`, () => openDatabase(url));
+  if (path === undefined || path === ':memory:') return openDatabase(url, timeouts);
+  return new OpenOnUse(`sqlite:${resolve(path)}`, () => openDatabase(url, timeouts));
 }
 
 class OpenOnUse implements Database {

@@ -1,9 +1,16 @@
-/** A TCP proxy in front of the database that a test can cut and restore, to make the database unreachable for real. */
+/**
+ * A TCP proxy in front of the database that a test can cut and restore, to make the database unreachable for
+ * real, or stall: connections stay open (and new ones are accepted) but no byte goes either way, as when the
+ * server process is stopped or a network path goes dark.
+ */
 import { createServer, Server, Socket, connect } from 'node:net';
+
+interface Link { readonly client: Socket; readonly upstream: Socket }
 
 export class TcpProxy {
   private server?: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly links = new Set<Link>();
+  private stalled = false;
   port = 0;
 
   constructor(private readonly targetHost: string, private readonly targetPort: number) {}
@@ -11,12 +18,13 @@ export class TcpProxy {
   async start(): Promise<void> {
     const server = createServer((client) => {
       const upstream = connect(this.targetPort, this.targetHost);
+      const link = { client, upstream };
+      this.links.add(link);
       for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
+        s.on('close', () => { this.links.delete(link); client.destroy(); upstream.destroy(); });
         s.on('error', () => { client.destroy(); upstream.destroy(); });
       }
-      client.pipe(upstream).pipe(client);
+      if (!this.stalled) forward(link);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -28,9 +36,32 @@ export class TcpProxy {
 
   /** Refuses new connections and drops every open one. */
   async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
+    for (const { client, upstream } of this.links) { client.destroy(); upstream.destroy(); }
+    this.links.clear();
+    this.stalled = false;
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server = undefined;
   }
+
+  /** Stops forwarding: open connections and new ones stay up, and what is sent waits (the database hangs). */
+  stall(): void {
+    this.stalled = true;
+    for (const link of this.links) {
+      link.client.unpipe(link.upstream);
+      link.upstream.unpipe(link.client);
+      link.client.pause();
+      link.upstream.pause();
+    }
+  }
+
+  /** Forwards again, what waited first. */
+  resume(): void {
+    this.stalled = false;
+    for (const link of this.links) forward(link);
+  }
+}
+
+function forward({ client, upstream }: Link): void {
+  client.pipe(upstream);
+  upstream.pipe(client);
 }

@@ -1,0 +1,137 @@
+/**
+ * SQLite through better-sqlite3, whose calls are synchronous: whatever a call waits for, the whole event loop
+ * waits for. So no call may wait long for a lock. Each connection's busy timeout is a few milliseconds; a
+ * statement or transaction that finds the database locked (another process or connection writing, or holding
+ * an exclusive lock) is tried again on a timer, off the event loop, until the acquire timeout, and then fails
+ * as DatabaseUnavailable (503). Reads go through a second connection and, in WAL mode, are not held up by
+ * any writer. A damaged or foreign file (SQLITE_CORRUPT, SQLITE_NOTADB) is unavailable too, not an internal error.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
+import { STATEMENT_CACHE_SIZE, type Database, type Executor, type Row } from './database';
+import { Deadline, type DatabaseTimeouts, WriterQueue } from './deadline';
+import { classify, DatabaseUnavailable, isBusy } from './errors';
+import { sqliteDialect } from './sqlite-dialect';
+import { Statements } from './statements';
+
+/**
+ * How long one attempt may block the event loop waiting for a lock (SQLite's busy handler sleeps in the
+ * calling thread). Short waits are common (another process committing); they pass within it.
+ */
+const BUSY_WAIT_MS = 10;
+/** Pauses between attempts while locked: doubling from the first to the last. */
+const FIRST_RETRY_MS = 5;
+const LONGEST_RETRY_MS = 100;
+
+type StatementCache = LRUCache<string, BetterSqlite3.Statement>;
+
+export class SqliteDatabase implements Database {
+  readonly dialect = sqliteDialect;
+  readonly statements = new Statements(sqliteDialect);
+  readonly description: string;
+  // Two connections: reads never see a writer's uncommitted transaction (WAL keeps them apart).
+  private readonly reader: BetterSqlite3.Database;
+  private readonly writer: BetterSqlite3.Database;
+  private readonly readCache: StatementCache = new LRUCache({ max: STATEMENT_CACHE_SIZE });
+  private readonly writeCache: StatementCache = new LRUCache({ max: STATEMENT_CACHE_SIZE });
+  private readonly writers = new WriterQueue();
+
+  constructor(path: string, private readonly timeouts: DatabaseTimeouts) {
+    this.description = `sqlite:${path}`;
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    try {
+      this.writer = new BetterSqlite3(path, { timeout: BUSY_WAIT_MS });
+      this.writer.pragma('journal_mode = WAL');
+      this.writer.pragma('synchronous = NORMAL');
+      this.reader = path === ':memory:' ? this.writer : new BetterSqlite3(path, { timeout: BUSY_WAIT_MS });
+      for (const db of new Set([this.reader, this.writer])) {
+        // OData's tolower/toupper follow Unicode; SQLite's lower/upper change ASCII letters only.
+        db.function('odata_tolower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
+        db.function('odata_toupper', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : v));
+      }
+    } catch (e) {
+      throw classify(e);
+    }
+  }
+
+  private statement(db: BetterSqlite3.Database, cache: StatementCache, sql: string) {
+    let s = cache.get(sql);
+    if (!s) {
+      s = db.prepare(sql);
+      cache.set(sql, s);
+    }
+    return s;
+  }
+
+  all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    return this.unlocked(new Deadline(this.timeouts.acquireMs), () => this.statement(this.reader, this.readCache, sql).all(...params) as Row[]);
+  }
+
+  async run(sql: string, params: readonly unknown[] = []): Promise<void> {
+    await this.transaction((tx) => tx.run(sql, params));
+  }
+
+  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
+    const deadline = new Deadline(this.timeouts.acquireMs);
+    return this.writers.run(deadline, async () => {
+      const tx: Executor = {
+        all: async (sql, params = []) => this.statement(this.writer, this.writeCache, sql).all(...params) as Row[],
+        run: async (sql, params = []) => { this.statement(this.writer, this.writeCache, sql).run(...params); },
+      };
+      // Taking the write lock is the only wait: once held, no other writer can hold up the statements or COMMIT (WAL).
+      await this.unlocked(deadline, () => this.writer.exec('BEGIN IMMEDIATE'));
+      try {
+        const result = await fn(tx);
+        this.writer.exec('COMMIT');
+        return result;
+      } catch (e) {
+        if (this.writer.inTransaction) this.writer.exec('ROLLBACK');
+        throw classify(e);
+      }
+    });
+  }
+
+  /** Each schema statement commits by itself, so each waits for the lock on its own (within one deadline). */
+  schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T> {
+    const deadline = new Deadline(this.timeouts.acquireMs);
+    return this.writers.run(deadline, async () => {
+      const ex: Executor = {
+        all: (sql, params = []) => this.unlocked(new Deadline(this.timeouts.acquireMs), () => this.writer.prepare(sql).all(...params) as Row[]),
+        run: async (sql, params = []) => { await this.unlocked(new Deadline(this.timeouts.acquireMs), () => this.writer.prepare(sql).run(...params)); },
+      };
+      try {
+        return await fn(ex);
+      } catch (e) {
+        throw classify(e);
+      } finally {
+        // Cached statements may describe tables as they were before the change.
+        this.readCache.clear();
+        this.writeCache.clear();
+      }
+    });
+  }
+
+  /**
+   * Runs `attempt` (synchronous, blocking at most BUSY_WAIT_MS on a lock); while the database is locked, again
+   * after a pause that leaves the event loop free, until `deadline`.
+   */
+  private async unlocked<T>(deadline: Deadline, attempt: () => T): Promise<T> {
+    for (let pause = FIRST_RETRY_MS; ; pause = Math.min(2 * pause, LONGEST_RETRY_MS)) {
+      try {
+        return attempt();
+      } catch (e) {
+        if (!isBusy(e)) throw classify(e);
+        const left = deadline.remaining();
+        if (left === 0) throw new DatabaseUnavailable(`${(e as { code: string }).code}, locked for ${this.timeouts.acquireMs} ms`, e);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.reader !== this.writer) this.reader.close();
+    this.writer.close();
+  }
+}
