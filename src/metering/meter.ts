@@ -65,6 +65,8 @@ export class Meter extends EventEmitter {
   private writeScheduled = false;
   private timer?: NodeJS.Timeout;
   private ticks = 0;
+  /** A background step is under way: while the database cannot take counts, steps must not pile up behind it. */
+  private ticking = false;
   private closed = false;
   /** Applying runs one step at a time (the timer, flush, close, adoption never interleave). */
   private applying: Promise<unknown> = Promise.resolve();
@@ -159,6 +161,8 @@ export class Meter extends EventEmitter {
   }
 
   private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
     try {
       await this.serially(async () => {
         const j = this.journal;
@@ -175,6 +179,8 @@ export class Meter extends EventEmitter {
       this.emit('applied');
     } catch (e) {
       this.complain(e);
+    } finally {
+      this.ticking = false;
     }
   }
 

@@ -1,6 +1,6 @@
 /**
  * SQLite's spellings. Its lower/upper change ASCII letters only, so tolower/toupper call functions the
- * connection registers (database.ts); it has no row locks, because a write transaction already holds the
+ * connection registers (sqlite-database.ts); it has no row locks, because a write transaction already holds the
  * database's write lock; and its types are affinities, so decimals and doubles are stored as floats.
  */
 import type { ColumnSpec } from '../model/service-model';

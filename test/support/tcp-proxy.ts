@@ -45,6 +45,7 @@ export class TcpProxy {
 
   /** Stops forwarding: open connections and new ones stay up, and what is sent waits (the database hangs). */
   stall(): void {
+    if (this.stalled) return;
     this.stalled = true;
     for (const link of this.links) {
       link.client.unpipe(link.upstream);
@@ -56,6 +57,7 @@ export class TcpProxy {
 
   /** Forwards again, what waited first. */
   resume(): void {
+    if (!this.stalled) return;
     this.stalled = false;
     for (const link of this.links) forward(link);
   }
