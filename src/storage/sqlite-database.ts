@@ -52,6 +52,9 @@ export class SqliteDatabase implements Database {
         db.function('odata_toupper', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : v));
       }
     } catch (e) {
+      // A locked or damaged file fails here; leave no file handle behind for the next attempt to open it.
+      const opened = this as unknown as Partial<Record<'reader' | 'writer', BetterSqlite3.Database>>;
+      for (const db of [opened.reader, opened.writer]) if (db?.open) db.close();
       throw classify(e);
     }
   }
