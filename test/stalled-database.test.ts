@@ -103,7 +103,7 @@ async function prepare(server: RunningServer): Promise<{ listingKey: string; cli
     for (const path of ['/$metadata', '/']) {
       const { answer, ms } = await timed(() => get(`${server.url}${path}`));
       expect(answer.status, `${path}: ${answer.text.slice(0, 200)}`).to.equal(200);
-      expect(ms, path).to.be.below(TIMEOUTS.acquireMs);
+      expect(ms, path).to.be.below(WITHIN_MS);
     }
   });
 
@@ -188,14 +188,14 @@ describe('§7 A locked SQLite database: reads go on, writes give up off the even
       for (let i = 0; i < 40; i++) {
         const { answer, ms } = await timed(() => call(`${server.url}/Property('${listingKey}')`, { token: countedToken }));
         expect(answer.status, answer.text).to.equal(200);
-        expect(ms, 'a read while the write lock is held elsewhere').to.be.below(TIMEOUTS.acquireMs);
+        // Before: every write attempt froze the process for the driver's 5 s busy timeout, reads with it.
+        expect(ms, 'a read while the write lock is held elsewhere').to.be.below(2000);
         fetched++;
       }
     }));
     expectDatabase503(await issuing, 'token request');
     delay.disable();
     const longestMs = delay.max / 1e6;
-    // With the driver's old 5 s busy timeout, every write attempt froze the process for 5 s.
     expect(longestMs, `longest event-loop delay while locked: ${longestMs.toFixed(1)} ms`).to.be.below(500);
     expect(holder.inTransaction, 'the lock was held throughout').to.equal(true);
   });
