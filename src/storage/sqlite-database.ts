@@ -127,7 +127,7 @@ export class SqliteDatabase implements Database {
       } catch (e) {
         if (!isBusy(e)) throw classify(e);
         const left = deadline.remaining();
-        if (left === 0) throw new DatabaseUnavailable(`${(e as { code: string }).code}, locked for ${this.timeouts.acquireMs} ms`, e);
+        if (left === 0) throw new DatabaseUnavailable((e as { code: string }).code, e);
         await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
       }
     }
