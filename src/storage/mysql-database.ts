@@ -29,6 +29,8 @@ interface CoreConnection {
   on(event: 'error' | 'end', listener: () => void): void;
   query(sql: string, callback: (err: unknown) => void): void;
   destroy(): void;
+  /** Its socket. */
+  readonly stream?: { destroy(): void };
   /** Set by mysql2 from the server's greeting. */
   readonly _isMariaDB?: boolean;
 }
@@ -150,18 +152,28 @@ export class MysqlDatabase implements Database {
   /** A statement's rows, or DatabaseUnavailable when they do not come in time (and the connection is destroyed). */
   private async answer(conn: mysql.PoolConnection, sent: Promise<[unknown, unknown]>, ms: number): Promise<Row[]> {
     try {
-      const [rows] = await within(sent, ms, `no answer within ${ms} ms`, () => conn.destroy());
+      const [rows] = await within(sent, ms, `no answer within ${ms} ms`, () => this.discard(conn.connection as unknown as CoreConnection));
       return rows as Row[];
     } catch (e) {
       throw classify(e);
     }
   }
 
+  /**
+   * Out of the pool, and its socket closed now: mysql2's destroy only half-closes it, and a stalled server
+   * would hold it open until it woke.
+   */
+  private discard(c: CoreConnection): void {
+    this.open.delete(c);
+    c.destroy();
+    c.stream?.destroy();
+  }
+
   async close(): Promise<void> {
     // Ending the pool says goodbye on every connection; one a stalled server holds would never answer.
     await within(this.pool.end(), this.timeouts.acquireMs, 'closing').catch((e: unknown) => {
       if (!(e instanceof DatabaseUnavailable)) throw e;
-      for (const c of this.open) c.destroy();
+      for (const c of [...this.open]) this.discard(c);
     });
   }
 }
