@@ -69,7 +69,8 @@ async function prepare(server: RunningServer): Promise<{ listingKey: string; cli
     proxy = new TcpProxy(u.hostname, Number(u.port || 3306));
     await proxy.start();
     u.host = `127.0.0.1:${proxy.port}`;
-    server = await startTestServer(serviceModel, u.toString(), { databaseTimeouts: TIMEOUTS, usageApplyMs: 60_000 }, { clock });
+    // 24 requests at once from the test client: more than the pool's 8 connections, all let in.
+    server = await startTestServer(serviceModel, u.toString(), { databaseTimeouts: TIMEOUTS, usageApplyMs: 60_000, maxConcurrentRequests: 24 }, { clock });
     ({ listingKey, client } = await prepare(server));
   });
   afterEach(() => proxy.resume());
