@@ -24,6 +24,7 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   OptionNotSupported: [['$search', '$apply']],
   FormatNotSupported: ['atom', 'data'],
   MediaTypeNotAcceptable: ['text/html'],
+  ProtocolVersionNotSupported: ['3.0'],
   QuerySyntax: ['$filter', 7, 'unexpected ")"'],
   FilterTooLong: [40000, 32768],
   SkipNotSupported: [],

@@ -55,7 +55,13 @@ export const REQUEST_ERRORS = defineErrors({
     target: '$format',
   },
   MediaTypeNotAcceptable: {
-    message: (accept: string) => `$metadata is available as application/xml or application/json, not ${accept}`,
+    message: (accept: string, resource: 'data' | 'metadata' = 'metadata') => (resource === 'data'
+      ? `data is available as application/json only, not ${accept}`
+      : `$metadata is available as application/xml or application/json, not ${accept}`),
+  },
+  ProtocolVersionNotSupported: {
+    message: (maxVersion: string) => `OData-MaxVersion ${maxVersion}: this service speaks OData 4.0 and 4.01`,
+    target: 'OData-MaxVersion',
   },
   QuerySyntax: {
     message: (option: string, position: number, problem: string) => `${option}: ${problem} (at position ${position})`,

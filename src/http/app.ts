@@ -18,6 +18,7 @@ import { RequestsInProgress } from '../metering/requests-in-progress';
 import type { Clock } from '../clock';
 import { requireBearer, tokenEndpoint } from './authentication';
 import { concurrencyLimiter } from './concurrency-limit';
+import { negotiateJson } from './json-format';
 import { errorBody, httpAnswer } from './error-status';
 import { parseQueryString } from './query-string';
 import { rateLimiter } from './rate-limit';
@@ -78,7 +79,9 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.set('query parser', false);
 
   app.use((req, res, next) => {
-    res.setHeader('OData-Version', odataVersion(req));
+    const version = odataVersion(req);
+    if (version === undefined) return next(Errors.ProtocolVersionNotSupported(String(req.headers['odata-maxversion'])));
+    res.setHeader('OData-Version', version);
     const q = req.url.indexOf('?');
     (req as { query: unknown }).query = parseQueryString(q < 0 ? '' : req.url.slice(q + 1));
     next();
@@ -99,8 +102,10 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   if (!options.anonymous) {
     odata.use(authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows));
   }
-  odata.get('/', serviceDocument(parts.model.entitySets, options));
   odata.get(/^\/\$metadata$/, metadataDocument(licences));
+  // Everything after $metadata is data, written in JSON at the metadata level the client asked for.
+  odata.use(negotiateJson());
+  odata.get('/', serviceDocument(parts.model.entitySets, options));
   parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));
   app.use(SERVICE_ROOT, odata);
   app.get('/admin/usage', ready, authenticate, usageReport(parts.meter));
@@ -111,9 +116,17 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
 }
 
 /** OData-MaxVersion 4.0 clients get 4.0 responses; our payloads use nothing that 4.0 lacks. */
-function odataVersion(req: Request): string {
+/**
+ * The version a response speaks: 4.01, or 4.0 for a client whose OData-MaxVersion is 4.0; undefined for a
+ * client that can speak no version this service has (below 4.0, as RESO's Web API Core asks: 400).
+ */
+function odataVersion(req: Request): '4.0' | '4.01' | undefined {
   const max = req.headers['odata-maxversion'];
-  return typeof max === 'string' && max.trim() === '4.0' ? '4.0' : '4.01';
+  const m = typeof max === 'string' ? /^\s*(\d+)\.(\d+)\s*$/.exec(max) : null;
+  if (!m) return '4.01';
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  if (major < 4) return undefined;
+  return major === 4 && minor === 0 ? '4.0' : '4.01';
 }
 
 /** Passes a request on once the service is ready; before, 503 with Retry-After. */

@@ -32,6 +32,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   OptionNotSupported: { status: 501 },
   FormatNotSupported: { status: 400 },
   MediaTypeNotAcceptable: { status: 406 },
+  ProtocolVersionNotSupported: { status: 400 },
   QuerySyntax: { status: 400 },
   FilterTooLong: { status: 413 },
   SkipNotSupported: { status: 501 },

@@ -25,7 +25,8 @@ import { contextProjection, withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
 import { queryOptions } from './query-string';
 import { PageBatches } from './page-batches';
-import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, JSON_CONTENT_TYPE, sendJson, serviceRoot } from './response';
+import { jsonContentType, metadataLevel } from './json-format';
+import { BodyWriter, collectionBody, collectionHead, collectionTail, contextFor, entityBody, sendJson, serviceRoot } from './response';
 
 function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => { fn(req, res).catch(next); };
@@ -121,13 +122,13 @@ class ResourceRequests {
       ? nextLink(serviceRoot(req, this.options), req, skipTokens().encode({ last: batches.last!, returned: returned + batches.read, epoch }, digest))
       : undefined);
     if (size.applied) res.setHeader('Preference-Applied', size.applied);
-    const context = `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}`;
+    const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}`);
     await this.charge(res, 'B', q);
     if (batches.done) {
       sendJson(res, collectionBody(context, first, { count, nextLink: nextPage() }), this.options.writeStallMs);
       return;
     }
-    res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+    res.setHeader('Content-Type', jsonContentType(metadataLevel(res)));
     const body = new BodyWriter(res, this.options.writeStallMs);
     await body.write(collectionHead(context, count));
     await body.writeRecords(first, false);
@@ -156,7 +157,8 @@ class ResourceRequests {
     const json = await this.parts.stores.store(set).jsonByKey(key, shape, licence.visibility.of(set));
     if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
     const [record] = await withExpansions(this.parts.stores, licence, q.expand, [key], [json]);
-    const body = entityBody(`${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`, record);
+    const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`);
+    const body = entityBody(context, record);
     await this.charge(res, 'A', q);
     sendJson(res, body, this.options.writeStallMs);
   }

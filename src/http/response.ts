@@ -1,10 +1,9 @@
 /** Writing responses without rebuilding records: stored record texts are spliced into the body as they are. */
 import type { Request, Response } from 'express';
 import type { AppOptions } from './app';
+import { jsonContentType, metadataLevel } from './json-format';
 
 export const SERVICE_ROOT = '/odata';
-
-export const JSON_CONTENT_TYPE = 'application/json; odata.metadata=minimal; charset=utf-8';
 
 export function serviceRoot(req: Request, options: AppOptions): string {
   return options.baseUrl ?? `${req.protocol}://${req.headers.host ?? 'localhost'}${SERVICE_ROOT}`;
@@ -12,24 +11,39 @@ export function serviceRoot(req: Request, options: AppOptions): string {
 
 /** A whole JSON body; with `stallMs`, a reader that stops taking it is disconnected after that long. */
 export function sendJson(res: Response, body: string, stallMs?: number): void {
-  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.setHeader('Content-Type', jsonContentType(metadataLevel(res)));
   endWatched(res, body, stallMs);
 }
 
-/** One entity: the context annotation spliced in front of the stored record's fields. */
-export function entityBody(context: string, recordJson: string): string {
+/**
+ * The context URL for a response written at this client's metadata level: none when it asked for
+ * `odata.metadata=none`, so the body carries none.
+ */
+export function contextFor(res: Response, context: string): string | undefined {
+  return metadataLevel(res) === 'none' ? undefined : context;
+}
+
+/** One entity: the context annotation (if any) spliced in front of the stored record's fields. */
+export function entityBody(context: string | undefined, recordJson: string): string {
+  if (context === undefined) return recordJson;
   const rest = recordJson.length > 2 ? `,${recordJson.slice(1)}` : '}';
   return `{"@odata.context":${JSON.stringify(context)}${rest}`;
 }
 
 /** A collection page: stored records joined into `value`. */
-export function collectionBody(context: string, recordJsons: readonly string[], extra: { count?: number; nextLink?: string } = {}): string {
+export function collectionBody(
+  context: string | undefined, recordJsons: readonly string[], extra: { count?: number; nextLink?: string } = {},
+): string {
   return `${collectionHead(context, extra.count)}${recordJsons.join(',')}${collectionTail(extra.nextLink)}`;
 }
 
 /** A collection page up to the first record; the count is known before the records (it comes first). */
-export function collectionHead(context: string, count?: number): string {
-  return `{"@odata.context":${JSON.stringify(context)}${count !== undefined ? `,"@odata.count":${count}` : ''},"value":[`;
+export function collectionHead(context: string | undefined, count?: number): string {
+  const annotations = [
+    ...(context !== undefined ? [`"@odata.context":${JSON.stringify(context)}`] : []),
+    ...(count !== undefined ? [`"@odata.count":${count}`] : []),
+  ];
+  return `{${annotations.map((a) => `${a},`).join('')}"value":[`;
 }
 
 /** A collection page after its last record; the next link is known only once the page is read. */

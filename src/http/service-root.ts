@@ -6,15 +6,15 @@ import type { Licences } from '../auth/licence';
 import type { AppOptions } from './app';
 import { Errors } from '../errors/catalogue';
 import { JSON_FORMAT, requireJsonFormat, XML_FORMAT } from '../query/formats';
-import { serviceRoot, sendJson } from './response';
+import { contextFor, serviceRoot, sendJson } from './response';
 import { queryOptions } from './query-string';
 
 export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOptions): RequestHandler {
   const value = sets.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name }));
-  const body = (root: string) => JSON.stringify({ '@odata.context': `${root}/$metadata`, value });
+  const body = (context: string | undefined) => JSON.stringify({ ...(context !== undefined ? { '@odata.context': context } : {}), value });
   return (req, res) => {
     jsonFormat(req);
-    sendJson(res, body(serviceRoot(req, options)));
+    sendJson(res, body(contextFor(res, `${serviceRoot(req, options)}/$metadata`)));
   };
 }
 
