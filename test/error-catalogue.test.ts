@@ -40,6 +40,7 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   TypeMismatch: ['string', 'integer', 'literal 3'],
   NullComparison: [],
   InListInvalid: ['null'],
+  FilterTooComplex: [40000, 32766],
   HasNotApplicable: [],
   LiteralInvalid: ["'x'", 'date (YYYY-MM-DD)'],
   LiteralTypeNotSupported: ['duration'],

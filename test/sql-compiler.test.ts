@@ -20,6 +20,7 @@ import { addColumn, createTable } from '../src/storage/schema-statements';
 import type { Sql } from '../src/storage/sql';
 import { sqliteDialect } from '../src/storage/sqlite-dialect';
 import { Statements } from '../src/storage/statements';
+import { LONG_LIST } from '../src/storage/value-list';
 import { listings, media, model } from './support/sql-fixture';
 
 const DIALECTS = { sqlite: sqliteDialect, mysql: mysqlDialect } as const;
@@ -114,6 +115,73 @@ describe('SQL compiler: in and null', function () {
     ['null ne City', { sqlite: '`City` IS NOT NULL', params: [] }],
     ['ListPrice gt null', { sqlite: '1 = 0', params: [] }],
   ]);
+});
+
+describe('SQL compiler: long in (…) lists bind one JSON parameter', function () {
+  const keys = Array.from({ length: LONG_LIST + 1 }, (_, i) => `K${i}`);
+  const list = (values: readonly (string | number)[]) => values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ');
+  const jsonTable = (type: string, element = 'CAST(v AS CHAR)') => `SELECT ${element} FROM JSON_TABLE(?, '$[*]' COLUMNS (v ${type} PATH '$')) AS list`;
+
+  it(`up to ${LONG_LIST} values, one parameter each`, () => {
+    const values = keys.slice(0, LONG_LIST);
+    expectSnapshot((d) => compileFilter(filterOf(`ListingKey in (${list(values)})`), d), {
+      sqlite: `\`ListingKey\` IN (${values.map(() => '?').join(', ')})`, params: values,
+    });
+  });
+  it(`over ${LONG_LIST}, text: json_each on SQLite, JSON_TABLE read as CHAR in the connection's collation on MariaDB`, () => {
+    expectSnapshot((d) => compileFilter(filterOf(`ListingKey in (${list(keys)})`), d), {
+      sqlite: '`ListingKey` IN (SELECT value FROM json_each(?))',
+      mysql: `\`ListingKey\` IN (${jsonTable('VARCHAR(64)')})`,
+      params: [JSON.stringify(keys)],
+    });
+  });
+  it('negated, null stays outside the list as in the short form', () => {
+    expectSnapshot((d) => compileFilter(filterOf(`not (City in (${list(keys)}))`), d), {
+      sqlite: '(`City` NOT IN (SELECT value FROM json_each(?)) OR `City` IS NULL)',
+      mysql: `(\`City\` NOT IN (${jsonTable('VARCHAR(64)')}) OR \`City\` IS NULL)`,
+      params: [JSON.stringify(keys)],
+    });
+  });
+  it('equalities joined into one list by or go the same way', () => {
+    expectSnapshot((d) => compileFilter(filterOf(keys.map((k) => `City eq '${k}'`).join(' or ')), d), {
+      sqlite: '(`City` IN (SELECT value FROM json_each(?)))',
+      mysql: `(\`City\` IN (${jsonTable('VARCHAR(64)')}))`,
+      params: [JSON.stringify(keys)],
+    });
+  });
+  it('the VARCHAR is never narrower than the longest value (in powers of two), so nothing is truncated into a match', () => {
+    const long = [...keys.slice(1), 'x'.repeat(100)];
+    expectSnapshot((d) => compileFilter(filterOf(`City in (${list(long)})`), d), {
+      sqlite: '`City` IN (SELECT value FROM json_each(?))',
+      mysql: `\`City\` IN (${jsonTable('VARCHAR(128)')})`,
+      params: [JSON.stringify(long)],
+    });
+  });
+  it('numbers as DOUBLE, as a bound number compares; timestamps as their stored text', () => {
+    const prices = Array.from({ length: LONG_LIST + 1 }, (_, i) => i + 0.5);
+    expectSnapshot((d) => compileFilter(filterOf(`ListPrice in (${list(prices)})`), d), {
+      sqlite: '`ListPrice` IN (SELECT value FROM json_each(?))',
+      mysql: `\`ListPrice\` IN (${jsonTable('DOUBLE', 'v')})`,
+      params: [JSON.stringify(prices)],
+    });
+    const times = Array.from({ length: LONG_LIST + 1 }, (_, i) => `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}+01:00`);
+    const stored = times.map((t) => new Date(t).toISOString());
+    expectSnapshot((d) => compileFilter(filterOf(`ModificationTimestamp in (${times.join(', ')})`), d), {
+      sqlite: '`ModificationTimestamp` IN (SELECT value FROM json_each(?))',
+      mysql: `\`ModificationTimestamp\` IN (${jsonTable('VARCHAR(64)')})`,
+      params: [JSON.stringify(stored)],
+    });
+  });
+  it('the parent keys of an expansion page as well', () => {
+    const order = bind({ $orderby: 'Order' }, media).orderBy;
+    expectSnapshot((d) => relatedQuery(new Statements(d), 'Media', { foreignKey: 'ResourceRecordKey', keys, orderBy: order, projection: WHOLE_RECORD }), {
+      sqlite: 'SELECT `ResourceRecordKey` AS _parent, `_record` FROM `Media` WHERE `ResourceRecordKey` IN (SELECT value FROM json_each(?)) '
+        + 'ORDER BY `ResourceRecordKey`, `Order` ASC, `MediaKey` ASC',
+      mysql: `SELECT \`ResourceRecordKey\` AS _parent, \`_record\` FROM \`Media\` WHERE \`ResourceRecordKey\` IN (${jsonTable('VARCHAR(64)')}) `
+        + 'ORDER BY `ResourceRecordKey`, `Order` ASC, `MediaKey` ASC',
+      params: [JSON.stringify(keys)],
+    });
+  });
 });
 
 describe('SQL compiler: string functions', function () {

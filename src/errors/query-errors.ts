@@ -58,6 +58,11 @@ export const FILTER_ERRORS = defineErrors({
       : 'the list after in must hold literal values'),
     target: '$filter',
   },
+  FilterTooComplex: {
+    message: (values: number, limit: number) =>
+      `the query compares ${values} values in one statement; the database takes at most ${limit}. Put comparisons of one field with many values into in (…) lists, or split the query`,
+    target: '$filter',
+  },
   HasNotApplicable: {
     message: () => 'has tests enumeration flags; this service has string lookups: compare with eq, or use in (…)',
     target: '$filter',

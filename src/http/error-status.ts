@@ -50,6 +50,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   TypeMismatch: { status: 400 },
   NullComparison: { status: 400 },
   InListInvalid: { status: 400 },
+  FilterTooComplex: { status: 400 },
   HasNotApplicable: { status: 400 },
   LiteralInvalid: { status: 400 },
   LiteralTypeNotSupported: { status: 501 },

@@ -5,6 +5,7 @@
  */
 import type { ColumnSpec } from '../model/service-model';
 import { raw, Sql, sql } from './sql';
+import type { ListKind } from './value-list';
 
 export type DialectName = 'sqlite' | 'mysql';
 
@@ -51,6 +52,12 @@ export abstract class SqlDialect {
 
   /** Texts joined end to end. */
   abstract concat(parts: readonly Sql[]): Sql;
+
+  /**
+   * A subquery whose rows are the elements of `json` (an array of `kind` values, bound as one parameter), for
+   * `IN (…)`; `longest`: the longest text element, in characters.
+   */
+  abstract jsonList(json: string, kind: ListKind, longest: number): Sql;
 
   /** How an insert that meets an existing key becomes an update: the clause before the assignments. */
   abstract onConflictUpdate(key: readonly string[]): string;

@@ -11,6 +11,7 @@
 import type { BoundCall, BoundField, BoundPredicate, BoundScalar, BoundValue } from '../query/bound';
 import type { SqlDialect } from './dialect';
 import { join, param, raw, Sql, sql } from './sql';
+import { valueList } from './value-list';
 
 const SQL_OP = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
 const NEGATED_OP = { eq: 'ne', ne: 'eq', gt: 'le', ge: 'lt', lt: 'ge', le: 'gt' } as const;
@@ -44,7 +45,7 @@ class FilterCompiler {
       case 'isNull':
         return sql`${this.scalar(p.operand)} ${raw(p.negated !== negated ? 'IS NOT NULL' : 'IS NULL')}`;
       case 'in':
-        return this.member(p.left, join(p.values.map((v) => this.value(v)), ', '), negated);
+        return this.member(p.left, valueList(this.d, p.values.map(stored)), negated);
       case 'inQuery': {
         const sub = sql`SELECT ${this.d.id(p.column.column)} FROM ${this.d.id(p.set.table)} WHERE ${this.predicate(p.where, false)}`;
         return this.member(p.left, sub, negated);
@@ -140,7 +141,7 @@ class FilterCompiler {
   }
 
   private value(v: BoundValue): Sql {
-    return param(v.type === 'boolean' ? (v.value ? 1 : 0) : v.value);
+    return param(stored(v));
   }
 
   private call(c: BoundCall): Sql {
@@ -172,6 +173,11 @@ function balanced(terms: readonly Sql[], op: 'AND' | 'OR'): Sql {
   if (terms.length <= FLAT_CHAIN) return sql`(${join(terms, ` ${op} `)})`;
   const mid = Math.ceil(terms.length / 2);
   return sql`(${balanced(terms.slice(0, mid), op)} ${raw(op)} ${balanced(terms.slice(mid), op)})`;
+}
+
+/** A value as it is bound: booleans as 1/0, as both databases store them. */
+function stored(v: BoundValue): unknown {
+  return v.type === 'boolean' ? (v.value ? 1 : 0) : v.value;
 }
 
 /** A constant operand's truth under `negated`, else undefined. */

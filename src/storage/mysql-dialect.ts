@@ -6,9 +6,13 @@
 import type { ColumnSpec } from '../model/service-model';
 import { commonColumnType, SqlDialect } from './dialect';
 import { join, param, raw, Sql, sql } from './sql';
+import type { ListKind } from './value-list';
 
 /** Placeholders one prepared statement may carry. */
 const MAX_PARAMS = 65535;
+
+/** Text elements of a JSON list: VARCHAR up to this many characters (longer ones are LONGTEXT). */
+const VARCHAR_LIMIT = 16383;
 
 /** The binary collation without PAD SPACE, as an expression the server evaluates. */
 export const NO_PAD_BINARY_COLLATION = "IF(VERSION() LIKE '%MariaDB%', 'utf8mb4_nopad_bin', 'utf8mb4_0900_bin')";
@@ -45,6 +49,20 @@ class MysqlDialect extends SqlDialect {
   /** `||` is OR here unless the session says otherwise. */
   concat(parts: readonly Sql[]): Sql {
     return sql`CONCAT(${join(parts, ', ')})`;
+  }
+
+  /**
+   * Text is read as VARCHAR as wide as the longest element (powers of two from 64, so few statement shapes), never
+   * narrower, which would truncate elements into false matches; then CAST to CHAR, which takes the connection's
+   * collation (the tables' binary no-pad one: 'a' <> 'a '), where JSON_TABLE's own column would take the database's
+   * default and meet the column in an illegal mix of collations. Measured on MariaDB 10.11 with 200,000 rows: `IN`
+   * is a semi-join seeking the column's index per element; `NOT IN` materialises the list once, keyed (up to
+   * VARCHAR(256); LONGTEXT cannot be keyed). Numbers are DOUBLE, as mysql2 binds a number parameter.
+   */
+  jsonList(json: string, kind: ListKind, longest: number): Sql {
+    const width = Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(1, longest))));
+    const [element, type] = kind === 'number' ? ['v', 'DOUBLE'] : ['CAST(v AS CHAR)', width > VARCHAR_LIMIT ? 'LONGTEXT' : `VARCHAR(${width})`];
+    return sql`SELECT ${raw(element)} FROM JSON_TABLE(${param(json)}, '$[*]' COLUMNS (v ${raw(type)} PATH '$')) AS list`;
   }
 
   onConflictUpdate(): string {

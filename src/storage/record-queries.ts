@@ -6,8 +6,9 @@ import type { BoundOrder, BoundPredicate } from '../query/bound';
 import type { Projection } from '../query/projection';
 import { compileFilter } from './filter-compiler';
 import { keysetAfter } from './keyset';
-import { param, placeholders, raw, Sql, sql } from './sql';
+import { param, raw, Sql, sql } from './sql';
 import type { Statements } from './statements';
+import { valueList } from './value-list';
 
 export interface RecordQuery {
   readonly where?: BoundPredicate;
@@ -55,7 +56,7 @@ export function keyQuery(s: Statements, table: string, key: string, value: unkno
  */
 export function relatedQuery(s: Statements, table: string, q: RelatedQuery): Sql {
   const fk = s.id(q.foreignKey);
-  const keys: Sql = { sql: placeholders(q.keys.length), params: q.keys };
+  const keys = valueList(s.dialect, q.keys);
   const filter = q.where ? sql` AND (${compileFilter(q.where, s.dialect)})` : raw('');
   const where = sql`${fk} IN (${keys})${filter}`;
   const select = sql`${fk} AS ${raw(PARENT)}, ${s.columns([...new Set(q.projection.columns)])}`;

@@ -2,6 +2,7 @@
  * Reads and writes the records of one entity set. Reads take bound objects (record-queries.ts compiles
  * them); every statement runs as a prepared statement through the driver.
  */
+import { Errors } from '../errors/catalogue';
 import type { EntitySetSpec, LookupSpec, TableSpec } from '../model/service-model';
 import { RECORD_COLUMN } from '../model/service-model';
 import type { BoundPredicate } from '../query/bound';
@@ -169,7 +170,13 @@ export class RecordStore {
     return column;
   }
 
+  /**
+   * A read, refused when it carries more values than the database binds: long in (…) lists cost one parameter
+   * (value-list.ts), but a filter may still chain more comparisons than that (at FILTER_MAX_LENGTH, tens of thousands).
+   */
   private read(q: Sql) {
+    const limit = this.db.dialect.maxParams;
+    if (q.params.length > limit) return Promise.reject(Errors.FilterTooComplex(q.params.length, limit));
     return this.db.all(q.sql, q.params);
   }
 }

@@ -43,6 +43,11 @@ class SqliteDialect extends SqlDialect {
     return join(parts, ' || ');
   }
 
+  /** json_each's `value` is text for JSON strings and integer or real for numbers, as a bound value would be. */
+  jsonList(json: string): Sql {
+    return sql`SELECT value FROM json_each(${param(json)})`;
+  }
+
   onConflictUpdate(key: readonly string[]): string {
     return `ON CONFLICT (${key.map((k) => this.id(k).sql).join(', ')}) DO UPDATE SET`;
   }
