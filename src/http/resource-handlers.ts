@@ -99,7 +99,7 @@ class ResourceRequests {
     const store = stores.store(set);
     // A token is bound to the client and the path too: it continues one client's walk of one query.
     const digest = queryDigest(`${clientOf(res)?.id ?? ''} ${req.path}`, { ...tree.texts, skiptoken: undefined, format: undefined });
-    const position = q.skiptoken !== undefined ? skipTokens().decode(q.skiptoken, digest) : undefined;
+    const position = q.skiptoken !== undefined ? skipTokens().decode(q.skiptoken, digest, q.orderBy) : undefined;
     const epoch = await this.parts.scopeEpochs.of(clientOf(res));
     refuseMarkBefore(epoch, set, q.filter);
     if (position) refusePositionBefore(epoch, set, position.epoch);

@@ -7,6 +7,8 @@
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { Errors } from '../errors/catalogue';
+import type { BoundOrder } from '../query/bound';
+import { positionProblem } from './page-position';
 
 export interface PagePosition {
   /** Sort values of the last record returned, in the order's column order. */
@@ -45,7 +47,8 @@ export class SkipTokens {
     return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
   }
 
-  decode(token: string, digest: string): PagePosition {
+  /** The position `token` holds, checked against `order` (the query's, ending with the key). */
+  decode(token: string, digest: string, order: readonly BoundOrder[]): PagePosition {
     const invalid = Errors.SkipTokenInvalid;
     if (!/^[A-Za-z0-9_-]+$/.test(token)) throw invalid('is not one this service issued');
     const raw = Buffer.from(token, 'base64url');
@@ -60,8 +63,15 @@ export class SkipTokens {
     } catch {
       throw invalid('was altered, was not issued by this service, or belongs to a different query (its path, $filter, $orderby, $select or $top differ)');
     }
-    const body = JSON.parse(text) as { v?: unknown; l?: unknown; n?: unknown; e?: unknown };
-    if (body.v !== VERSION || !Array.isArray(body.l) || typeof body.n !== 'number') throw invalid('is from another version of this service');
-    return { last: body.l, returned: body.n, ...(typeof body.e === 'string' ? { epoch: body.e } : {}) };
+    let body: { v?: unknown; l?: unknown; n?: unknown; e?: unknown } | null;
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw invalid('is not one this service issued');
+    }
+    if (body?.v !== VERSION || !Array.isArray(body.l)) throw invalid('is from another version of this service');
+    const problem = positionProblem(order, body.l, body.n);
+    if (problem) throw invalid(`${problem}; it is not one this service issued for this query`);
+    return { last: body.l, returned: body.n as number, ...(typeof body.e === 'string' ? { epoch: body.e } : {}) };
   }
 }
