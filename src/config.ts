@@ -71,6 +71,16 @@ export function usageJournalDirFor(databaseUrl: string | undefined): string {
   return join(file === undefined || file === ':memory:' ? 'data' : dirname(file), 'usage-journal');
 }
 
+/**
+ * Largest request head (request line and headers) the HTTP server reads, in bytes. Long query strings must reach
+ * the service, which answers 413 with an OData body, instead of Node's bare 431; and a $filter up to
+ * FILTER_MAX_LENGTH must fit percent-encoded, at up to 9 bytes a character (a 3-byte UTF-8 character, each byte
+ * as %XX), beside a megabyte for the path, the other options and the headers.
+ */
+export function maxRequestHead(config: Pick<Config, 'maxFilterLength'>): number {
+  return 1024 * 1024 + 9 * config.maxFilterLength;
+}
+
 /** The meter's settings (src/metering/meter.ts) from configuration. */
 export function usageOptions(config: Config, log: (line: string) => void): MeterOptions {
   return { journalDir: config.usageJournalDir, applyEveryMs: config.usageApplyMs, log };

@@ -1,10 +1,7 @@
 /** Starting and stopping the HTTP server over a database. */
 import type { AddressInfo } from 'node:net';
 import { createServer, Server } from 'node:http';
-
-/** Largest request head accepted: room for a $filter well past its own limit. */
-const MAX_URL_BYTES = 1024 * 1024;
-import { Config, usageOptions } from './config';
+import { Config, maxRequestHead, usageOptions } from './config';
 import type { Clock } from './clock';
 import { AppOptions, createApp } from './http/app';
 import { ScopeEpochs } from './paging/scope-epoch';
@@ -62,7 +59,7 @@ export async function startServer(
     feedScope: config.feedScope,
   });
   // Long query strings must reach the service, which answers 413 with an OData body, instead of Node's bare 431.
-  const server = createServer({ maxHeaderSize: MAX_URL_BYTES }, handler);
+  const server = createServer({ maxHeaderSize: maxRequestHead(config) }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => resolve());

@@ -1,21 +1,28 @@
 /**
- * Query fuzzing over HTTP: generated and mutated $filter/$orderby/$select strings (seeded, deterministic) sent
- * to a real server. Whatever the input, the service answers 200, 400, 403, 404, 413 or 501 — never 5xx —
- * with a JSON body (an OData error body when not 200), keeps answering simple requests while it is being
- * fuzzed, and afterwards. Counts: ≥ 10,000 requests on SQLite, about 1,000 on MariaDB (MYSQL_URL). How
- * promptly it answers them is measured by bench/responsiveness.ts, not asserted here.
+ * Query fuzzing over HTTP: generated and mutated $filter/$orderby/$select/$expand/$top/$count strings, page
+ * sizes and $skiptokens (followed from nextLinks, and forged with the known PAGING_SECRET), seeded and
+ * deterministic, sent to a real server configured at the largest FILTER_MAX_LENGTH and MAX_PAGE_SIZE the service
+ * accepts. Whatever the input, the service answers 200, 400, 403, 404, 413 or 501 — never 5xx — with a JSON body
+ * (an OData error body when not 200), keeps answering simple requests while it is being fuzzed, and afterwards.
+ * ≥ 10,000 requests on each database (MariaDB with MYSQL_URL); a failure prints the seed (FUZZ_SEED=n reruns
+ * with another). How promptly it answers them is measured by bench/responsiveness.ts, not asserted here.
  */
 import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { serviceModel } from '../generated';
+import { configFromEnv } from '../src/config';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { DatabaseTarget, describeEachDatabase, TestDatabase } from './support/databases';
 import { startTestServer, TEST_TOKEN } from './support/http';
 import { plantEdgeCases } from './support/query-data';
-import { encodeQueryValue, ExpressionGenerator, mutate, Rng } from './support/query-fuzz-gen';
+import { digestOf, forgedPosition, sealToken } from './support/forged-skiptokens';
+import { EdgeGenerator, encodeQueryValue, ExpressionGenerator, mutate, Rng } from './support/query-fuzz-gen';
 
-const MAX_FILTER = 32 * 1024;
+/** The largest FILTER_MAX_LENGTH and MAX_PAGE_SIZE configFromEnv accepts (checked in the suite). */
+const MAX_FILTER = 512 * 1024;
+const MAX_PAGE = 10_000;
+const PAGING_SECRET = 'fuzz-paging-secret';
 const ALLOWED = new Set([200, 400, 403, 404, 413, 501]);
 const CONCURRENCY = 16;
 /** While fuzzing, a simple request goes out after every this many answers. */
@@ -24,15 +31,18 @@ const HEARTBEAT_EVERY = 250;
 const NO_ANSWER_MS = 30_000;
 
 interface Answer { url: string; status: number; text: string; contentType: string; error?: string }
+/** A request: its URL under the service root, and a Prefer header to send with it. */
+interface FuzzRequest { readonly url: string; readonly prefer?: string }
 interface Problem { url: string; why: string; status: number; body: string }
 
 /** Requests sent so far (all suites in this file). */
 let sent = 0;
 
-async function send(base: string, url: string): Promise<Answer> {
+async function send(base: string, url: string, prefer?: string): Promise<Answer> {
   sent++;
   try {
-    const res = await fetch(`${base}${url}`, { signal: AbortSignal.timeout(NO_ANSWER_MS), headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
+    const headers: Record<string, string> = { Authorization: `Bearer ${TEST_TOKEN}`, ...(prefer ? { Prefer: prefer } : {}) };
+    const res = await fetch(`${base}${url}`, { signal: AbortSignal.timeout(NO_ANSWER_MS), headers });
     const text = await res.text();
     return { url, status: res.status, text, contentType: res.headers.get('content-type') ?? '' };
   } catch (e) {
@@ -88,20 +98,37 @@ function judge(a: Answer): string | undefined {
   return undefined;
 }
 
-/** Sends every url with at most `limit` in flight; returns the answers in order. `onAnswer`: told the count so far. */
-async function sendAll(base: string, urls: readonly string[], limit = CONCURRENCY, onAnswer?: (answered: number) => void): Promise<Answer[]> {
-  const out: Answer[] = new Array(urls.length);
+/**
+ * Sends every request with at most `limit` in flight; returns the answers in order. `onAnswer`: told the count so
+ * far. With `follow`, every third answer that has a nextLink has it followed too, and that answer is added.
+ */
+async function sendAll(base: string, requests: readonly (string | FuzzRequest)[], limit = CONCURRENCY,
+  onAnswer?: (answered: number) => void, follow = false): Promise<Answer[]> {
+  const out: Answer[] = new Array(requests.length);
+  const followed: Answer[] = [];
   let next = 0;
   let answered = 0;
   const worker = async () => {
-    while (next < urls.length) {
+    while (next < requests.length) {
       const i = next++;
-      out[i] = await send(base, urls[i]);
+      const req = typeof requests[i] === 'string' ? { url: requests[i] as string } : requests[i] as FuzzRequest;
+      out[i] = await send(base, req.url, req.prefer);
       onAnswer?.(++answered);
+      const link = follow && i % 3 === 0 ? nextLinkOf(out[i]) : undefined;
+      if (link?.startsWith(base)) followed.push(await send(base, link.slice(base.length), req.prefer));
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, urls.length) }, worker));
-  return out;
+  await Promise.all(Array.from({ length: Math.min(limit, requests.length) }, worker));
+  return [...out, ...followed];
+}
+
+function nextLinkOf(a: Answer): string | undefined {
+  if (a.status !== 200 || !a.text.includes('@odata.nextLink')) return undefined;
+  try {
+    return JSON.parse(a.text)['@odata.nextLink'];
+  } catch {
+    return undefined;
+  }
 }
 
 function problems(answers: readonly Answer[]): Problem[] {
@@ -128,13 +155,20 @@ function report(ps: readonly Problem[], n = 8): string {
 const q = (path: string, options: readonly (readonly [string, string])[]) =>
   `${path}${options.length ? `?${options.map(([k, v]) => `${encodeQueryValue(k)}=${encodeQueryValue(v)}`).join('&')}` : ''}`;
 
-/** One random request: a path, a random set of options (generated, often mutated), sometimes a broken query string. */
-function randomRequest(r: Rng, gen: ExpressionGenerator): string {
+/**
+ * One random request: a path, a random set of options (generated, often mutated; now and then one at the
+ * configuration's edges), a page size, sometimes a forged $skiptoken or a broken query string.
+ */
+function randomRequest(r: Rng, gen: ExpressionGenerator, edge: EdgeGenerator): FuzzRequest {
   const path = r.weighted<string>([[78, '/Property'], [6, '/Property/$count'], [3, '/Members'], [3, '/Media'], [2, '/Lookup'],
     [2, '/OpenHouses'], [2, "/Property('L000001')"], [1, '/NoSuchSet'], [1, '/property'], [2, '/Office']]);
   const maybeMutate = (s: string) => (r.chance(0.4) ? mutate(r, s) : s);
   const opts: [string, string][] = [];
-  if (r.chance(0.8)) opts.push([r.chance(0.97) ? '$filter' : r.pick(['filter', '$FILTER', '$Filter']), maybeMutate(gen.filter())]);
+  if (r.chance(0.8)) {
+    const filter = r.chance(0.007) ? edge.largeFilter() : r.chance(0.04) ? edge.deep() : maybeMutate(gen.filter());
+    opts.push([r.chance(0.97) ? '$filter' : r.pick(['filter', '$FILTER', '$Filter']), filter]);
+  }
+  if (r.chance(0.1)) opts.push(['$expand', maybeMutate(edge.expand())]);
   if (r.chance(0.3)) opts.push(['$orderby', maybeMutate(gen.orderby())]);
   if (r.chance(0.25)) opts.push(['$select', maybeMutate(gen.select())]);
   if (r.chance(0.2)) opts.push(['$top', r.pick(['0', '1', '5', '1000', '-1', 'abc', '1.5', '', '99999999999999999999', ' 3', '0x10', '1e3'])]);
@@ -143,13 +177,18 @@ function randomRequest(r: Rng, gen: ExpressionGenerator): string {
     opts.push([r.pick(['$skip', '$expand', '$search', '$apply', '$compute', '$skiptoken', '$format', '$frob', '$levels', 'skiptoken', 'foo', '$', '$index']),
       r.pick(['1', 'Media', 'OpenHouse($select=ListingKey)', 'Media($expand=Listing)', '*', 'x', 'json', 'xml', '', 'eyJ2IjoxfQ.abc', 'a.b.c', gen.filter()])]);
   }
+  if (r.chance(0.04)) {
+    // Sealed with the server's secret for this client, path and options: it opens, and its position is checked.
+    const texts = Object.fromEntries(opts.filter(([k]) => k.startsWith('$')).map(([k, v]) => [k.slice(1), v]));
+    opts.push(['$skiptoken', sealToken(PAGING_SECRET, digestOf(path, texts), forgedPosition(r))]);
+  }
   if (r.chance(0.02) && opts.length > 0) opts.push(opts[0]);
   let url = q(path, opts);
   if (r.chance(0.03) && url.includes('?')) {
     const at = r.int(url.indexOf('?') + 1, url.length);
     url = url.slice(0, at) + r.pick(['%', '%E0%A4%A', '%FF', '%C3', '&', '&&', '=', '%00', '%2', '%ZZ', '+', '%2B']) + url.slice(at);
   }
-  return url;
+  return { url, prefer: r.chance(0.15) ? edge.prefer() : undefined };
 }
 
 /** Inputs at the edges: deep nesting, just over the length limit, 10,000 or terms, huge lists. */
@@ -167,18 +206,21 @@ function specialRequests(): { label: string; url: string; expect?: number[] }[] 
     { label: '2,000 nested contains(', url: F(`${'contains('.repeat(2000)}MlsStatus${",'a')".repeat(2000)}`), expect: [400] },
     { label: '60 nested parentheses (allowed depth)', url: F(`${'('.repeat(60)}MlsStatus eq 'Active'${')'.repeat(60)}`), expect: [200] },
     { label: '70 nested parentheses', url: F(`${'('.repeat(70)}MlsStatus eq 'Active'${')'.repeat(70)}`), expect: [400] },
-    { label: '$filter of 32,769 x', url: F('x'.repeat(MAX_FILTER + 1)), expect: [413] },
-    { label: 'valid $filter of 32,769 characters', url: F(`ListingKey eq '${'x'.repeat(MAX_FILTER + 1 - 16)}'`), expect: [413] },
-    { label: 'valid $filter of 32,768 characters', url: F(`ListingKey eq '${'x'.repeat(MAX_FILTER - 16)}'`), expect: [200] },
-    { label: '32,768 quotes', url: F("'".repeat(MAX_FILTER)), expect: [400] },
-    { label: '32,768 percent signs', url: F('%'.repeat(MAX_FILTER)), expect: [400] },
+    { label: `$filter of ${MAX_FILTER + 1} x`, url: F('x'.repeat(MAX_FILTER + 1)), expect: [413] },
+    { label: `valid $filter of ${MAX_FILTER + 1} characters`, url: F(`ListingKey eq '${'x'.repeat(MAX_FILTER + 1 - 16)}'`), expect: [413] },
+    { label: `valid $filter of ${MAX_FILTER} characters`, url: F(`ListingKey eq '${'x'.repeat(MAX_FILTER - 16)}'`), expect: [200] },
+    { label: `${MAX_FILTER} quotes`, url: F("'".repeat(MAX_FILTER)), expect: [400] },
+    { label: `${MAX_FILTER} percent signs`, url: F('%'.repeat(MAX_FILTER)), expect: [400] },
     { label: '30,000 digits of a fraction', url: F(`ModificationTimestamp gt 2026-01-01T00:00:00.${'1'.repeat(30000)}Z`), expect: [400] },
     { label: '10,000 emoji', url: F('😀'.repeat(10000)), expect: [400] },
     { label: '10,000 NUL', url: F('\u0000'.repeat(10000)), expect: [400] },
-    { label: '10,000 or terms', url: F(terms(10_000, key)), expect: [413] },
-    { label: '10,000 or terms of true', url: F(terms(10_000, () => 'true')), expect: [413] },
+    { label: '10,000 or terms', url: F(terms(10_000, key)), expect: [200] },
+    { label: '10,000 or terms of true', url: F(terms(10_000, () => 'true')), expect: [200] },
+    { label: '20,000 or terms (over the length limit)', url: F(terms(20_000, key)), expect: [413] },
     { label: 'in list of 6,000 values', url: F(`ListingKey in (${Array.from({ length: 6000 }, (_, i) => `'${i % 100}'`).join(',')})`), expect: [200] },
-    { label: 'in list up to the limit', url: F(`MlsStatus in (${Array.from({ length: 8000 }, () => "'a'").join(',')})`), expect: [200] },
+    { label: 'in list of 40,000 keys', url: F(`ListingKey in (${Array.from({ length: 40_000 }, (_, i) => `'L${String(i).padStart(6, '0')}'`).join(',')})`), expect: [200] },
+    { label: 'in list up to the limit', url: F(`MlsStatus in (${Array.from({ length: Math.floor((MAX_FILTER - 16) / 4) }, () => "'a'").join(',')})`), expect: [200] },
+    { label: 'not in list up to the limit', url: F(`not (PropertyType in (${Array.from({ length: Math.floor((MAX_FILTER - 24) / 6) }, (_, i) => `'${i % 999}'`).join(',')}))`), expect: [200] },
     { label: '10,000 $orderby keys', url: q('/Property', [['$orderby', Array.from({ length: 10_000 }, () => 'ListingKey').join(',')]]), expect: [400] },
     { label: '5,000 ( in $orderby', url: q('/Property', [['$orderby', `${'('.repeat(5000)}ListingKey${')'.repeat(5000)}`]]), expect: [400, 501] },
     { label: '20,000 $select items', url: q('/Property', [['$select', Array.from({ length: 20_000 }, () => 'ListingKey').join(',')]]), expect: [200] },
@@ -193,16 +235,19 @@ function specialRequests(): { label: string; url: string; expect?: number[] }[] 
 }
 
 /**
- * Long chains of and/or that still fit under the length limit (about 1,200 to 4,000 terms). Any status but 5xx
+ * Long chains of and/or that still fit under the length limit (about 19,000 to 65,000 terms). Any status but 5xx
  * will do (a service may refuse a filter that is too complex).
  */
 function longChainRequests(): { label: string; url: string }[] {
   const F = (filter: string) => q('/Property', [['$filter', filter]]);
   const fit = (sep: string, term: (i: number) => string) => {
-    let n = 10_000;
-    const chain = (k: number) => Array.from({ length: k }, (_, i) => term(i)).join(sep);
-    while (chain(n).length > MAX_FILTER) n -= 10;
-    return chain(n);
+    const parts: string[] = [];
+    for (let i = 0, length = 0; ; i++) {
+      const t = term(i);
+      length += t.length + (i ? sep.length : 0);
+      if (length > MAX_FILTER) return parts.join(sep);
+      parts.push(t);
+    }
   };
   return [
     { label: 'ListingKey eq … or …, up to the limit', url: F(fit(' or ', (i) => `ListingKey eq 'L${String(i).padStart(6, '0')}'`)) },
@@ -221,9 +266,10 @@ function validFilters(seed: number, n: number): string[] {
   return Array.from({ length: n }, () => gen.validFilter());
 }
 
-describeEachDatabase('Query fuzz: generated and mutated $filter/$orderby/$select over HTTP', (target: DatabaseTarget) => {
+describeEachDatabase('Query fuzz at the largest FILTER_MAX_LENGTH and MAX_PAGE_SIZE: generated and mutated options over HTTP', (target: DatabaseTarget) => {
   const sqlite = target.label === 'SQLite';
-  const RANDOM = sqlite ? 10_500 : 1_000;
+  const RANDOM = 10_500;
+  const SEED = Number(process.env.FUZZ_SEED) || (sqlite ? 20260101 : 20260202);
   const COMPLEMENT = sqlite ? 400 : 100;
   let db: TestDatabase;
   let server: RunningServer;
@@ -233,8 +279,14 @@ describeEachDatabase('Query fuzz: generated and mutated $filter/$orderby/$select
 
   before(async function () {
     this.timeout(180_000);
+    for (const [name, max] of [['FILTER_MAX_LENGTH', MAX_FILTER], ['MAX_PAGE_SIZE', MAX_PAGE]] as const) {
+      expect(configFromEnv({ [name]: String(max) }), `${name}=${max} is allowed`).to.be.an('object');
+      expect(() => configFromEnv({ [name]: String(max + 1) }), `${name}=${max + 1} is not`).to.throw(name);
+    }
     db = await target.create();
-    server = await startTestServer(serviceModel, db.url, { pageSize: 20, maxFilterLength: MAX_FILTER, maxConcurrentRequests: CONCURRENCY });
+    server = await startTestServer(serviceModel, db.url, {
+      pageSize: 20, maxFilterLength: MAX_FILTER, maxPageSize: MAX_PAGE, pagingSecret: PAGING_SECRET, maxConcurrentRequests: CONCURRENCY,
+    });
     await seedDemoData(server.service, { listings: 30 });
     await plantEdgeCases(server.service);
     base = server.url;
@@ -247,20 +299,21 @@ describeEachDatabase('Query fuzz: generated and mutated $filter/$orderby/$select
   });
 
   it(`${RANDOM} generated requests: every answer is 200/400/403/404/413/501 with a JSON body (an OData error body when not 200), and simple requests among them are answered`, async function () {
-    this.timeout(sqlite ? 120_000 : 60_000);
-    const r = new Rng(sqlite ? 20260101 : 20260202);
+    this.timeout(180_000);
+    const r = new Rng(SEED);
     const gen = new ExpressionGenerator(r);
-    const urls = Array.from({ length: RANDOM }, () => randomRequest(r, gen));
+    const edge = new EdgeGenerator(r, gen, MAX_FILTER);
+    const requests = Array.from({ length: RANDOM }, () => randomRequest(r, gen, edge));
     // A heartbeat: every HEARTBEAT_EVERY answers, a simple request goes out beside the fuzzing and must be answered.
     const beats: Promise<Answer>[] = [];
-    const answers = await sendAll(base, urls, CONCURRENCY, (n) => {
+    const answers = await sendAll(base, requests, CONCURRENCY, (n) => {
       if (n % HEARTBEAT_EVERY === 0) beats.push(send(base, '/Property?$top=1&$select=ListingKey'));
-    });
+    }, true);
     const heartbeats = await Promise.all(beats);
     const bad = problems(answers);
     const statuses = answers.reduce<Record<number, number>>((m, a) => ({ ...m, [a.status]: (m[a.status] ?? 0) + 1 }), {});
-    console.log(`      statuses: ${JSON.stringify(statuses)}; heartbeat ${heartbeats.length}×`);
-    expect(bad, report(bad)).to.deep.equal([]);
+    console.log(`      seed ${SEED}; statuses: ${JSON.stringify(statuses)}; ${answers.length - RANDOM} nextLinks followed; heartbeat ${heartbeats.length}×`);
+    expect(bad, `seed ${SEED} (FUZZ_SEED=${SEED} reruns it): ${report(bad)}`).to.deep.equal([]);
     // The mix reaches the evaluator, not only the parser: a fair share of successes and of each refusal.
     expect(statuses[200] ?? 0, 'successful requests').to.be.greaterThan(RANDOM * 0.05);
     expect(statuses[400] ?? 0, '400s').to.be.greaterThan(RANDOM * 0.1);
@@ -270,7 +323,7 @@ describeEachDatabase('Query fuzz: generated and mutated $filter/$orderby/$select
     expect(heartbeats.length, 'heartbeats sent while the fuzzing ran').to.equal(Math.floor(RANDOM / HEARTBEAT_EVERY));
   });
 
-  it('edge inputs: 5,000-deep nesting, just over 32,768 characters, 10,000 or terms, huge lists and options — each answered as expected', async function () {
+  it('edge inputs: 5,000-deep nesting, just over FILTER_MAX_LENGTH, 10,000 or terms, in lists up to the limit, huge options — each answered as expected', async function () {
     this.timeout(60_000);
     const specials = specialRequests();
     const answers = await sendAll(base, specials.map((x) => x.url), 4);
@@ -283,9 +336,9 @@ describeEachDatabase('Query fuzz: generated and mutated $filter/$orderby/$select
     expect(unexpected, unexpected.join('\n')).to.deep.equal([]);
   });
 
-  it('a $filter of 10,000 or terms is answered (413: over the length limit), and a simple request sent while it is in flight too', async function () {
+  it('a $filter of 20,000 or terms is answered (413: over the length limit), and a simple request sent while it is in flight too', async function () {
     this.timeout(60_000);
-    const filter = Array.from({ length: 10_000 }, (_, i) => `ListingKey eq 'L${String(i).padStart(6, '0')}'`).join(' or ');
+    const filter = Array.from({ length: 20_000 }, (_, i) => `ListingKey eq 'L${String(i).padStart(6, '0')}'`).join(' or ');
     const big = sendInFlight(base, q('/Property', [['$filter', filter], ['$count', 'true']]));
     await big.written;
     const simple = await send(base, '/Property?$top=1');
@@ -345,12 +398,12 @@ describeEachDatabase('Query fuzz: generated and mutated $filter/$orderby/$select
     return { violations };
   }
 
-  it(`the server still answers a simple request afterwards (after ${sqlite ? '≥ 10,000' : '≥ 1,000'} requests)`, async () => {
+  it('the server still answers a simple request afterwards (after ≥ 10,000 requests)', async () => {
     const a = await send(base, "/Property?$filter=MlsStatus eq 'Active'&$top=3");
     expect(a.status, a.text.slice(0, 300)).to.equal(200);
     expect(JSON.parse(a.text).value.length).to.be.within(1, 3);
     console.log(`      ${sent - sentBefore} requests sent to this server`);
-    expect(sent - sentBefore, 'requests sent').to.be.at.least(sqlite ? 10_000 : 1_000);
+    expect(sent - sentBefore, 'requests sent').to.be.at.least(10_000);
   });
 
   if (!sqlite) {

@@ -259,31 +259,77 @@ export function encodeQueryValue(v: string): string {
   return out;
 }
 
-/** Sort values of every kind a forged position may hold, right and wrong. */
-const POSITION_VALUES: readonly string[] = [
-  '"2026-01-01T00:00:00.000Z"', '"2026-01-01T00:00:00Z"', '"2026-13-45T99:99:99.999Z"', '"2026-02-30T00:00:00.000Z"', '"0000-01-01T00:00:00.000Z"',
-  '"L000001"', '"L000050"', '""', '"Active"', '"x"', '"\\u0000"', '"😀"', `"${'x'.repeat(5000)}"`, '"2026-01-01"',
-  '0', '1', '-1', '1.5', '1e308', '-1e308', '1e999', '-1e999', '18446744073709551616', '9007199254740993', '-0', '0.1e-400',
-  'true', 'false', 'null', '{}', '{"a":1}', '[]', '[1,2]', '[[["deep"]]]', '{"v":2}', '"NaN"', '"Infinity"',
-];
+
+const NAVIGATIONS = ['Media', 'OpenHouse', 'historyTransactional', 'PropertyRooms', 'PropertyUnits'];
 
 /**
- * The plain text of a forged `$skiptoken` body (sealed by the caller with the known secret): mostly the service's
- * shape `{"v":2,"l":[…],"n":…}` with values of the wrong kinds, counts or lengths, sometimes other JSON or no JSON.
+ * Option values at the edges of the configuration (FILTER_MAX_LENGTH, MAX_PAGE_SIZE): in (…) lists up to the
+ * length limit, expressions nested to the parser's depth, long literals, every comparison joined into long
+ * chains, and expansions with nested options.
  */
-export function forgedPosition(r: Rng): string {
-  const values = (n: number) => Array.from({ length: n }, () => r.pick(POSITION_VALUES)).join(',');
-  const count = () => r.pick(['0', '1', '17', '-1', '1.5', '1e308', '"3"', 'null', '[]', '9007199254740993', '1e999']);
-  switch (r.int(0, 9)) {
-    case 0: return r.pick(['', 'null', '[]', '"l"', '42', 'true', '{', 'NaN', '{"v":2,"l":[NaN],"n":0}', '{"v":2,"l":[Infinity],"n":0}',
-      `${'['.repeat(20_000)}${']'.repeat(20_000)}`, '{"__proto__":{"l":[1]},"v":2,"n":0}', '\uFEFF{"v":2,"l":[],"n":0}']);
-    case 1: return `{"v":${r.pick(['1', '3', '"2"', 'null', '2.0'])},"l":[${values(2)}],"n":${count()}}`;
-    case 2: return `{"v":2,"l":${r.pick(['null', '{}', '"x"', '1', `{"0":${r.pick(POSITION_VALUES)}}`])},"n":0}`;
-    case 3: return `{"v":2,"l":[${values(r.pick([0, 1, 3, 4, 50]))}],"n":${count()}}`;
-    case 4: return `{"v":2,"l":[${values(2)}]}`;
-    case 5: return `{"v":2,"l":[${r.pick(POSITION_VALUES)},"L000001"],"n":${count()}}`;
-    case 6: return `{"v":2,"l":["2026-01-01T00:00:00.000Z",${r.pick(POSITION_VALUES)}],"n":${count()}}`;
-    case 7: return `{"v":2,"l":[null,${r.pick(POSITION_VALUES)}],"n":0,"extra":${r.pick(POSITION_VALUES)}}`;
-    default: return `{"v":2,"l":[${values(2)}],"n":${count()}}`;
+export class EdgeGenerator {
+  constructor(private readonly r: Rng, private readonly gen: ExpressionGenerator, private readonly maxFilter: number) {}
+
+  /** A $filter of up to `maxFilter` characters (sometimes a little over), of one of several large shapes. */
+  largeFilter(): string {
+    const r = this.r;
+    const budget = Math.floor(this.maxFilter * r.pick([0.01, 0.1, 0.5, 0.9, 1, 1.001]));
+    switch (r.int(0, 5)) {
+      case 0: return this.inList(budget, () => `'${r.chance(0.5) ? `L${String(r.int(0, 999_999)).padStart(6, '0')}` : r.pick(STRINGS).replace(/'/g, "''")}'`, 'ListingKey');
+      case 1: return this.inList(budget, () => this.gen.timestamp(true), r.pick(['ModificationTimestamp', 'PhotosChangeTimestamp']));
+      case 2: return this.inList(budget, () => `'${r.pick(['Active', 'Pending', 'Closed', 'x'.repeat(r.int(1, 400))])}'`, r.pick(['MlsStatus', 'PropertyType', 'tolower(MlsStatus)']));
+      case 3: return this.chain(budget, () => this.gen.validFilter(1), r.pick([' or ', ' and ']));
+      case 4: return this.chain(budget, () => `${r.pick(['endswith', 'startswith', 'contains'])}(${r.pick(['MlsStatus', 'ListingKey'])},'${r.pick(['a', 've', ''])}')`, ' or ');
+      default: return `ListingKey eq '${'x'.repeat(Math.max(0, budget - 16))}'`;
+    }
+  }
+
+  /** An expression nested up to (and a little past) the parser's depth limit. */
+  deep(): string {
+    const r = this.r;
+    const depth = r.int(20, 66);
+    let e = this.gen.validFilter(0);
+    for (let i = 0; i < depth; i++) e = r.pick([`(${e})`, `not (${e})`, `(${e}) and ${this.gen.validFilter(0)}`, `${this.gen.validFilter(0)} or (${e})`]);
+    return e;
+  }
+
+  /** A $expand of one to five navigations, some with nested options. */
+  expand(): string {
+    const r = this.r;
+    const navs = Array.from({ length: r.int(1, 5) }, () => r.pick(NAVIGATIONS));
+    return [...new Set(navs)].map((n) => {
+      if (!r.chance(0.5)) return n;
+      const opts = [['$top', String(r.pick([0, 1, 3, 10_000, 99_999]))], ['$select', r.pick(['MediaKey', 'ListingKey', 'ModificationTimestamp', 'Foo'])],
+        ['$orderby', r.pick(['ModificationTimestamp desc', 'Order', 'Foo'])], ['$filter', this.gen.filter(2)]].filter(() => r.chance(0.4));
+      return `${n}(${opts.map(([k, v]) => `${k}=${v}`).join(';')})`;
+    }).join(',');
+  }
+
+  /** A Prefer header asking for a page size from 1 to past MAX_PAGE_SIZE, sometimes malformed. */
+  prefer(): string {
+    return this.r.pick(['odata.maxpagesize=1', 'odata.maxpagesize=7', 'odata.maxpagesize=10000', 'odata.maxpagesize=10001', 'odata.maxpagesize=999999999',
+      'maxpagesize="3"', 'odata.maxpagesize=0', 'odata.maxpagesize=-5', 'odata.maxpagesize=1e3', 'return=minimal']);
+  }
+
+  private inList(budget: number, value: () => string, left: string): string {
+    const parts: string[] = [];
+    let length = left.length + 6;
+    while (length < budget) {
+      const v = value();
+      parts.push(v);
+      length += v.length + 1;
+    }
+    return `${this.r.chance(0.2) ? 'not ' : ''}${left} in (${parts.join(',') || "'x'"})`;
+  }
+
+  private chain(budget: number, term: () => string, sep: string): string {
+    const parts: string[] = [];
+    let length = 0;
+    while (length < budget) {
+      const t = term();
+      parts.push(t);
+      length += t.length + sep.length;
+    }
+    return parts.join(sep);
   }
 }
