@@ -30,6 +30,7 @@ export interface BuiltEntitySet {
   dictionaryRows?: DictionaryRowsSpec;
   namesFields?: FieldNamesSpec;
   namesLookups?: string;
+  skipSupported?: true;
   /** Columns stored for a residual check only (join discriminators, licences' name checks), which get no index. */
   unindexedColumns?: Set<string>;
   table: string;
@@ -108,6 +109,7 @@ function entitySetOf(setDef: EntitySetDef, typeDef: EntityTypeDef, fields: Field
     dictionaryRows: dictionaryRowsOf(setDef, typeDef),
     namesFields: fieldNamesOf(typeDef),
     namesLookups: lookupNamesOf(typeDef),
+    skipSupported: setDef.skipSupported || undefined,
     table: setDef.name,
     fields,
     navigations,

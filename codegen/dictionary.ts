@@ -65,6 +65,8 @@ export interface EntitySetDef {
   deletedWhen?: string;
   /** Policy.DescribesDictionary, as written. */
   describesDictionary?: string;
+  /** Capabilities.SkipSupported on the set, else on the container, else false (the spec refuses $skip). */
+  skipSupported: boolean;
 }
 
 export interface EnumDef {
@@ -78,7 +80,6 @@ export interface Dictionary {
   entityTypes: EntityTypeDef[];
   entitySets: EntitySetDef[];
   enums: EnumDef[];
-  skipSupported: boolean;
 }
 
 const ARRAY_TAGS = new Set([
@@ -161,7 +162,7 @@ export function readDictionary(xml: string): Dictionary {
     namespace: entitySchema['@Namespace'],
     containerName: container['@Name'],
     entityTypes,
-    entitySets: ((container.EntitySet ?? []) as Node[]).map((es) => readEntitySet(es, notes)),
+    entitySets: ((container.EntitySet ?? []) as Node[]).map((es) => readEntitySet(es, notes, notes.tag(container, SKIP_SUPPORTED) ?? false)),
     enums: schemas.flatMap((s) => (s.EnumType ?? []) as Node[]).map((e) => ({
       name: e['@Name'],
       members: ((e.Member ?? []) as Node[]).map((m) => ({
@@ -169,7 +170,6 @@ export function readDictionary(xml: string): Dictionary {
         standardName: notes.string(m, STANDARD_NAME_TERM) ?? m['@Name'],
       })),
     })),
-    skipSupported: notes.tag(container, 'Org.OData.Capabilities.V1.SkipSupported') ?? true,
   };
 }
 
@@ -211,7 +211,9 @@ function readEntityType(et: Node, notes: Annotations): EntityTypeDef {
   };
 }
 
-function readEntitySet(es: Node, notes: Annotations): EntitySetDef {
+const SKIP_SUPPORTED = 'Org.OData.Capabilities.V1.SkipSupported';
+
+function readEntitySet(es: Node, notes: Annotations, containerSkip: boolean): EntitySetDef {
   return {
     name: es['@Name'],
     entityType: es['@EntityType'],
@@ -222,6 +224,7 @@ function readEntitySet(es: Node, notes: Annotations): EntitySetDef {
     listingRoot: notes.tag(es, `${POLICY}.ListingRoot`) ?? false,
     deletedWhen: notes.string(es, `${POLICY}.DeletedWhen`),
     describesDictionary: notes.string(es, `${POLICY}.DescribesDictionary`),
+    skipSupported: notes.tag(es, SKIP_SUPPORTED) ?? containerSkip,
   };
 }
 

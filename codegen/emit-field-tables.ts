@@ -43,6 +43,7 @@ function policyOf(set: BuiltEntitySet): Record<string, string> {
     dictionaryRows: set.dictionaryRows,
     namesFields: set.namesFields,
     namesLookups: set.namesLookups,
+    skipSupported: set.skipSupported,
   };
   return Object.fromEntries(Object.entries(stated).filter(([, v]) => v !== undefined).map(([k, v]) => [k, literal(v)]));
 }

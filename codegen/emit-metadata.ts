@@ -17,7 +17,6 @@ function metadataModel(model: BuiltModel, header: string): MetadataModel {
   return {
     namespace: model.namespace,
     containerName: model.containerName,
-    skipSupported: model.dictionary.skipSupported,
     metadataHeader: header,
     entitySets: model.entitySets.map((s) => ({ ...s, navigationProperties: navigationPropertiesOf(s), bindings: s.setDef.bindings })),
   };

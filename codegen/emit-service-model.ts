@@ -34,7 +34,6 @@ function serviceModel(model: BuiltModel, context: EmitContext) {
     entitySets: `[${model.entitySets.map((s) => s.name).join(', ')}]`,
     tables: 'tables',
     lookups: 'lookups',
-    skipSupported: String(model.dictionary.skipSupported),
     metadataHeader: quote(context.header),
     metadataXml: `readFileSync(join(__dirname, 'metadata.xml'), 'utf8')`,
     metadataJson: `readFileSync(join(__dirname, 'metadata.json'), 'utf8')`,

@@ -80,11 +80,13 @@ describe('Metadata document: the query policy it states', () => {
     expect(fieldNames.filter((f) => !nonSortable.includes(f))).to.have.members(PROPERTY_QUERYABLE).and.have.length(6);
   });
 
-  it('declares $skip unsupported', () => {
-    const skip = [].concat(schema.EntityContainer.Annotation).find((a: any) => a['@Term'] === 'Capabilities.SkipSupported') as any;
-    expect(skip['@Bool']).to.equal('false');
+  it('declares $skip unsupported on every entity set, where the term applies', () => {
     const json = JSON.parse(serviceModel.metadataJson);
-    expect(json['org.reso.metadata'].Default['@Capabilities.SkipSupported']).to.equal(false);
+    for (const set of sets) {
+      const skip = [].concat(set.Annotation).find((a: any) => a['@Term'] === 'Capabilities.SkipSupported') as any;
+      expect(skip['@Bool'], set['@Name']).to.equal('false');
+      expect(json['org.reso.metadata'].Default[set['@Name']]['@Capabilities.SkipSupported'], set['@Name']).to.equal(false);
+    }
   });
 
   it('has Property with at least 150 fields covering every DD type, and the navigation names of the spec', () => {

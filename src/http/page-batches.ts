@@ -16,6 +16,8 @@ export interface PageRead {
   readonly projection: Projection;
   /** Records the page holds at most. */
   readonly limit: number;
+  /** Records passed over before the page ($skip; a first page only: a next page continues by position). */
+  readonly skip?: number;
   /** Records per batch. */
   readonly batch: number;
   /** Where the set's key is among the sort values. */
@@ -45,7 +47,8 @@ export class PageBatches {
     const p = this.page;
     const take = Math.min(p.batch, p.limit - this.read);
     // One row more than the batch tells whether another row follows.
-    const rows = await this.store.query({ where: p.where, after: this.last, orderBy: p.orderBy, limit: take + 1, projection: p.projection });
+    const offset = this.last === undefined ? p.skip : undefined;
+    const rows = await this.store.query({ where: p.where, after: this.last, orderBy: p.orderBy, limit: take + 1, offset, projection: p.projection });
     const n = Math.min(rows.records.length, take);
     this.read += n;
     if (n > 0) this.last = rows.sortValues[n - 1];

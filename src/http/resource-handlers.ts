@@ -96,6 +96,10 @@ class ResourceRequests {
     const { tree, q } = this.bind(set, req, licence, { defaultOrder: scope.defaultOrder });
     const filter = this.where(set, q, licence, scope.within);
     const size = pageSize(req, this.options.pageSize, this.options.maxPageSize);
+    // Passing over records reads them: $skip may pass over no more than a page holds, so it costs no more than one.
+    if (q.skip !== undefined && q.skip > this.options.maxPageSize) {
+      throw Errors.OptionValueInvalid('$skip', `at most ${this.options.maxPageSize} (MAX_PAGE_SIZE); follow @odata.nextLink for later records`, String(q.skip));
+    }
     const store = stores.store(set);
     // A token is bound to the client and the path too: it continues one client's walk of one query.
     const digest = queryDigest(`${clientOf(res)?.id ?? ''} ${req.path}`, { ...tree.texts, skiptoken: undefined, format: undefined });
@@ -111,6 +115,7 @@ class ResourceRequests {
       orderBy: q.orderBy,
       projection: projection(set, q.select, licence.hiddenIn(set)),
       limit: Math.min(size.size, top - returned),
+      skip: q.skip,
       batch: this.options.pageBatchSize,
       keyAt: q.orderBy.findIndex((o) => o.field.name === set.key),
       expand: (keys, records) => withExpansions(stores, licence, q.expand, keys, records),

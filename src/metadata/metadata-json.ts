@@ -11,7 +11,6 @@ export function metadataJson(view: MetadataView): string {
   for (const set of view.entitySets) schema[set.typeName] = entityType(set);
   const container: Json = { $Kind: 'EntityContainer' };
   for (const set of view.entitySets) container[set.name] = entitySet(set);
-  container['@Capabilities.SkipSupported'] = view.skipSupported;
   container['@Capabilities.BatchSupported'] = false;
   schema[view.containerName] = container;
   // JSON has no comments: the header is the schema's description, placed first so it opens the file.
@@ -72,6 +71,7 @@ function entitySet(set: SetView): Json {
       RestrictedProperties: set.closedNavigations.map((n) => ({ NavigationProperty: n, Navigability: 'None' })),
     };
   }
+  out['@Capabilities.SkipSupported'] = set.skipSupported === true;
   out['@Capabilities.InsertRestrictions'] = { Insertable: false };
   out['@Capabilities.UpdateRestrictions'] = { Updatable: false };
   out['@Capabilities.DeleteRestrictions'] = { Deletable: false };

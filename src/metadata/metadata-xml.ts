@@ -18,7 +18,6 @@ export function metadataXml(view: MetadataView): string {
     ...indent(3, view.entitySets.flatMap(entityType)),
     `      <EntityContainer Name="${attr(view.containerName)}">`,
     ...indent(4, view.entitySets.flatMap(entitySet)),
-    `        <Annotation Term="Capabilities.SkipSupported" Bool="${view.skipSupported}"/>`,
     '        <Annotation Term="Capabilities.BatchSupported" Bool="false"/>',
     '      </EntityContainer>',
     '    </Schema>',
@@ -81,6 +80,8 @@ function entitySet(set: SetView): string[] {
     ...indent(1, restriction('Capabilities.FilterRestrictions', 'NonFilterableProperties', set.nonFilterable)),
     ...indent(1, restriction('Capabilities.SortRestrictions', 'NonSortableProperties', set.nonSortable)),
     ...indent(1, closedNavigations(set.closedNavigations)),
+    // On each set, where the term applies (clients do not read it on the container).
+    `  <Annotation Term="Capabilities.SkipSupported" Bool="${set.skipSupported === true}"/>`,
     ...indent(1, READ_ONLY.flatMap(([term, property]) => [
       `<Annotation Term="${term}">`,
       '  <Record>',

@@ -11,10 +11,12 @@ import { metadataJson } from './metadata-json';
 import { metadataXml } from './metadata-xml';
 
 /** What rendering reads of an entity set; an EntitySetSpec is one. */
-export type MetadataSet = Pick<EntitySetSpec, 'name' | 'entityType' | 'key' | 'fields' | 'navigations' | 'navigationProperties' | 'bindings'>;
+export type MetadataSet = Pick<
+  EntitySetSpec, 'name' | 'entityType' | 'key' | 'fields' | 'navigations' | 'navigationProperties' | 'bindings' | 'skipSupported'
+>;
 
 /** What rendering reads of the model; a ServiceModel is one. */
-export interface MetadataModel extends Pick<ServiceModel, 'namespace' | 'containerName' | 'skipSupported' | 'metadataHeader'> {
+export interface MetadataModel extends Pick<ServiceModel, 'namespace' | 'containerName' | 'metadataHeader'> {
   readonly entitySets: readonly MetadataSet[];
 }
 

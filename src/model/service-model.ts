@@ -135,6 +135,11 @@ export interface EntitySetSpec {
   readonly namesFields?: FieldNamesSpec;
   /** The field of this set's records naming a lookup (RESO.OData.Metadata.LookupName). */
   readonly namesLookups?: string;
+  /**
+   * Capabilities.SkipSupported on the set: `$skip` is offered (up to a page's worth of records). Absent, the
+   * spec's default: `$skip` is refused with 501.
+   */
+  readonly skipSupported?: true;
   /** Storage table. */
   readonly table: string;
   /** Fields in declaration order; this is also the order of fields in a stored record. */
@@ -190,8 +195,6 @@ export interface ServiceModel {
   readonly entitySets: readonly EntitySetSpec[];
   readonly tables: readonly TableSpec[];
   readonly lookups: readonly LookupSpec[];
-  /** Capabilities.SkipSupported, as the dictionary states it. */
-  readonly skipSupported: boolean;
   /** Names the dictionary the model was generated from: the XML metadata's opening comment, the JSON schema's description. */
   readonly metadataHeader: string;
   /** The metadata documents in full, as generated (src/metadata renders the same from this model). */

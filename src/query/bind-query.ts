@@ -30,10 +30,10 @@ const NONE: ReadonlySet<string> = new Set();
 
 export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: BindOptions = {}): BoundQuery {
   if (tree.unsupported.length > 0) throw Errors.OptionNotSupported(tree.unsupported);
-  if (tree.skip !== undefined) throw Errors.SkipNotSupported();
+  if (tree.skip !== undefined && !set.skipSupported) throw Errors.SkipNotSupported();
   requireJsonFormat(tree.format);
   if (options.single) {
-    for (const [name, present] of [['$filter', tree.filter], ['$orderby', tree.orderby], ['$top', tree.top], ['$count', tree.count], ['$skiptoken', tree.skiptoken]] as const) {
+    for (const [name, present] of [['$filter', tree.filter], ['$orderby', tree.orderby], ['$top', tree.top], ['$count', tree.count], ['$skiptoken', tree.skiptoken], ['$skip', tree.skip]] as const) {
       if (present !== undefined) throw Errors.OptionNotApplicable(name, 'a single record');
     }
   }
@@ -49,6 +49,7 @@ export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: B
     top: tree.top,
     count: tree.count ?? false,
     skiptoken: tree.skiptoken,
+    skip: tree.skip,
     filterFields: binder.fieldsUsed,
     expand,
   };

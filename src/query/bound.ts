@@ -120,6 +120,8 @@ export interface BoundQuery {
   readonly top?: number;
   readonly count: boolean;
   readonly skiptoken?: string;
+  /** `$skip`, on a set whose dictionary offers it: records passed over before the first page. */
+  readonly skip?: number;
   /** Fields the filter uses, for the sorting rules and for callers. */
   readonly filterFields: ReadonlySet<string>;
   readonly expand: readonly BoundExpand[];

@@ -16,6 +16,8 @@ export interface RecordQuery {
   readonly after?: readonly unknown[];
   readonly orderBy: readonly BoundOrder[];
   readonly limit: number;
+  /** Rows passed over first ($skip); only where no keyset position is given. */
+  readonly offset?: number;
   readonly projection: Projection;
 }
 
@@ -38,7 +40,7 @@ export function pageQuery(s: Statements, table: string, q: RecordQuery): Sql {
   const d = s.dialect;
   const where = s.and([q.where && compileFilter(q.where, d), q.after && keysetAfter(d, q.orderBy, q.after)]);
   const columns = [...new Set([...q.projection.columns, ...q.orderBy.map((o) => o.column)])];
-  return s.select({ from: table, columns, where, orderBy: q.orderBy, limit: q.limit });
+  return s.select({ from: table, columns, where, orderBy: q.orderBy, limit: q.limit, offset: q.offset });
 }
 
 export function countQuery(s: Statements, table: string, where?: BoundPredicate): Sql {

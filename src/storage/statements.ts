@@ -22,6 +22,8 @@ export interface Select {
   readonly orderBy?: readonly OrderItem[];
   /** At most this many rows (a parameter, so every page size shares one statement). */
   readonly limit?: number;
+  /** Rows passed over before the first one returned (with `limit`). */
+  readonly offset?: number;
   /** The rows read stay locked until the transaction ends (no other writer can read them this way meanwhile). */
   readonly lock?: boolean;
 }
@@ -67,6 +69,7 @@ export class Statements {
     if (q.where) s = sql`${s} WHERE ${q.where}`;
     if (q.orderBy?.length) s = sql`${s} ORDER BY ${this.orderBy(q.orderBy)}`;
     if (q.limit !== undefined) s = sql`${s} LIMIT ${param(q.limit)}`;
+    if (q.limit !== undefined && q.offset) s = sql`${s} OFFSET ${param(q.offset)}`;
     return q.lock ? sql`${s}${raw(this.dialect.lockingRead)}` : s;
   }
 
