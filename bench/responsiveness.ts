@@ -12,10 +12,10 @@
  *   $filter limit, and $filters of 10,000 terms (refused with 413);
  * and, alone, how long each long filter takes. `--write` puts the result in docs/benchmarks.md (its own section).
  */
-import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startProduct } from './product-process';
 
 const ROOT = resolve(__dirname, '../..');
 const DOC = join(ROOT, 'docs/benchmarks.md');
@@ -77,19 +77,6 @@ async function simpleLoop(base: string, until: () => boolean): Promise<number[]>
   return out;
 }
 
-function startProduct(databaseUrl: string, listings: number): Promise<{ base: string; child: ChildProcess }> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_LISTINGS: String(listings), DEMO_TOKEN: TOKEN, BENCH_PARENT_PID: String(process.pid) };
-  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/product-server.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolveStart, reject) => {
-    child.once('exit', (code) => reject(new Error(`the product exited (${code}) before serving:\n${out}`)));
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /serving (http:\/\/\S+\/odata)/.exec(out);
-      if (m) resolveStart({ base: m[1], child });
-    });
-  });
-}
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -104,7 +91,7 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `responsiveness-${o.listings}.sqlite`);
   const databaseUrl = process.env.DATABASE_URL ?? `sqlite:${file}`;
-  const { base, child } = await startProduct(databaseUrl, o.listings);
+  const { base, child } = await startProduct(databaseUrl, o.listings, TOKEN);
   try {
     const heavy = heavyRequests();
     const idleEnd = performance.now() + o.seconds * 1000;

@@ -11,9 +11,10 @@
  * before the last phase and lasting through it.
  * `--write` puts the result in docs/benchmarks.md (its own section, replacing the previous run of either database).
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { startProduct } from './product-process';
 
 const ROOT = resolve(__dirname, '../..');
 const DOC = join(ROOT, 'docs/benchmarks.md');
@@ -36,19 +37,6 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-function startProduct(databaseUrl: string, listings: number): Promise<{ base: string; child: ChildProcess }> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_LISTINGS: String(listings), DEMO_TOKEN: TOKEN, BENCH_PARENT_PID: String(process.pid) };
-  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/product-server.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolveStart, reject) => {
-    child.once('exit', (code) => reject(new Error(`the product exited (${code}) before serving:\n${out}`)));
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /serving (http:\/\/\S+\/odata)/.exec(out);
-      if (m) resolveStart({ base: m[1], child });
-    });
-  });
-}
 
 /** `reso-server clients add …`; its client_id, client_secret and static token. */
 function addClient(databaseUrl: string, args: string[]): { id: string; secret: string; token?: string } {
@@ -102,7 +90,7 @@ async function main(): Promise<void> {
   const file = join(dir, `token-endpoint-${o.listings}.sqlite`);
   if (!process.env.DATABASE_URL) for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) rmSync(f);
   const databaseUrl = process.env.DATABASE_URL ?? `sqlite:${file}`;
-  const { base, child } = await startProduct(databaseUrl, o.listings);
+  const { base, child } = await startProduct(databaseUrl, o.listings, TOKEN);
   try {
     const target = addClient(databaseUrl, ['--name', 'Brute-force target']);
     const limited = addClient(databaseUrl, ['--name', 'Limited', '--rate', '1000000', '--static-token']);

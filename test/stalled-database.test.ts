@@ -23,7 +23,7 @@ import { MYSQL_URL, mariadbTarget, sqliteTarget, TestDatabase } from './support/
 import { get, odataError, startTestServer, type HttpResult } from './support/http';
 import { call, requestToken, type Reply } from './support/licence-http';
 import { ManualClock } from './support/manual-clock';
-import { TcpProxy } from './support/tcp-proxy';
+import { proxiedDatabase, TcpProxy } from './support/tcp-proxy';
 
 /** Short, so that each case takes about a second: a request gives up after at most acquire + statement (+ 250 ms). */
 const TIMEOUTS: DatabaseTimeouts = { acquireMs: 500, statementMs: 1000 };
@@ -65,12 +65,10 @@ async function prepare(server: RunningServer): Promise<{ listingKey: string; cli
 
   before(async () => {
     db = await mariadbTarget.create();
-    const u = new URL(db.url);
-    proxy = new TcpProxy(u.hostname, Number(u.port || 3306));
-    await proxy.start();
-    u.host = `127.0.0.1:${proxy.port}`;
+    const proxied = await proxiedDatabase(db.url);
+    proxy = proxied.proxy;
     // 24 requests at once from the test client: more than the pool's 8 connections, all let in.
-    server = await startTestServer(serviceModel, u.toString(), { databaseTimeouts: TIMEOUTS, usageApplyMs: 60_000, maxConcurrentRequests: 24 }, { clock });
+    server = await startTestServer(serviceModel, proxied.url, { databaseTimeouts: TIMEOUTS, usageApplyMs: 60_000, maxConcurrentRequests: 24 }, { clock });
     ({ listingKey, client } = await prepare(server));
   });
   afterEach(() => proxy.resume());

@@ -9,7 +9,7 @@ import { serviceModel } from '../generated';
 import { startServer, RunningServer } from '../src/server';
 import { MYSQL_URL, mariadbTarget, TestDatabase } from './support/databases';
 import { get, odataError, testConfig } from './support/http';
-import { TcpProxy } from './support/tcp-proxy';
+import { proxiedDatabase, TcpProxy } from './support/tcp-proxy';
 
 (MYSQL_URL ? describe : describe.skip)('§7 Database unavailable: 503 and recovery (MariaDB)', function () {
   this.timeout(120_000);
@@ -20,11 +20,7 @@ import { TcpProxy } from './support/tcp-proxy';
 
   before(async () => {
     db = await mariadbTarget.create();
-    const u = new URL(db.url);
-    proxy = new TcpProxy(u.hostname, Number(u.port || 3306));
-    await proxy.start();
-    u.host = `127.0.0.1:${proxy.port}`;
-    viaProxy = u.toString();
+    ({ proxy, url: viaProxy } = await proxiedDatabase(db.url));
   });
   after(async () => {
     await server?.close();

@@ -7,6 +7,15 @@ import { createServer, Server, Socket, connect } from 'node:net';
 
 interface Link { readonly client: Socket; readonly upstream: Socket }
 
+/** A proxy started in front of the MariaDB/MySQL database `url` names, and the same URL through it. */
+export async function proxiedDatabase(url: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const u = new URL(url);
+  const proxy = new TcpProxy(u.hostname, Number(u.port || 3306));
+  await proxy.start();
+  u.host = `127.0.0.1:${proxy.port}`;
+  return { proxy, url: u.toString() };
+}
+
 export class TcpProxy {
   private server?: Server;
   private readonly links = new Set<Link>();

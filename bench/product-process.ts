@@ -1,0 +1,22 @@
+/**
+ * `reso-server serve` as a child process (bench/product-server.ts) for the scripts that measure it from
+ * outside: started on a database with demo data and a known token, resolved once it says where it serves.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+
+export function startProduct(databaseUrl: string, listings: number, token: string): Promise<{ base: string; child: ChildProcess }> {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_LISTINGS: String(listings), DEMO_TOKEN: token, BENCH_PARENT_PID: String(process.pid) };
+  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/product-server.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolveStart, reject) => {
+    child.once('exit', (code) => reject(new Error(`the product exited (${code}) before serving:\n${out}`)));
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /serving (http:\/\/\S+\/odata)/.exec(out);
+      if (m) resolveStart({ base: m[1], child });
+    });
+  });
+}
