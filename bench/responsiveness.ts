@@ -15,6 +15,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
+import { latencyRow } from './latency-row';
 import { startProduct } from './product-process';
 
 const ROOT = resolve(__dirname, '../..');
@@ -77,14 +78,6 @@ async function simpleLoop(base: string, until: () => boolean): Promise<number[]>
   return out;
 }
 
-
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
-const row = (label: string, xs: number[]) =>
-  `| ${label} | ${xs.length} | ${quantile(xs, 0.5).toFixed(1)} | ${quantile(xs, 0.99).toFixed(1)} | ${Math.max(...xs).toFixed(1)} |`;
-
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const dir = join(ROOT, '.bench');
@@ -114,8 +107,8 @@ async function main(): Promise<void> {
     const table = [
       '| simple request | requests | p50 ms | p99 ms | max ms |',
       '| --- | ---: | ---: | ---: | ---: |',
-      row('idle', idle),
-      row(`beside ${CONNECTIONS} connections of long filters (${sentHeavy} sent)`, busy),
+      latencyRow('idle', idle),
+      latencyRow(`beside ${CONNECTIONS} connections of long filters (${sentHeavy} sent)`, busy),
       '',
       '| long filter, alone | ms |',
       '| --- | ---: |',

@@ -14,6 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { latencyRow } from './latency-row';
 import { startProduct } from './product-process';
 
 const ROOT = resolve(__dirname, '../..');
@@ -36,7 +37,6 @@ function parseArgs(argv: string[]): Options {
   if (!(o.seconds > 0) || !(o.listings >= 0) || !(o.rate > 0)) throw new Error('--seconds, --listings and --rate take positive numbers');
   return o;
 }
-
 
 /** `reso-server clients add …`; its client_id, client_secret and static token. */
 function addClient(databaseUrl: string, args: string[]): { id: string; secret: string; token?: string } {
@@ -76,13 +76,6 @@ function bruteForce(origin: string, clientId: string, rate: number): { stop: () 
   return { stop: async () => { clearInterval(timer); await Promise.all(inFlight); return statuses; } };
 }
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
-const row = (label: string, xs: number[]) =>
-  `| ${label} | ${xs.length} | ${quantile(xs, 0.5).toFixed(1)} | ${quantile(xs, 0.99).toFixed(1)} | ${Math.max(...xs).toFixed(1)} |`;
-
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const dir = join(ROOT, '.bench');
@@ -108,9 +101,9 @@ async function main(): Promise<void> {
     const table = [
       '| key fetch | requests | p50 ms | p99 ms | max ms |',
       '| --- | ---: | ---: | ---: | ---: |',
-      row('client without a rate limit', unlimited),
-      row('client with a rate limit (not reached)', limitedTimes),
-      row(`client without a rate limit, beside ${o.rate} wrong secrets/s (${answered})`, underAttack),
+      latencyRow('client without a rate limit', unlimited),
+      latencyRow('client with a rate limit (not reached)', limitedTimes),
+      latencyRow(`client without a rate limit, beside ${o.rate} wrong secrets/s (${answered})`, underAttack),
     ].join('\n');
     console.log(table);
     if (o.write) writeSection(o, databaseUrl.startsWith('sqlite:') ? 'SQLite' : 'MariaDB/MySQL', table);
