@@ -2,7 +2,7 @@
 import { serviceModel } from '../generated';
 import { configFromEnv, usageOptions } from './config';
 import { seedDemoData } from './seed/demo-data';
-import { startServer } from './server';
+import { serveFromEnv } from './server';
 import { CLIENTS_USAGE, runClients, runUsage } from './admin/operator-cli';
 import { ingestFile } from './ingest/ndjson';
 import { ListingService } from './service';
@@ -60,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'serve': {
       if (args.includes('--help')) { console.log(USAGE); return 0; }
       if (args.length) throw new Error(`serve takes no arguments (got ${args.join(' ')}); configure it by environment`);
-      const running = await startServer(serviceModel, configFromEnv(), log);
+      const running = await serveFromEnv(serviceModel);
       const stop = () => { running.close().then(() => process.exit(0), () => process.exit(1)); };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

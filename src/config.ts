@@ -2,8 +2,10 @@
 import { dirname, join } from 'node:path';
 import type { MeterOptions } from './metering/meter';
 import { DatabaseTimeouts, DEFAULT_TIMEOUTS, sqliteFile } from './storage/database';
+import { OperationConfig, operationConfigFromEnv } from './operation-config';
 
-export interface Config {
+/** `OperationConfig`: where it listens, logs, metrics, compression, CORS (operation-config.ts). */
+export interface Config extends OperationConfig {
   port: number;
   /** `sqlite:<path>` or `mysql://…`; unset means the embedded SQLite file data/reso.sqlite. */
   databaseUrl?: string;
@@ -39,6 +41,7 @@ export interface Config {
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   return {
+    ...operationConfigFromEnv(env),
     port: intSetting(env, 'PORT', 8080, 0, 65535),
     databaseUrl: env.DATABASE_URL || undefined,
     pageSize: intSetting(env, 'PAGE_SIZE', 100, 1, 10_000),

@@ -1,7 +1,7 @@
 /** Starting and stopping the HTTP server over a database. */
 import type { AddressInfo } from 'node:net';
 import { createServer, Server } from 'node:http';
-import { Config, maxRequestHead, usageOptions } from './config';
+import { Config, configFromEnv, maxRequestHead, usageOptions } from './config';
 import type { Clock } from './clock';
 import { AppOptions, createApp } from './http/app';
 import { ScopeEpochs } from './paging/scope-epoch';
@@ -9,6 +9,12 @@ import { listingRootOf, ServiceModel } from './model/service-model';
 import { isTransient } from './readiness';
 import { ListingService } from './service';
 import { openOnUse } from './storage/open-on-use';
+import { Reachability } from './storage/reachable';
+import { createLogger, Logger } from './observability/logger';
+import { hostForUrl, serverObservability } from './observability/server-observability';
+
+/** The readiness probe's bound on its database check (GET /ready). */
+const READY_CHECK_MS = 1000;
 
 export interface RunningServer {
   readonly url: string;
@@ -21,6 +27,8 @@ export interface RunningServer {
 export interface ServerOptions extends Pick<AppOptions, 'anonymous'> {
   /** What token lifetimes and rate-limit windows are measured against (a test moves one by hand). */
   readonly clock?: Clock;
+  /** Request lines, the banner and the shutdown line (none: request lines go nowhere, the rest to `log`). */
+  readonly logger?: Logger;
 }
 
 /**
@@ -29,8 +37,9 @@ export interface ServerOptions extends Pick<AppOptions, 'anonymous'> {
  * the background, is done.
  */
 export async function startServer(
-  model: ServiceModel, config: Config, log: (line: string) => void = () => undefined, app: ServerOptions = {},
+  model: ServiceModel, config: Config, lines?: (line: string) => void, app: ServerOptions = {},
 ): Promise<RunningServer> {
+  const log = lines ?? (app.logger ? (line: string) => app.logger!.info(line) : () => undefined);
   const db = openOnUse(config.databaseUrl, config.databaseTimeouts);
   const service = new ListingService(model, db, {
     pagingSecret: config.pagingSecret,
@@ -40,7 +49,9 @@ export async function startServer(
     clock: app.clock,
     log,
   });
+  const observed = serverObservability(service, app.logger, log);
   const parts = {
+    database: new Reachability(db, READY_CHECK_MS),
     model, dialect: db.dialect, stores: service.stores, clients: service.clients, meter: service.meter, clock: service.clock,
     rateWindows: service.rateWindows,
     readiness: service.readiness, skipTokens: () => service.readiness.value.skipTokens,
@@ -57,17 +68,21 @@ export async function startServer(
     writeStallMs: config.writeStallMs,
     maxConcurrentRequests: config.maxConcurrentRequests,
     feedScope: config.feedScope,
+    logger: app.logger,
+    metrics: observed.metrics,
+    metricsOnServicePort: config.metricsPort === undefined,
   });
   // Long query strings must reach the service, which answers 413 with an OData body, instead of Node's bare 431.
   const server = createServer({ maxHeaderSize: maxRequestHead(config) }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, () => resolve());
+    server.listen(config.port, config.host, () => resolve());
   });
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
-  const url = `http://localhost:${port}/odata`;
+  const url = `http://${hostForUrl(config.host)}:${port}/odata`;
   const close = async () => {
+    await observed.stopping();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
@@ -87,8 +102,14 @@ export async function startServer(
       throw e;
     }
   }
-  log(`serving ${url} from ${db.description}${service.readiness.ready ? '' : ' (503 until the start-up work is done)'}`);
+  await observed.started(url, config, service.readiness.ready).catch(async (e: unknown) => { await close(); throw e; });
   return { url, service, server, close };
+}
+
+/** `reso-server serve`: configured by the environment, logging through a logger made from it. */
+export function serveFromEnv(model: ServiceModel): Promise<RunningServer> {
+  const config = configFromEnv();
+  return startServer(model, config, undefined, { logger: createLogger(config) });
 }
 
 function demoTokenNotice(token: string, example: string): string {

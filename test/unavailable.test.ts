@@ -69,4 +69,23 @@ import { proxiedDatabase, TcpProxy } from './support/tcp-proxy';
     expect((await get(`${server.url}/`)).status).to.equal(200);
     await proxy.start();
   });
+
+  it('/ready answers 503 within its bound while the database is away, /health 200; ready again once it is back', async () => {
+    const root = server.url.replace(/\/odata$/, '');
+    await proxy.stop();
+    const started = Date.now();
+    const r = await get(`${root}/ready`, { Authorization: '' });
+    expect(r.status, r.text).to.equal(503);
+    expect(odataError(r).code).to.equal('ServiceUnavailable');
+    expect((await get(`${root}/health`, { Authorization: '' })).status).to.equal(200);
+    await proxy.start();
+    expect((await get(`${root}/ready`, { Authorization: '' })).status).to.equal(200);
+    // A stalled database (connections open, nothing answers): the probe still answers within about a second.
+    proxy.stall();
+    const stalledAt = Date.now();
+    expect((await get(`${root}/ready`, { Authorization: '' })).status).to.equal(503);
+    expect(Date.now() - stalledAt).to.be.below(2500);
+    proxy.resume();
+    expect(Date.now() - started).to.be.below(20_000);
+  });
 });

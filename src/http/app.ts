@@ -26,6 +26,13 @@ import { resourceHandlers } from './resource-handlers';
 import { ReaderGone, SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
 import { usageReport } from './usage-endpoint';
+import { requestLog } from './request-log';
+import { healthProbe, readinessProbe } from './health';
+import { adminMetrics } from './metrics-endpoint';
+import type { Logger } from '../observability/logger';
+import { silentLogger } from '../observability/logger';
+import type { ServiceMetrics } from '../observability/metrics';
+import type { Reachability } from '../storage/reachable';
 
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -51,6 +58,11 @@ export interface AppOptions {
    * reachable from configuration or the command line.
    */
   anonymous?: boolean;
+  /** Where request lines go (none: silent). */
+  logger?: Logger;
+  /** Observes every request; with `metricsOnServicePort`, admin clients scrape it at /metrics. */
+  metrics?: ServiceMetrics;
+  metricsOnServicePort?: boolean;
 }
 
 /** What the application uses, each part for the handlers that need it. */
@@ -68,6 +80,8 @@ export interface AppParts {
   readonly clock: Clock;
   /** The clients' request limits, shared with the other instances on the database. */
   readonly rateWindows: Pick<RateWindows, 'take'>;
+  /** Whether the database answers now (GET /ready). */
+  readonly database: Pick<Reachability, 'check'>;
 }
 
 export function createApp(parts: AppParts, options: AppOptions): express.Express {
@@ -77,6 +91,9 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.set('case sensitive routing', true);
   // Parsed here rather than by Express's query parser, whose errors would surface before responses can be written.
   app.set('query parser', false);
+  app.use(requestLog({ logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) }));
+  app.get('/health', healthProbe());
+  app.get('/ready', readinessProbe(parts));
 
   app.use((req, res, next) => {
     const version = odataVersion(req);
@@ -109,6 +126,8 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));
   app.use(SERVICE_ROOT, odata);
   app.get('/admin/usage', ready, authenticate, usageReport(parts.meter));
+  const metrics = options.metrics;
+  if (metrics && options.metricsOnServicePort) app.get('/metrics', ready, authenticate, adminMetrics(() => metrics.text()));
 
   app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(err, req, res));
@@ -134,16 +153,17 @@ function requireReady(readiness: { readonly ready: boolean }): RequestHandler {
   return (_req, _res, next) => next(readiness.ready ? undefined : Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
 }
 
-function sendError(err: unknown, req: Request, res: Response): void {
+function sendError(err: unknown, _req: Request, res: Response): void {
+  // For the request's log line (http/request-log.ts): server errors are logged with it.
+  res.locals.error = err;
   if (res.headersSent || err instanceof ReaderGone) {
     // A status can no longer be given (or no one is there to read it): the connection is cut before the
     // body's end, so the client sees a truncated response (an unterminated chunked body), never a
     // complete-looking partial page.
-    if (!(err instanceof ReaderGone)) asServiceError(err, req);
     res.destroy();
     return;
   }
-  const e = asServiceError(err, req);
+  const e = asServiceError(err);
   const { status, headers } = httpAnswer(e);
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.statusCode = status;
@@ -152,13 +172,10 @@ function sendError(err: unknown, req: Request, res: Response): void {
 }
 
 /** Failures below the catalogue (the database, the usage journal, Express itself) as the errors clients see. */
-function asServiceError(err: unknown, req: Request): ServiceError {
+function asServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   if (err instanceof DatabaseUnavailable) return Errors.ServiceUnavailable('database', RETRY_AFTER_SECONDS);
-  if (err instanceof MeteringUnavailable) {
-    console.error(`usage cannot be recorded on ${req.method} ${req.originalUrl}:`, err.cause);
-    return Errors.ServiceUnavailable('metering', RETRY_AFTER_SECONDS);
-  }
+  if (err instanceof MeteringUnavailable) return Errors.ServiceUnavailable('metering', RETRY_AFTER_SECONDS);
   // Express and its body parser raise these for malformed URLs (bad percent-encoding), oversized or
   // undecodable bodies and the like.
   const status = (err as { status?: number })?.status;
@@ -166,6 +183,5 @@ function asServiceError(err: unknown, req: Request): ServiceError {
   if (status === 413) return Errors.RequestTooLarge(reason);
   if (status === 415) return Errors.MediaTypeNotSupported(reason);
   if (typeof status === 'number' && status >= 400 && status < 500) return Errors.RequestMalformed(reason);
-  console.error(`internal error on ${req.method} ${req.originalUrl}:`, err);
   return Errors.InternalError();
 }

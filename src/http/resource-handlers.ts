@@ -82,7 +82,9 @@ class ResourceRequests {
     const client = clientOf(res);
     if (!client) return Promise.resolve();
     const expansions = q.expand.filter((e) => e.navigation.charged).length;
-    return this.parts.meter.record(client.id, cls === 'A' ? { A: 1, B: expansions } : { B: 1 + expansions });
+    const counts = cls === 'A' ? { A: 1, B: expansions } : { B: 1 + expansions };
+    res.locals.charged = counts; // for the request's log line and metrics (http/request-log.ts)
+    return this.parts.meter.record(client.id, counts);
   }
 
   /**

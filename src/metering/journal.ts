@@ -62,6 +62,11 @@ export class JournalFile {
     this.size = headerBytes;
   }
 
+  /** Bytes of the file written so far (its header included). */
+  get written(): number {
+    return this.size;
+  }
+
   static newId(): string {
     return randomBytes(16).toString('hex');
   }

@@ -71,6 +71,8 @@ export class Meter extends EventEmitter {
   /** Applying runs one step at a time (the timer, flush, close, adoption never interleave). */
   private applying: Promise<unknown> = Promise.resolve();
   private lastComplaint = '';
+  /** When the usage table last caught up with this process's journals (performance.now()). */
+  private appliedAt = performance.now();
 
   /** `table`: where usage counts are kept. */
   constructor(private readonly table: UsageStore, private readonly options: MeterOptions = {}) {
@@ -176,6 +178,7 @@ export class Meter extends EventEmitter {
         if (++this.ticks % ADOPT_EVERY === 0) await this.adoptAbandoned();
       });
       this.lastComplaint = '';
+      this.appliedAt = performance.now();
       this.emit('applied');
     } catch (e) {
       this.complain(e);
@@ -262,6 +265,16 @@ export class Meter extends EventEmitter {
       }
     }
     return adopted;
+  }
+
+  /**
+   * How far the usage table is behind this process's journals: bytes journaled and not yet applied, and seconds
+   * since the table last caught up (grows while the database refuses the counts). For metrics.
+   */
+  lag(): { bytes: number; seconds: number } {
+    const open = [...(this.journal ? [this.journal] : []), ...this.retiring];
+    const bytes = open.reduce((n, j) => n + Math.max(0, j.file.written - j.offset), 0);
+    return { bytes, seconds: bytes === 0 ? 0 : (performance.now() - this.appliedAt) / 1000 };
   }
 
   /** Resolves once every count recorded so far is written to the journal (or refused). */

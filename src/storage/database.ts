@@ -32,6 +32,17 @@ export interface Database extends Executor {
   /** Runs schema changes (each statement commits by itself), excluding writers; prepared statements start afresh after. */
   schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** The connection pool's state, where there is a pool (MariaDB/MySQL); for metrics. */
+  poolStats?(): PoolStats;
+}
+
+export interface PoolStats {
+  /** Connections open, idle ones included. */
+  readonly open: number;
+  readonly idle: number;
+  /** Requests waiting for a connection. */
+  readonly waiting: number;
+  readonly limit: number;
 }
 
 export const DEFAULT_SQLITE_PATH = 'data/reso.sqlite';

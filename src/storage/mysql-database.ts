@@ -9,7 +9,7 @@
  * stalled server hung `execute` for good).
  */
 import * as mysql from 'mysql2/promise';
-import { STATEMENT_CACHE_SIZE, type Database, type Executor, type Row } from './database';
+import { STATEMENT_CACHE_SIZE, type Database, type Executor, type PoolStats, type Row } from './database';
 import { Deadline, type DatabaseTimeouts, within, WriterQueue } from './deadline';
 import { classify, DatabaseUnavailable } from './errors';
 import { mysqlDialect, NO_PAD_BINARY_COLLATION } from './mysql-dialect';
@@ -59,6 +59,14 @@ export class MysqlDatabase implements Database {
       maxPreparedStatements: STATEMENT_CACHE_SIZE,
     });
     (this.pool as unknown as { on(e: 'connection', f: (c: CoreConnection) => void): void }).on('connection', (c) => this.configure(c));
+  }
+
+  poolStats(): PoolStats {
+    // mysql2 keeps these as fields without a public accessor; read defensively (absent: 0).
+    const p = this.pool as unknown as { pool?: Record<string, { length?: number } | undefined> };
+    const inner = p.pool ?? {};
+    const n = (name: string) => inner[name]?.length ?? 0;
+    return { open: n('_allConnections'), idle: n('_freeConnections'), waiting: n('_connectionQueue'), limit: POOL_SIZE };
   }
 
   /** A new connection's session: queued before its first statement, so they are in force when it runs. */

@@ -1,0 +1,39 @@
+/**
+ * The probes a service manager, load balancer or orchestrator polls, at the root beside /odata (the
+ * convention; nothing under the service root is unauthenticated): `/health`, the process is up and answering;
+ * `/ready`, its start-up work (schema, migrations, reference data) is done and the database answers now,
+ * checked within a bound. Neither needs a token, is metered or rate-limited; both are cheap (a probe that
+ * arrives while a check is under way shares it).
+ */
+import type { RequestHandler } from 'express';
+import { Errors } from '../errors/catalogue';
+import type { Reachability } from '../storage/reachable';
+
+const RETRY_AFTER_SECONDS = 5;
+
+export interface HealthParts {
+  readonly readiness: { readonly ready: boolean };
+  readonly database: Pick<Reachability, 'check'>;
+}
+
+export function healthProbe(): RequestHandler {
+  return (_req, res) => probeAnswer(res, 200, { status: 'up' });
+}
+
+/** 200 when ready; otherwise 503 ServiceUnavailable (an OData error body saying why, with Retry-After). */
+export function readinessProbe(parts: HealthParts): RequestHandler {
+  return (_req, res, next) => {
+    if (!parts.readiness.ready) return next(Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
+    parts.database.check().then(
+      () => probeAnswer(res, 200, { status: 'ready' }),
+      () => next(Errors.ServiceUnavailable('database', RETRY_AFTER_SECONDS)),
+    );
+  };
+}
+
+function probeAnswer(res: Parameters<RequestHandler>[1], status: number, body: object): void {
+  res.statusCode = status;
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,49 @@
+/**
+ * `GET /metrics` in the Prometheus text format. By default on the service's own port, for admin clients only
+ * (a bearer token, as `/admin/usage`: scrape with `authorization: { credentials: <token> }`); with
+ * METRICS_PORT, on a listener of its own bound to METRICS_HOST (loopback by default) without a token, and not on
+ * the service's port. In a cluster, that listener belongs to the primary, which aggregates its workers.
+ */
+import { createServer, Server } from 'node:http';
+import type { RequestHandler } from 'express';
+import { Errors } from '../errors/catalogue';
+import { METRICS_CONTENT_TYPE } from '../observability/metrics';
+import { clientOf } from './authentication';
+
+/** What answers a scrape: this process's metrics, or (in a cluster's primary) every worker's. */
+export type MetricsText = () => Promise<string>;
+
+/** For admin clients, after the bearer check. */
+export function adminMetrics(text: MetricsText): RequestHandler {
+  return (_req, res, next) => {
+    if (!clientOf(res)?.admin) return next(Errors.AdminRequired('metrics'));
+    text().then((body) => {
+      res.setHeader('Content-Type', METRICS_CONTENT_TYPE);
+      res.setHeader('Cache-Control', 'no-store');
+      res.end(body);
+    }, next);
+  };
+}
+
+/** A listener that answers `/metrics` and nothing else; resolves once it listens. */
+export async function startMetricsServer(text: MetricsText, port: number, host: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url?.split('?', 1)[0] !== '/metrics') {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    text().then((body) => {
+      res.setHeader('Content-Type', METRICS_CONTENT_TYPE);
+      res.end(body);
+    }, (e: unknown) => {
+      res.statusCode = 500;
+      res.end(String((e as Error)?.message ?? e));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}

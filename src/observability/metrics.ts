@@ -1,0 +1,104 @@
+/**
+ * Prometheus metrics (prom-client) of one server process, in a registry of its own (several servers may run
+ * in one process, as in tests): requests by endpoint, status and transaction class, their latency, requests in
+ * progress, the database pool, the usage journal's lag, and Node's process metrics.
+ *
+ * Several worker processes behind one port: each worker's registry is handed to prom-client's cluster support
+ * with `shareWithCluster` below, and the primary answers scrapes with `AggregatorRegistry.clusterMetrics()`
+ * (counters and histograms summed, gauges per worker), so one scrape sees every worker.
+ */
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolStats } from '../storage/database';
+
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+/** What the gauges read when scraped. */
+export interface MetricSources {
+  /** The database pool (MariaDB/MySQL); absent for SQLite. */
+  readonly pool?: () => PoolStats | undefined;
+  /** The usage journal's lag behind the usage table (metering/meter.ts). */
+  readonly usageLag?: () => { bytes: number; seconds: number };
+}
+
+/** One finished request, as the request log sees it. */
+export interface RequestObservation {
+  /** An entity set's name, `$metadata`, `service-document`, `token`, … or `other` (bounded: never a raw path). */
+  readonly endpoint: string;
+  readonly status: number;
+  /** `A`, `B` or `none` (not charged). */
+  readonly transactionClass: string;
+  readonly seconds: number;
+  readonly bytes: number;
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'endpoint' | 'status' | 'class'>;
+  private readonly duration: Histogram<'endpoint' | 'class'>;
+  private readonly bytes: Counter<'endpoint'>;
+  readonly inProgress: Gauge;
+
+  constructor(sources: MetricSources = {}) {
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: 'reso_http_requests_total', help: 'HTTP requests answered, by endpoint (entity set), status and transaction class',
+      labelNames: ['endpoint', 'status', 'class'], registers,
+    });
+    this.duration = new Histogram({
+      name: 'reso_http_request_duration_seconds', help: 'Time from a request\'s arrival to its response\'s end',
+      labelNames: ['endpoint', 'class'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers,
+    });
+    this.bytes = new Counter({
+      name: 'reso_http_response_bytes_total', help: 'Response body bytes sent (after compression), by endpoint',
+      labelNames: ['endpoint'], registers,
+    });
+    this.inProgress = new Gauge({ name: 'reso_http_requests_in_progress', help: 'HTTP requests being answered now', registers });
+    if (sources.pool) poolGauges(sources.pool, registers);
+    if (sources.usageLag) usageGauges(sources.usageLag, registers);
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  observe(o: RequestObservation): void {
+    this.requests.inc({ endpoint: o.endpoint, status: String(o.status), class: o.transactionClass });
+    this.duration.observe({ endpoint: o.endpoint, class: o.transactionClass }, o.seconds);
+    if (o.bytes > 0) this.bytes.inc({ endpoint: o.endpoint }, o.bytes);
+  }
+
+  /** Adds a gauge read at each scrape (e.g. the webhook deliveries' lag, from the module that knows it). */
+  gauge(name: string, help: string, read: () => number): void {
+    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
+  }
+
+  /** The text a scrape gets: this process's metrics. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** In a cluster worker: lets the primary's AggregatorRegistry collect this registry. */
+  shareWithCluster(): void {
+    AggregatorRegistry.setRegistries([this.registry]);
+  }
+}
+
+function poolGauges(pool: () => PoolStats | undefined, registers: Registry[]): void {
+  const fields: [keyof PoolStats, string, string][] = [
+    ['open', 'reso_db_pool_connections', 'Database connections open (idle included)'],
+    ['idle', 'reso_db_pool_idle_connections', 'Database connections open and idle'],
+    ['waiting', 'reso_db_pool_waiting_requests', 'Requests waiting for a database connection'],
+    ['limit', 'reso_db_pool_max_connections', 'The pool\'s connection limit'],
+  ];
+  for (const [field, name, help] of fields) {
+    new Gauge({ name, help, registers, collect() { this.set(pool()?.[field] ?? 0); } });
+  }
+}
+
+function usageGauges(lag: () => { bytes: number; seconds: number }, registers: Registry[]): void {
+  new Gauge({
+    name: 'reso_usage_journal_unapplied_bytes', help: 'Usage journal bytes not yet applied to the usage table', registers,
+    collect() { this.set(lag().bytes); },
+  });
+  new Gauge({
+    name: 'reso_usage_journal_lag_seconds', help: 'Seconds since the usage table last caught up with the usage journal (0 when it has)', registers,
+    collect() { this.set(lag().seconds); },
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * What a server process tells its operator: its logger, its metrics (with the database pool and usage journal
+ * gauges), the metrics listener when METRICS_PORT is set, the start-up banner and the shutdown line.
+ */
+import type { Server } from 'node:http';
+import type { Config } from '../config';
+import { startMetricsServer } from '../http/metrics-endpoint';
+import type { ListingService } from '../service';
+import { Logger, silentLogger } from './logger';
+import { ServiceMetrics } from './metrics';
+
+export interface ServerObservability {
+  readonly logger: Logger;
+  readonly metrics: ServiceMetrics;
+  /** Logs the banner once the server listens; starts the metrics listener (METRICS_PORT). */
+  started(url: string, config: Config, ready: boolean): Promise<void>;
+  /** Logs the shutdown line; closes the metrics listener. */
+  stopping(reason?: string): Promise<void>;
+}
+
+/** Without a logger, the banner and the shutdown line go to `log` as plain lines (request lines go nowhere). */
+export function serverObservability(service: ListingService, given: Logger | undefined, log: (line: string) => void): ServerObservability {
+  const logger = given ?? silentLogger;
+  const say = (fields: object, line: string) => (given ? given.info(fields, line) : log(line));
+  const metrics = new ServiceMetrics({
+    pool: service.db.poolStats ? () => service.db.poolStats?.() : undefined,
+    usageLag: () => service.meter.lag(),
+  });
+  let metricsServer: Server | undefined;
+  return {
+    logger,
+    metrics,
+    async started(url, config, ready) {
+      let metricsUrl = `${url.replace(/\/odata$/, '')}/metrics (admin token)`;
+      if (config.metricsPort !== undefined) {
+        metricsServer = await startMetricsServer(() => metrics.text(), config.metricsPort, config.metricsHost);
+        const port = (metricsServer.address() as { port: number }).port;
+        metricsUrl = `http://${hostForUrl(config.metricsHost)}:${port}/metrics`;
+      }
+      say({
+        url, database: service.db.description, host: config.host, pageSize: config.pageSize, maxPageSize: config.maxPageSize,
+        pageBatchSize: config.pageBatchSize, workers: 1,
+        metrics: metricsUrl, logLevel: config.logLevel, ready,
+      }, `serving ${url} from ${service.db.description}${ready ? '' : ' (503 until the start-up work is done)'}`);
+    },
+    async stopping(reason = 'closing') {
+      say({ reason }, `shutting down (${reason}): no new connections; in-flight requests end, then the database closes`);
+      if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A bound address as a URL's host: a wildcard address becomes `localhost` (the server answers there too), an
+ * IPv6 address goes in brackets.
+ */
+export function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,224 @@
+/**
+ * Issue 13, item 1: what an operator watches. One structured log line per request (pino, captured from its
+ * destination), the probes /health and /ready, Prometheus metrics at /metrics (admin token on the service's
+ * port, or a listener of its own), the start-up banner and the shutdown line. Real HTTP over both databases.
+ */
+import { expect } from 'chai';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serviceModel } from '../generated';
+import { createLogger } from '../src/observability/logger';
+import type { RunningServer } from '../src/server';
+import { seedDemoData } from '../src/seed/demo-data';
+import { describeEachDatabase, TestDatabase } from './support/databases';
+import { get, odataError, request, startTestServer, TEST_TOKEN } from './support/http';
+import { parsePrometheus, sample } from './support/prometheus';
+import { proxiedDatabase } from './support/tcp-proxy';
+
+type Line = Record<string, any>;
+
+/** A logger at debug level whose lines a test reads back as objects. */
+function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: Line[] } {
+  const lines: Line[] = [];
+  const logger = createLogger({ logLevel: 'debug', logFormat: 'json' }, { write: (s: string) => { lines.push(JSON.parse(s)); } });
+  return { logger, lines };
+}
+
+/** The request line for a request id, once its response has closed (logged on 'close'). */
+async function lineFor(lines: Line[], reqId: string | null): Promise<Line> {
+  for (let i = 0; i < 100; i++) {
+    const found = lines.find((l) => l.reqId === reqId);
+    if (found) return found;
+    await new Promise((r) => setImmediate(r));
+  }
+  throw new Error(`no log line for request ${reqId}: ${JSON.stringify(lines.slice(-5))}`);
+}
+
+describeEachDatabase('Issue 13 §1 Request logs, probes and metrics', (target) => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  let root: string;
+  let lines: Line[];
+  let plainToken: string;
+
+  before(async () => {
+    db = await target.create();
+    const captured = capturedLogger();
+    lines = captured.lines;
+    server = await startTestServer(serviceModel, db.url, { pageSize: 5 }, { logger: captured.logger });
+    root = server.url.replace(/\/odata$/, '');
+    await seedDemoData(server.service, { listings: 12 });
+    const { client } = await server.service.clients.add({ name: 'Plain Realty' });
+    plainToken = (await server.service.clients.issueToken(client.id, 3600));
+  });
+  after(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  describe('log lines', () => {
+    it('says where it serves, from which database (no password), with its page sizes, through the logger', () => {
+      const banner = lines.find((l) => /^serving http:\/\/127\.0\.0\.1:\d+\/odata from /.test(l.msg));
+      expect(banner, JSON.stringify(lines.slice(0, 5))).to.not.equal(undefined);
+      expect(banner).to.include({ url: server.url, pageSize: 5, maxPageSize: 1000, host: '127.0.0.1', workers: 1 });
+      expect(banner!.database).to.not.match(/:[^/@:]*@/);
+    });
+
+    it('one line per request: method, path with query, status, duration, bytes, client, class, request id', async () => {
+      const r = await get(`${server.url}/Property?$top=2&$select=ListingKey`);
+      expect(r.status).to.equal(200);
+      const line = await lineFor(lines, r.headers.get('x-request-id'));
+      expect(line).to.include({ level: 30, method: 'GET', path: '/odata/Property?$top=2&$select=ListingKey', status: 200, client: 'demo', class: 'B' });
+      expect(line.bytes).to.equal(Buffer.byteLength(r.text));
+      expect(line.ms).to.be.a('number').and.to.be.at.least(0);
+      const key = await get(`${server.url}/Property('${r.json.value[0].ListingKey}')?$expand=Media`);
+      expect(await lineFor(lines, key.headers.get('x-request-id'))).to.deep.include({ class: 'A', charged: { A: 1, B: 1 } });
+    });
+
+    it('keeps a sane X-Request-Id the client sent and makes one otherwise', async () => {
+      const kept = await get(`${server.url}/`, { 'X-Request-Id': 'trace-42.a' });
+      expect(kept.headers.get('x-request-id')).to.equal('trace-42.a');
+      const replaced = await get(`${server.url}/`, { 'X-Request-Id': 'no spaces allowed' });
+      expect(replaced.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    });
+
+    it('never logs a token: not the Authorization header, not a token or secret in the query or the form', async () => {
+      const r = await get(`${server.url}/Property?$top=1&access_token=${TEST_TOKEN}`);
+      expect((await lineFor(lines, r.headers.get('x-request-id'))).path).to.equal('/odata/Property?$top=1&access_token=[redacted]');
+      const form = await request(`${root}/oauth2/token`, {
+        method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&client_id=nobody&client_secret=hunter2-secret',
+      });
+      expect(form.status).to.equal(401);
+      await lineFor(lines, form.headers.get('x-request-id'));
+      const all = JSON.stringify(lines);
+      expect(all).to.not.include(TEST_TOKEN);
+      expect(all).to.not.include('hunter2-secret');
+      expect(all).to.not.include(plainToken);
+    });
+
+    it('client errors at info with their code; no 5xx here', async () => {
+      const r = await get(`${server.url}/Property('nope')`);
+      expect(r.status).to.equal(404);
+      expect(await lineFor(lines, r.headers.get('x-request-id'))).to.include({ level: 30, status: 404, code: 'RecordNotFound', class: 'none' });
+      const anonymous = await get(`${server.url}/Property`, { Authorization: '' });
+      expect(await lineFor(lines, anonymous.headers.get('x-request-id'))).to.include({ status: 401, code: 'Unauthorized' });
+      expect(anonymous.json).to.have.property('error');
+    });
+  });
+
+  it('server errors at error level with the error (MariaDB, through a proxy that drops the database)', async function () {
+    if (target.label !== 'MariaDB') this.skip();
+    const { proxy, url } = await proxiedDatabase(db.url);
+    const captured = capturedLogger();
+    const other = await startTestServer(serviceModel, url, {}, { logger: captured.logger });
+    try {
+      expect((await get(`${other.url}/Office`)).status).to.equal(200);
+      await proxy.stop();
+      const r = await get(`${other.url}/Office`);
+      expect(r.status).to.equal(503);
+      const line = await lineFor(captured.lines, r.headers.get('x-request-id'));
+      expect(line).to.include({ level: 50, status: 503 });
+      expect(line.err.message).to.match(/database unavailable/);
+      expect(line.err.stack).to.be.a('string');
+    } finally {
+      await other.close();
+      await proxy.stop();
+    }
+  });
+
+  describe('/health and /ready', () => {
+    it('/health: 200 without a token, not metered, logged at debug', async () => {
+      const r = await get(`${root}/health`, { Authorization: '' });
+      expect(r.status).to.equal(200);
+      expect(r.json).to.deep.equal({ status: 'up' });
+      expect(r.headers.get('cache-control')).to.equal('no-store');
+      expect(await lineFor(lines, r.headers.get('x-request-id'))).to.include({ level: 20, class: 'none' });
+    });
+
+    it('/ready: 200 once the start-up work is done and the database answers', async () => {
+      const r = await get(`${root}/ready`, { Authorization: '' });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.json).to.deep.equal({ status: 'ready' });
+    });
+  });
+
+  describe('/metrics', () => {
+    it('admin clients scrape Prometheus text: requests by set, status and class, latency, in progress, process, usage journal', async () => {
+      await get(`${server.url}/Property?$top=1`);
+      await get(`${server.url}/Member`);
+      const r = await get(`${root}/metrics`);
+      expect(r.status, r.text).to.equal(200);
+      expect(r.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
+      const samples = parsePrometheus(r.text);
+      expect(sample(samples, 'reso_http_requests_total', { endpoint: 'Property', status: '200', class: 'B' })).to.be.at.least(2);
+      expect(sample(samples, 'reso_http_requests_total', { endpoint: 'Property', status: '200', class: 'A' })).to.be.at.least(1);
+      expect(sample(samples, 'reso_http_requests_total', { endpoint: 'Member', status: '200', class: 'B' })).to.equal(1);
+      expect(sample(samples, 'reso_http_request_duration_seconds_count', { endpoint: 'Member', class: 'B' })).to.equal(1);
+      expect(sample(samples, 'reso_http_request_duration_seconds_bucket', { endpoint: 'Member', class: 'B', le: '+Inf' })).to.equal(1);
+      // The scrape itself is in progress while it is taken.
+      expect(sample(samples, 'reso_http_requests_in_progress', {})).to.be.at.least(1);
+      expect(sample(samples, 'reso_usage_journal_unapplied_bytes', {})).to.be.at.least(0);
+      expect(sample(samples, 'reso_usage_journal_lag_seconds', {})).to.be.at.least(0);
+      expect(sample(samples, 'process_cpu_user_seconds_total', {})).to.be.greaterThan(0);
+      expect(sample(samples, 'nodejs_eventloop_lag_seconds', {})).to.be.at.least(0);
+      if (target.label === 'MariaDB') {
+        expect(sample(samples, 'reso_db_pool_connections', {})).to.be.at.least(1);
+        expect(sample(samples, 'reso_db_pool_max_connections', {})).to.be.at.least(1);
+        expect(sample(samples, 'reso_db_pool_waiting_requests', {})).to.equal(0);
+      }
+      // Paths that name no entity set share one label, so a crawler cannot grow the series.
+      await get(`${server.url}/NoSuchSet${Date.now()}`);
+      const after = parsePrometheus((await get(`${root}/metrics`)).text);
+      expect(sample(after, 'reso_http_requests_total', { endpoint: 'other', status: '404', class: 'none' })).to.be.at.least(1);
+      expect(after.some((s) => /NoSuchSet/.test(JSON.stringify(s.labels)))).to.equal(false);
+    });
+
+    it('needs an admin token on the service port: 401 without one, 403 for other clients', async () => {
+      expect((await get(`${root}/metrics`, { Authorization: '' })).status).to.equal(401);
+      const other = await get(`${root}/metrics`, { Authorization: `Bearer ${plainToken}` });
+      expect(other.status).to.equal(403);
+      expect(odataError(other).code).to.equal('AdminRequired');
+    });
+  });
+
+  it('METRICS_PORT: /metrics on a loopback listener of its own without a token, and not on the service port', async () => {
+    const captured = capturedLogger();
+    const other = await startTestServer(serviceModel, db.url, { metricsPort: 0 }, { logger: captured.logger });
+    try {
+      const banner = captured.lines.find((l) => typeof l.metrics === 'string');
+      expect(banner!.metrics).to.match(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      await get(`${other.url}/Office`);
+      const r = await request(banner!.metrics);
+      expect(r.status).to.equal(200);
+      expect(sample(parsePrometheus(r.text), 'reso_http_requests_total', { endpoint: 'Office', status: '200', class: 'B' })).to.equal(1);
+      expect((await get(`${other.url.replace(/\/odata$/, '')}/metrics`)).status).to.equal(404);
+    } finally {
+      await other.close();
+    }
+    expect(captured.lines.at(-1)!.msg).to.match(/^shutting down/);
+  });
+});
+
+describe('Issue 13 §1 /ready while the database cannot be used (SQLite)', () => {
+  let dir: string;
+  let server: RunningServer;
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'reso-ready-')); });
+  after(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a file that is not a SQLite database: /health 200, /ready 503 ServiceUnavailable with Retry-After', async () => {
+    const file = join(dir, 'damaged.sqlite');
+    writeFileSync(file, 'this is not a database, and much longer than a header would need to be'.repeat(100));
+    server = await startTestServer(serviceModel, `sqlite:${file}`);
+    const root = server.url.replace(/\/odata$/, '');
+    expect((await get(`${root}/health`, { Authorization: '' })).status).to.equal(200);
+    const r = await get(`${root}/ready`, { Authorization: '' });
+    expect(r.status).to.equal(503);
+    expect(r.headers.get('retry-after')).to.match(/^\d+$/);
+    expect(odataError(r).code).to.equal('ServiceUnavailable');
+  });
+});
