@@ -285,7 +285,8 @@ describeEachDatabase('Query fuzz at the largest FILTER_MAX_LENGTH and MAX_PAGE_S
     }
     db = await target.create();
     server = await startTestServer(serviceModel, db.url, {
-      pageSize: 20, maxFilterLength: MAX_FILTER, maxPageSize: MAX_PAGE, pagingSecret: PAGING_SECRET, maxConcurrentRequests: CONCURRENCY,
+      // The workers' requests and the heartbeats sent beside them: more than CONCURRENCY may be in flight at once.
+      pageSize: 20, maxFilterLength: MAX_FILTER, maxPageSize: MAX_PAGE, pagingSecret: PAGING_SECRET, maxConcurrentRequests: CONCURRENCY + 4,
     });
     await seedDemoData(server.service, { listings: 30 });
     await plantEdgeCases(server.service);

@@ -55,7 +55,6 @@ export class ServiceMetrics {
     this.inProgress = new Gauge({ name: 'reso_http_requests_in_progress', help: 'HTTP requests being answered now', registers });
     if (sources.pool) poolGauges(sources.pool, registers);
     if (sources.usageLag) usageGauges(sources.usageLag, registers);
-    collectDefaultMetrics({ register: this.registry });
   }
 
   observe(o: RequestObservation): void {
@@ -69,15 +68,29 @@ export class ServiceMetrics {
     new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
   }
 
-  /** The text a scrape gets: this process's metrics. */
+  /** The text a scrape gets: this server's metrics and its process's. */
   text(): Promise<string> {
-    return this.registry.metrics();
+    return Registry.merge([this.registry, processRegistry()]).metrics();
   }
 
-  /** In a cluster worker: lets the primary's AggregatorRegistry collect this registry. */
+  /** In a cluster worker: lets the primary's AggregatorRegistry collect this server's and this process's metrics. */
   shareWithCluster(): void {
-    AggregatorRegistry.setRegistries([this.registry]);
+    AggregatorRegistry.setRegistries([this.registry, processRegistry()]);
   }
+}
+
+let processMetrics: Registry | undefined;
+
+/**
+ * Node's process metrics (CPU, memory, event-loop lag, GC), collected once per process however many servers it
+ * runs: each collection starts an event-loop monitor and a GC observer that live as long as the process.
+ */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
 }
 
 function poolGauges(pool: () => PoolStats | undefined, registers: Registry[]): void {
