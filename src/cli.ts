@@ -4,6 +4,8 @@ import { configFromEnv, usageOptions } from './config';
 import { seedDemoData } from './seed/demo-data';
 import { serveFromEnv } from './server';
 import { CLIENTS_USAGE, runClients, runUsage } from './admin/operator-cli';
+import { runWebhooks, WEBHOOKS_USAGE } from './admin/webhooks-cli';
+import { subscriptions } from './webhooks/webhooks';
 import { ingestFile } from './ingest/ndjson';
 import { ListingService } from './service';
 import { openDatabase } from './storage/database';
@@ -22,6 +24,9 @@ Commands:
                              Bad lines are reported by number and skipped, or (reject) nothing is written.
   clients add|list|revoke|rotate
                              Manage API clients (OAuth2 client credentials): scope, hidden fields, rate limit
+  webhooks add|list|remove|resume
+                             Push each client's EntityEvents to its consumer's URL (RCP-028); list shows
+                             state, cursor, lag and failures
   usage [--client X] [--from YYYY-MM-DDTHH] [--to YYYY-MM-DDTHH] [--json]
                              Transactions by client, hour and class (A: fetch by key, B: query)
   generate [--dictionary F] [--out D]
@@ -35,7 +40,8 @@ Environment:
   SEED_LISTINGS   demo listings for serve on an empty database (default 2000; 0 = none)
   DEMO_TOKEN      static access token of the "demo" client (default: a random one, printed when seeding)
   MAX_PAGE_SIZE, PAGING_SECRET, FEED_SCOPE, FILTER_MAX_LENGTH, USAGE_JOURNAL_DIR, USAGE_APPLY_MS,
-  DB_ACQUIRE_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS: see the README`;
+  DB_ACQUIRE_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS, WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_FAILURES,
+  WEBHOOK_TIMEOUT_MS, WEBHOOK_POLL_MS: see the README`;
 
 /**
  * The service as configured, its start-up work done, for commands other than serve (they never charge, but
@@ -105,17 +111,9 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
     case 'clients':
-    case 'usage': {
-      if (args.includes('--help')) { console.log(command === 'clients' ? CLIENTS_USAGE : USAGE); return 0; }
-      const service = await openService(log);
-      try {
-        return command === 'clients'
-          ? await runClients({ model: service.model, clients: service.clients }, args, log)
-          : await runUsage(service.meter, args, log);
-      } finally {
-        await service.close();
-      }
-    }
+    case 'webhooks':
+    case 'usage':
+      return runOperatorCommand(command, args, log);
     case 'generate': {
       const { runGenerate, GENERATE_USAGE } = await loadGenerator();
       if (args.includes('--help')) { console.log(GENERATE_USAGE); return 0; }
@@ -131,6 +129,21 @@ export async function main(argv: string[]): Promise<number> {
     default:
       console.error(`unknown command ${command}\n\n${USAGE}`);
       return 1;
+  }
+}
+
+/** `clients …`, `webhooks …` and `usage …`: over the service as configured, closed afterwards. */
+async function runOperatorCommand(command: 'clients' | 'webhooks' | 'usage', args: string[], log: (line: string) => void): Promise<number> {
+  if (args.includes('--help')) { console.log(command === 'clients' ? CLIENTS_USAGE : command === 'webhooks' ? WEBHOOKS_USAGE : USAGE); return 0; }
+  const service = await openService(log);
+  try {
+    switch (command) {
+      case 'clients': return await runClients({ model: service.model, clients: service.clients }, args, log);
+      case 'webhooks': return await runWebhooks(subscriptions(service, configFromEnv().feedScope), args, log);
+      default: return await runUsage(service.meter, args, log);
+    }
+  } finally {
+    await service.close();
   }
 }
 

@@ -37,6 +37,15 @@ export interface Config extends OperationConfig {
   usageApplyMs: number;
   /** The longest waits for the database (README "Timeouts"); past them a request gets 503. */
   databaseTimeouts: DatabaseTimeouts;
+  /** Webhook delivery (src/webhooks/): events per POST, failures before a pause, a POST's timeout, how often due subscriptions are looked for. */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  batchSize: number;
+  maxFailures: number;
+  timeoutMs: number;
+  pollMs: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -60,6 +69,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     databaseTimeouts: {
       acquireMs: intSetting(env, 'DB_ACQUIRE_TIMEOUT_MS', DEFAULT_TIMEOUTS.acquireMs, 10, 600_000),
       statementMs: intSetting(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_TIMEOUTS.statementMs, 100, 3_600_000),
+    },
+    webhooks: {
+      batchSize: intSetting(env, 'WEBHOOK_BATCH_SIZE', 100, 1, 10_000),
+      maxFailures: intSetting(env, 'WEBHOOK_MAX_FAILURES', 10, 1, 1000),
+      timeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
+      pollMs: intSetting(env, 'WEBHOOK_POLL_MS', 1000, 10, 600_000),
     },
   };
 }

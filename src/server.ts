@@ -15,11 +15,15 @@ import { hostForUrl, serverObservability } from './observability/server-observab
 
 /** The readiness probe's bound on its database check (GET /ready). */
 const READY_CHECK_MS = 1000;
+import type { DeliveryOptions, DeliveryWorker } from './webhooks/delivery-worker';
+import { deliveryWorker, subscriptions } from './webhooks/webhooks';
 
 export interface RunningServer {
   readonly url: string;
   readonly service: ListingService;
   readonly server: Server;
+  /** Pushes each webhook subscription's events (absent when the dictionary has no event set). */
+  readonly webhooks?: DeliveryWorker;
   close(): Promise<void>;
 }
 
@@ -29,6 +33,8 @@ export interface ServerOptions extends Pick<AppOptions, 'anonymous'> {
   readonly clock?: Clock;
   /** Request lines, the banner and the shutdown line (none: request lines go nowhere, the rest to `log`). */
   readonly logger?: Logger;
+  /** Tests: the worker's backoff and jitter, and `manual` to run its turns by hand (runOnce) instead of every WEBHOOK_POLL_MS. */
+  readonly webhooks?: Partial<Pick<DeliveryOptions, 'random' | 'backoffMs' | 'maxBackoffMs'>> & { readonly manual?: boolean };
 }
 
 /**
@@ -57,7 +63,10 @@ export async function startServer(
     readiness: service.readiness, skipTokens: () => service.readiness.value.skipTokens,
     // The feed scope this process serves is recorded (with an epoch when it differs from the last one) at its first query.
     scopeEpochs: new ScopeEpochs(() => service.settings.scopeEpoch('feed', config.feedScope ?? '')),
+    subscriptions: subscriptions(service, config.feedScope),
   };
+  const { manual, ...tuning } = app.webhooks ?? {};
+  const webhooks = deliveryWorker(service, config.feedScope, { ...config.webhooks, ...tuning, log });
   const handler = createApp(parts, {
     ...app,
     pageSize: config.pageSize,
@@ -82,6 +91,7 @@ export async function startServer(
   const port = (server.address() as AddressInfo).port;
   const url = `http://${hostForUrl(config.host)}:${port}/odata`;
   const close = async () => {
+    await webhooks?.stop();
     await observed.stopping();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -92,6 +102,7 @@ export async function startServer(
   service.readiness.whenReady().then((started) => {
     // Journaled counts move to the database from now on, starting with any a process that died left behind.
     if (!app.anonymous) service.meter.start();
+    if (!manual) webhooks?.start();
     if (started.newDemoToken) log(demoTokenNotice(started.newDemoToken, `${url}/${listingRootOf(model)?.name ?? ''}`));
   }, () => undefined);
   try {
@@ -103,7 +114,7 @@ export async function startServer(
     }
   }
   await observed.started(url, config, service.readiness.ready).catch(async (e: unknown) => { await close(); throw e; });
-  return { url, service, server, close };
+  return { url, service, server, webhooks, close };
 }
 
 /** `reso-server serve`: configured by the environment, logging through a logger made from it. */

@@ -20,6 +20,7 @@ import { recordWriter, RecordWriter } from './storage/record-writer';
 import { Settings } from './storage/settings';
 import { StartupLock } from './storage/startup-lock';
 import { UsageTable } from './storage/usage-table';
+import { SubscriptionTable } from './storage/webhook-table';
 
 export interface ServiceOptions extends StartupOptions {
   /** Where usage counts are journaled (without a journal directory, nothing can be charged). */
@@ -42,6 +43,8 @@ export class ListingService {
   readonly startupLock: StartupLock;
   /** Reached once the start-up work is done; its value holds what signs and reads $skiptoken values. */
   readonly readiness: Readiness<Started>;
+  /** Webhook subscriptions, each also the lease of the instance delivering it (src/webhooks/). */
+  readonly webhooks: SubscriptionTable;
 
   constructor(readonly model: ServiceModel, readonly db: Database, options: ServiceOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -52,6 +55,7 @@ export class ListingService {
     this.stores = recordStores(model, db);
     this.writer = recordWriter(db, this.settings, (set) => this.stores.store(set));
     this.startupLock = new StartupLock(db, this.clock);
+    this.webhooks = new SubscriptionTable(db);
     this.readiness = new Readiness(() => startUp(this, options), { log: options.log });
   }
 

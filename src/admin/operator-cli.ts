@@ -1,4 +1,4 @@
-/** The operator's commands: `reso-server clients …` and `reso-server usage …`. */
+/** The operator's commands: `reso-server clients …` and `reso-server usage …` (and the parsing and tables `webhooks …` shares). */
 import { CREDENTIAL_CHECK_MS } from '../auth/clients';
 import type { ClientRegistry, Rotation } from '../auth/clients';
 import { Licence } from '../auth/licence';
@@ -18,7 +18,7 @@ reso-server clients scope <id> [--scope "<OData filter on the listings>"]   (no 
 reso-server clients revoke <id>
 reso-server clients rotate <id>`;
 
-function options(args: string[]): { flags: Map<string, string | true>; positional: string[] } {
+export function options(args: string[]): { flags: Map<string, string | true>; positional: string[] } {
   const flags = new Map<string, string | true>();
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -32,7 +32,7 @@ function options(args: string[]): { flags: Map<string, string | true>; positiona
   return { flags, positional };
 }
 
-const text = (v: string | true | undefined) => (typeof v === 'string' ? v : undefined);
+export const text = (v: string | true | undefined) => (typeof v === 'string' ? v : undefined);
 
 export async function runClients(admin: ClientAdmin, args: string[], log: (l: string) => void): Promise<number> {
   const [sub, ...rest] = args;
@@ -129,7 +129,7 @@ function rotationReport(id: string, r: Rotation): string {
   return lines.join('\n');
 }
 
-function table(head: string[], rows: string[][]): string {
+export function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');

@@ -33,6 +33,8 @@ import type { Logger } from '../observability/logger';
 import { silentLogger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { Reachability } from '../storage/reachable';
+import { webhookReport } from './webhooks-endpoint';
+import type { Subscriptions } from '../webhooks/subscriptions';
 
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -82,6 +84,8 @@ export interface AppParts {
   readonly rateWindows: Pick<RateWindows, 'take'>;
   /** Whether the database answers now (GET /ready). */
   readonly database: Pick<Reachability, 'check'>;
+  /** Webhook subscriptions, for /admin/webhooks. */
+  readonly subscriptions?: Pick<Subscriptions, 'list'>;
 }
 
 export function createApp(parts: AppParts, options: AppOptions): express.Express {
@@ -128,6 +132,7 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.get('/admin/usage', ready, authenticate, usageReport(parts.meter));
   const metrics = options.metrics;
   if (metrics && options.metricsOnServicePort) app.get('/metrics', ready, authenticate, adminMetrics(() => metrics.text()));
+  if (parts.subscriptions) app.get('/admin/webhooks', ready, authenticate, webhookReport(parts.subscriptions));
 
   app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(err, req, res));

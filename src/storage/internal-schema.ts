@@ -1,7 +1,8 @@
 /**
  * The service's own tables, beside the dictionary's: settings (paging secret, the ModificationTimestamp
  * clock), API clients and their tokens (hashes only), usage counts per client, hour and transaction class, and
- * how far each usage journal has been applied to them, and the rate-limit windows every instance shares.
+ * how far each usage journal has been applied to them, the rate-limit windows every instance shares, and the
+ * webhook subscriptions (each row also the lease of the instance delivering its next batch: src/webhooks/).
  */
 import type { ColumnSpec } from '../model/service-model';
 import type { Table } from './schema-statements';
@@ -12,6 +13,7 @@ export const TOKENS_TABLE = 'reso_tokens';
 export const USAGE_TABLE = 'reso_usage';
 export const USAGE_JOURNALS_TABLE = 'reso_usage_journals';
 export const RATE_WINDOWS_TABLE = 'reso_rate_windows';
+export const WEBHOOKS_TABLE = 'reso_webhooks';
 
 const text = (name: string, nullable = false): ColumnSpec => ({ name, type: 'text', nullable });
 const string = (name: string, length: number, nullable = false): ColumnSpec => ({ name, type: 'string', length, nullable });
@@ -93,6 +95,38 @@ export const INTERNAL_TABLES: readonly Table[] = [
       text('state'),
     ],
     primaryKey: ['client_id', 'version'],
+    indexes: [],
+  },
+  {
+    name: WEBHOOKS_TABLE,
+    columns: [
+      string('subscription_id', 64),
+      string('client_id', 64),
+      text('url'),
+      /** The consumer's bearer token, sent with each POST (so kept as given; never printed back in full). */
+      text('token'),
+      /** The EntityEventSource header's value: the feed's name for the consumer. */
+      string('source', 255),
+      /** The sequence of the last event delivered (acknowledged with a 2xx); the next batch starts after it. */
+      integer('cursor'),
+      /** active | paused */
+      string('state', 16),
+      /** Consecutive failed deliveries (a 429 is not one). */
+      integer('failures'),
+      text('last_error', true),
+      string('last_success', 24, true),
+      /** Not before this time (ms since the epoch) is the next batch tried: backoff and Retry-After. */
+      integer('next_attempt'),
+      /** When an instance first found events waiting after the cursor (ms since the epoch); null when it last caught up. */
+      integer('waiting_since', true),
+      /** The instance delivering a batch now, and until when its claim holds (ms since the epoch). */
+      string('lease_owner', 128, true),
+      integer('lease_until', true),
+      /** Moves with every claim and every outcome: a claim is an update conditioned on the version it read. */
+      integer('version'),
+      string('created_at', 24),
+    ],
+    primaryKey: ['subscription_id'],
     indexes: [],
   },
 ];

@@ -1,0 +1,67 @@
+/**
+ * One webhook POST (RCP-028): a batch of EntityEvents as `{"@reso.context": …, "value": [...]}` with the
+ * consumer's bearer token and the feed's EntityEventSource header, given up after a timeout. The answer is
+ * classified for the worker: delivered (2xx), asked to wait (429 with its Retry-After), or failed.
+ */
+
+/** RESO Common Format's context of an EntityEvent payload. */
+export const ENTITY_EVENT_CONTEXT = 'urn:reso:metadata:2.0:resource:entityevent';
+
+/** Longest Retry-After honoured; a consumer asking for more is tried again after this. */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+export interface PushTarget {
+  readonly url: string;
+  readonly token: string;
+  readonly source: string;
+}
+
+export type PushResult =
+  | { readonly kind: 'delivered'; readonly status: number }
+  | { readonly kind: 'wait'; readonly status: number; readonly retryAfterMs?: number }
+  | { readonly kind: 'failed'; readonly error: string };
+
+/** The body of a batch: records are the events' JSON texts as the client's query returns them. */
+export function batchBody(records: readonly string[]): string {
+  return `{"@reso.context":${JSON.stringify(ENTITY_EVENT_CONTEXT)},"value":[${records.join(',')}]}`;
+}
+
+export async function postBatch(target: PushTarget, records: readonly string[], timeoutMs: number, now: number): Promise<PushResult> {
+  let res: Response;
+  try {
+    res = await fetch(target.url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json; charset=utf-8',
+        Authorization: `Bearer ${target.token}`,
+        EntityEventSource: target.source,
+      },
+      body: batchBody(records),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (e) {
+    return { kind: 'failed', error: failure(e, timeoutMs) };
+  }
+  // The body is not needed; reading it (bounded by the same timeout) frees the connection.
+  await res.arrayBuffer().catch(() => undefined);
+  if (res.status >= 200 && res.status < 300) return { kind: 'delivered', status: res.status };
+  if (res.status === 429) return { kind: 'wait', status: 429, retryAfterMs: retryAfter(res.headers.get('retry-after'), now) };
+  return { kind: 'failed', error: `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}` };
+}
+
+/** Retry-After as delay-seconds or an HTTP-date, in milliseconds from `now` (bounded); undefined when absent or unreadable. */
+export function retryAfter(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+  if (!Number.isFinite(ms)) return undefined;
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+}
+
+function failure(e: unknown, timeoutMs: number): string {
+  const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  const cause = err?.cause?.code ?? err?.cause?.message;
+  return `${err?.message ?? String(e)}${cause ? ` (${cause})` : ''}`;
+}
