@@ -27,8 +27,8 @@ Commands:
   webhooks add|list|remove|resume
                              Push each client's EntityEvents to its consumer's URL (RCP-028); list shows
                              state, cursor, lag and failures
-  usage [--client X] [--from YYYY-MM-DDTHH] [--to YYYY-MM-DDTHH] [--json]
-                             Transactions by client, hour and class (A: fetch by key, B: query)
+  usage [--client X] [--from YYYY-MM-DDTHH] [--to YYYY-MM-DDTHH] [--by hour|day|month] [--json|--csv]
+                             Transactions by client, period and class (A: fetch by key, B: query)
   generate [--dictionary F] [--out D]
                              Regenerate generated/ from the CSDL data dictionary
 

@@ -69,6 +69,11 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   AdminRequired: ['usage'],
   RateLimited: ['acme', 5, 42],
   ConcurrencyLimited: ['acme', 8, 1],
+  ClientNotFound: ['idx-portal'],
+  ClientExists: ['idx-portal'],
+  ClientSpecInvalid: ['rateLimit', 'a positive whole number of requests a minute'],
+  ScopeInvalid: ['City eq 1', 'Property', 'City is not filterable'],
+  HiddenFieldInvalid: ['Nope', 'is not a field of the dictionary'],
   ServiceUnavailable: ['database', 5],
   RequestMalformed: ['Failed to decode param'],
   RequestTooLarge: ['request entity too large'],
@@ -80,8 +85,8 @@ function make<C extends ErrorCode>(code: C): ServiceError {
   return (Errors[code] as (...a: Parameters<(typeof Errors)[C]>) => ServiceError)(...SAMPLES[code]);
 }
 
-/** The statuses this service answered with before the catalogue; a code may only map to one of them. */
-const KNOWN_STATUSES = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429, 500, 501, 503]);
+/** The statuses this service answers with (409: the operator adds a client whose id is taken); a code may only map to one of them. */
+const KNOWN_STATUSES = new Set([400, 401, 403, 404, 405, 406, 409, 413, 415, 429, 500, 501, 503]);
 
 describe('§7 Errors: one catalogue of stable codes, statuses assigned at the HTTP edge', () => {
   it('the catalogue is not empty and its sections hold each code once', () => {

@@ -1,15 +1,11 @@
 /** The operator's commands: `reso-server clients …` and `reso-server usage …` (and the parsing and tables `webhooks …` shares). */
 import { CREDENTIAL_CHECK_MS } from '../auth/clients';
-import type { ClientRegistry, Rotation } from '../auth/clients';
-import { Licence } from '../auth/licence';
+import type { Rotation } from '../auth/clients';
 import type { Meter, UsageReport } from '../metering/meter';
-import type { ServiceModel } from '../model/service-model';
+import { isUsageGrain, USAGE_GRAINS, usageByPeriod, usageCsv } from '../metering/usage-periods';
+import { addClient, changeScope, ClientAdmin, listClients, revokeClient, rotateClient } from './client-admin';
 
-/** What `clients …` uses: the registry, and the model to check a licence before it is stored. */
-export interface ClientAdmin {
-  readonly model: ServiceModel;
-  readonly clients: ClientRegistry;
-}
+export type { ClientAdmin } from './client-admin';
 
 export const CLIENTS_USAGE = `reso-server clients add --name <name> [--id <id>] [--scope "<OData filter on the listings>"]
                        [--hide <field>,<Set>.<field>] [--rate <requests/minute>] [--admin] [--static-token]
@@ -24,7 +20,7 @@ export function options(args: string[]): { flags: Map<string, string | true>; po
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (!a.startsWith('--')) { positional.push(a); continue; }
-    const boolean = ['--admin', '--static-token', '--json'].includes(a);
+    const boolean = ['--admin', '--static-token', '--json', '--csv'].includes(a);
     if (boolean) flags.set(a, true);
     else if (args[i + 1] === undefined) throw new Error(`${a} needs a value`);
     else flags.set(a, args[++i]);
@@ -37,29 +33,28 @@ export const text = (v: string | true | undefined) => (typeof v === 'string' ? v
 export async function runClients(admin: ClientAdmin, args: string[], log: (l: string) => void): Promise<number> {
   const [sub, ...rest] = args;
   const { flags, positional } = options(rest);
+  const id = positional[0];
+  if (['scope', 'revoke', 'rotate'].includes(sub) && !id) throw new Error(`clients ${sub} needs a client id\n\n${CLIENTS_USAGE}`);
   switch (sub) {
     case 'add': {
       const name = text(flags.get('--name'));
       if (!name) throw new Error(`clients add needs --name\n\n${CLIENTS_USAGE}`);
       const rate = text(flags.get('--rate'));
-      const spec = {
+      const added = await addClient(admin, {
         id: text(flags.get('--id')),
         name,
         scope: text(flags.get('--scope')),
         hiddenFields: text(flags.get('--hide'))?.split(',').map((f) => f.trim()).filter(Boolean),
         rateLimit: rate === undefined ? undefined : Number(rate),
         admin: flags.get('--admin') === true,
-      };
-      if (spec.rateLimit !== undefined && (!Number.isInteger(spec.rateLimit) || spec.rateLimit < 1)) throw new Error('--rate needs a positive integer');
-      // A scope or hidden field the service could not apply is refused now, not at the first request.
-      new Licence(admin.model, undefined, { ...spec, id: 'check', hiddenFields: spec.hiddenFields ?? [], createdAt: '' });
-      const { client, secret } = await admin.clients.add(spec);
-      log(`client_id:     ${client.id}\nclient_secret: ${secret}   (shown once; only its hash is stored)`);
-      if (flags.get('--static-token')) log(`static token:  ${await admin.clients.issueToken(client.id, undefined)}   (does not expire; revoke the client to end it)`);
+        staticToken: flags.get('--static-token') === true,
+      });
+      log(`client_id:     ${added.client.id}\nclient_secret: ${added.secret}   (shown once; only its hash is stored)`);
+      if (added.staticToken) log(`static token:  ${added.staticToken}   (does not expire; revoke the client to end it)`);
       return 0;
     }
     case 'list': {
-      const rows = (await admin.clients.list()).map((c) => [
+      const rows = (await listClients(admin)).map((c) => [
         c.id, c.name, c.revokedAt ? `revoked ${c.revokedAt}` : 'active', c.admin ? 'admin' : '', c.scope ?? '(all listings)',
         c.hiddenFields.join(',') || '-', c.rateLimit ? `${c.rateLimit}/min` : '-',
       ]);
@@ -67,27 +62,19 @@ export async function runClients(admin: ClientAdmin, args: string[], log: (l: st
       return 0;
     }
     case 'scope': {
-      const id = positional[0];
-      if (!id) throw new Error(`clients scope needs a client id\n\n${CLIENTS_USAGE}`);
       const scope = text(flags.get('--scope'));
-      new Licence(admin.model, undefined, { id: 'check', name: 'check', scope, hiddenFields: [], admin: false, createdAt: '' });
-      await admin.clients.setScope(id, scope);
+      await changeScope(admin, id, scope);
       log(`client ${id} now sees ${scope ? `listings where ${scope}` : 'all listings'}; its replication marks and nextLinks from before now `
         + 'are refused (ScopeChanged): it walks each set again');
       return 0;
     }
     case 'revoke':
-    case 'rotate': {
-      const id = positional[0];
-      if (!id) throw new Error(`clients ${sub} needs a client id`);
-      if (sub === 'revoke') {
-        await admin.clients.revoke(id);
-        log(`client ${id} revoked: its secret and all its access tokens no longer work (on running servers within ${CREDENTIAL_CHECK_MS / 1000} s)`);
-      } else {
-        log(rotationReport(id, await admin.clients.rotate(id)));
-      }
+      await revokeClient(admin, id);
+      log(`client ${id} revoked: its secret and all its access tokens no longer work (on running servers within ${CREDENTIAL_CHECK_MS / 1000} s)`);
       return 0;
-    }
+    case 'rotate':
+      log(rotationReport(id, await rotateClient(admin, id)));
+      return 0;
     default:
       throw new Error(CLIENTS_USAGE);
   }
@@ -96,6 +83,8 @@ export async function runClients(admin: ClientAdmin, args: string[], log: (l: st
 /** `usage`: the report, after applying what processes that died left in their journals. */
 export async function runUsage(meter: UsageReport & Pick<Meter, 'adoptAbandoned'>, args: string[], log: (l: string) => void): Promise<number> {
   const { flags } = options(args);
+  const by = text(flags.get('--by')) ?? 'hour';
+  if (!isUsageGrain(by)) throw new Error(`--by takes ${USAGE_GRAINS.join(', ')}`);
   // Counts journaled by server processes that died are owed to the report: apply them first.
   await meter.adoptAbandoned();
   const rows = await meter.usage({ client: text(flags.get('--client')), from: text(flags.get('--from')), to: text(flags.get('--to')) });
@@ -103,17 +92,14 @@ export async function runUsage(meter: UsageReport & Pick<Meter, 'adoptAbandoned'
     log(JSON.stringify(rows));
     return 0;
   }
-  const byKey = new Map<string, { hour: string; client: string; A: number; B: number }>();
-  for (const r of rows) {
-    const k = `${r.hour}\u0000${r.client}`;
-    const row = byKey.get(k) ?? byKey.set(k, { hour: r.hour, client: r.client, A: 0, B: 0 }).get(k)!;
-    row[r.class] += r.count;
+  const periods = usageByPeriod(rows, by);
+  if (flags.get('--csv')) {
+    process.stdout.write(usageCsv(periods, by));
+    return 0;
   }
-  const lines = [...byKey.values()].map((r) => [`${r.hour}:00Z`, r.client, String(r.A), String(r.B)]);
-  const totalA = [...byKey.values()].reduce((n, r) => n + r.A, 0);
-  const totalB = [...byKey.values()].reduce((n, r) => n + r.B, 0);
-  lines.push(['total', '', String(totalA), String(totalB)]);
-  log(table(['hour (UTC)', 'client', 'class A', 'class B'], lines));
+  const lines = periods.map((r) => [by === 'hour' ? `${r.period}:00Z` : r.period, r.client, String(r.A), String(r.B)]);
+  lines.push(['total', '', String(periods.reduce((n, r) => n + r.A, 0)), String(periods.reduce((n, r) => n + r.B, 0))]);
+  log(table([`${by} (UTC)`, 'client', 'class A', 'class B'], lines));
   return 0;
 }
 

@@ -27,9 +27,9 @@ export class Licence {
       // `Field` is a field of the listing root; `Set.Field` names another set's.
       const [setName, field] = entry.includes('.') ? entry.split('.', 2) : [listingRootOf(model)?.name, entry];
       const set = model.entitySets.find((s) => s.name === setName);
-      if (!set?.fieldsByName[field]) throw new Error(`hidden field ${entry} is not a field of the dictionary`);
-      if (field === set.key) throw new Error(`the key ${entry} cannot be hidden`);
-      if (links.has(`${set.name}.${field}`)) throw new Error(`${set.name}.${field} links ${set.name} to its listing and cannot be hidden`);
+      if (!set?.fieldsByName[field]) throw Errors.HiddenFieldInvalid(entry, 'is not a field of the dictionary');
+      if (field === set.key) throw Errors.HiddenFieldInvalid(entry, 'is the key of its set and cannot be hidden');
+      if (links.has(`${set.name}.${field}`)) throw Errors.HiddenFieldInvalid(entry, `links ${set.name} to its listing and cannot be hidden`);
       (this.hidden.get(set.name) ?? this.hidden.set(set.name, new Set()).get(set.name)!).add(field);
     }
     // Each scope is bound on its own and all must hold: a client scope can only narrow the feed. Records

@@ -7,7 +7,7 @@ import type { ServiceModel } from '../model/service-model';
 import type { SkipTokens } from '../paging/skiptoken';
 import { DatabaseUnavailable } from '../storage/errors';
 import type { RecordStores } from '../storage/record-stores';
-import type { TokenIssuer, TokenLookup } from '../auth/clients';
+import type { ClientRegistry } from '../auth/clients';
 import { Licences } from '../auth/licence';
 import { TokenThrottle } from '../auth/token-throttle';
 import type { ScopeEpochs } from '../paging/scope-epoch';
@@ -25,7 +25,6 @@ import { rateLimiter } from './rate-limit';
 import { resourceHandlers } from './resource-handlers';
 import { ReaderGone, SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
-import { usageReport } from './usage-endpoint';
 import { requestLog } from './request-log';
 import { healthProbe, readinessProbe } from './health';
 import { adminMetrics } from './metrics-endpoint';
@@ -35,6 +34,10 @@ import type { ServiceMetrics } from '../observability/metrics';
 import type { Reachability } from '../storage/reachable';
 import { webhookReport } from './webhooks-endpoint';
 import type { Subscriptions } from '../webhooks/subscriptions';
+import { usagePeriods, usageReport } from './usage-endpoint';
+import { adminClients } from './admin-clients';
+import { explorerPolicy } from './explorer-policy';
+import { consoleRoutes } from '../console/console-routes';
 
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -71,7 +74,7 @@ export interface AppOptions {
 export interface AppParts {
   readonly model: ServiceModel;
   readonly stores: RecordStores;
-  readonly clients: TokenLookup & TokenIssuer;
+  readonly clients: ClientRegistry;
   readonly meter: UsageRecorder & UsageReport;
   /** Whether the start-up work is done: until then, 503. */
   readonly readiness: { readonly ready: boolean };
@@ -133,6 +136,11 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   const metrics = options.metrics;
   if (metrics && options.metricsOnServicePort) app.get('/metrics', ready, authenticate, adminMetrics(() => metrics.text()));
   if (parts.subscriptions) app.get('/admin/webhooks', ready, authenticate, webhookReport(parts.subscriptions));
+  app.get('/admin/usage/periods', ready, authenticate, usagePeriods(parts.meter));
+  app.use(adminClients({ model: parts.model, clients: parts.clients }, [ready, authenticate]));
+  // The console: a public static shell; what it shows comes from the token-checked routes above and below.
+  app.get('/console/api/explorer', ready, authenticate, explorerPolicy(parts.model, licences));
+  app.use(consoleRoutes());
 
   app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(err, req, res));

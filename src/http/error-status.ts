@@ -81,6 +81,12 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   AdminRequired: { status: 403 },
   RateLimited: { status: 429, headers: retryAfter },
   ConcurrencyLimited: { status: 429, headers: retryAfter },
+  // The operator's requests (admin API)
+  ClientNotFound: { status: 404 },
+  ClientExists: { status: 409 },
+  ClientSpecInvalid: { status: 400 },
+  ScopeInvalid: { status: 400 },
+  HiddenFieldInvalid: { status: 400 },
   // The service
   ServiceUnavailable: { status: 503, headers: retryAfter },
   RequestMalformed: { status: 400 },

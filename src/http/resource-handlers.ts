@@ -16,7 +16,7 @@ import { both } from '../query/predicates';
 import { projection } from '../query/projection';
 import { relatedTo } from '../query/related-records';
 import type { Licence, LicenceSource } from '../auth/licence';
-import type { TransactionClass, UsageRecorder } from '../metering/meter';
+import { TRANSACTIONS, TransactionClass, UsageRecorder } from '../metering/meter';
 import type { RecordStores } from '../storage/record-stores';
 import { Errors } from '../errors/catalogue';
 import type { AppOptions } from './app';
@@ -82,7 +82,8 @@ class ResourceRequests {
     const client = clientOf(res);
     if (!client) return Promise.resolve();
     const expansions = q.expand.filter((e) => e.navigation.charged).length;
-    const counts = cls === 'A' ? { A: 1, B: expansions } : { B: 1 + expansions };
+    const counts: Partial<Record<TransactionClass, number>> = { [cls]: 1 };
+    counts[TRANSACTIONS.chargedExpansion] = (counts[TRANSACTIONS.chargedExpansion] ?? 0) + expansions;
     res.locals.charged = counts; // for the request's log line and metrics (http/request-log.ts)
     return this.parts.meter.record(client.id, counts);
   }
@@ -130,7 +131,7 @@ class ResourceRequests {
       : undefined);
     if (size.applied) res.setHeader('Preference-Applied', size.applied);
     const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}`);
-    await this.charge(res, 'B', q);
+    await this.charge(res, TRANSACTIONS.query, q);
     if (batches.done) {
       sendJson(res, collectionBody(context, first, { count, nextLink: nextPage() }), this.options.writeStallMs);
       return;
@@ -150,7 +151,7 @@ class ResourceRequests {
       if (given) throw Errors.OptionNotApplicable(option, '/$count, which answers a number');
     }
     const n = await this.parts.stores.store(set).count(this.where(set, q, licence));
-    await this.charge(res, 'B', q);
+    await this.charge(res, TRANSACTIONS.query, q);
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end(String(n));
   }
@@ -166,7 +167,7 @@ class ResourceRequests {
     const [record] = await withExpansions(this.parts.stores, licence, q.expand, [key], [json]);
     const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`);
     const body = entityBody(context, record);
-    await this.charge(res, 'A', q);
+    await this.charge(res, TRANSACTIONS.keyFetch, q);
     sendJson(res, body, this.options.writeStallMs);
   }
 

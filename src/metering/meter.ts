@@ -21,6 +21,15 @@ import { abandoned, CountsByClientHour, JOURNAL_SUFFIX, JournalFile, readEntries
 
 /** A (fetch by key) or B (query). */
 export type TransactionClass = UsageClass;
+
+/** The class of each kind of request (spec §8): what the handlers charge, and what the console's explorer shows before a query runs. */
+export const TRANSACTIONS = {
+  keyFetch: 'A',
+  /** Each page of a collection, each `$count`. */
+  query: 'B',
+  /** Each expansion of a navigation the dictionary marks charged, on top of the request's own. */
+  chargedExpansion: 'B',
+} as const satisfies Record<string, TransactionClass>;
 export type { UsageRow } from '../storage/usage-table';
 
 

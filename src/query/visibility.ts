@@ -7,6 +7,7 @@
  * (spec §3), which the removed-listings check detects. Records naming a field hidden from the client (or a
  * lookup only hidden fields use) are absent the same way (see named-fields.ts).
  */
+import { scopeInvalid } from '../errors/admin-errors';
 import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
 import { bindQuery } from './bind-query';
 import type { BoundPredicate } from './bound';
@@ -37,7 +38,8 @@ export class Visibility {
       try {
         q = bindQuery(listings, parseQueryOptions({ $filter: text }));
       } catch (e) {
-        throw new Error(`the scope ${JSON.stringify(text)} is not a usable filter on ${listings.name}: ${(e as Error).message}`);
+        // The parser's or binder's own error rides along as a detail (the console shows it beside the scope).
+        throw scopeInvalid(text, listings.name, e);
       }
       scope = both(scope, q.filter!);
     }
