@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type {
-  ColumnSpec, ColumnType, DictionaryRowsSpec, EdmPrimitive, FieldCondition, FieldNamesSpec, FieldSpec, LookupSpec, NavigationSpec,
+  ChangeLogSpec, ColumnSpec, ColumnType, DictionaryRowsSpec, EdmPrimitive, FieldCondition, FieldNamesSpec, FieldSpec, LookupSpec, NavigationSpec,
   RelatedTimestampSpec, TableSpec,
 } from '../src/model/service-model';
 import { RECORD_COLUMN } from '../src/model/service-model';
@@ -12,6 +12,7 @@ import {
   changeTimestampOf, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followableOf, lookupNamesOf, parseCondition,
   relatedTimestampsOf,
 } from './build-policy';
+import { buildChangeLogs } from './build-change-log';
 import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
 import { conventionalJoin } from './key-conventions';
 
@@ -31,6 +32,7 @@ export interface BuiltEntitySet {
   namesFields?: FieldNamesSpec;
   namesLookups?: string;
   skipSupported?: true;
+  changeLog?: ChangeLogSpec;
   /** Columns stored for a residual check only (join discriminators, licences' name checks), which get no index. */
   unindexedColumns?: Set<string>;
   table: string;
@@ -83,6 +85,7 @@ export function buildModel(dict: Dictionary): BuiltModel {
   storeNameColumns(entitySets);
   checkExpandOrders(entitySets);
   const tables = entitySets.map(tableOf);
+  tables.push(...buildChangeLogs(entitySets, tables));
   return {
     dictionary: dict,
     namespace: dict.namespace,

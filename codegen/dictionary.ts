@@ -65,6 +65,8 @@ export interface EntitySetDef {
   deletedWhen?: string;
   /** Policy.DescribesDictionary, as written. */
   describesDictionary?: string;
+  /** Policy.ChangeLogOf, as written: the sets whose changes this set logs. */
+  changeLogOf?: string;
   /** Capabilities.SkipSupported on the set, else on the container, else false (the spec refuses $skip). */
   skipSupported: boolean;
 }
@@ -224,6 +226,7 @@ function readEntitySet(es: Node, notes: Annotations, containerSkip: boolean): En
     listingRoot: notes.tag(es, `${POLICY}.ListingRoot`) ?? false,
     deletedWhen: notes.string(es, `${POLICY}.DeletedWhen`),
     describesDictionary: notes.string(es, `${POLICY}.DescribesDictionary`),
+    changeLogOf: notes.string(es, `${POLICY}.ChangeLogOf`),
     skipSupported: notes.tag(es, SKIP_SUPPORTED) ?? containerSkip,
   };
 }

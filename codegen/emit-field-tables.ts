@@ -44,6 +44,7 @@ function policyOf(set: BuiltEntitySet): Record<string, string> {
     namesFields: set.namesFields,
     namesLookups: set.namesLookups,
     skipSupported: set.skipSupported,
+    changeLog: set.changeLog,
   };
   return Object.fromEntries(Object.entries(stated).filter(([, v]) => v !== undefined).map(([k, v]) => [k, literal(v)]));
 }

@@ -609,3 +609,23 @@ export const Field: EntitySetSpec = {
   navigationProperties: [],
   bindings: []
 };
+const EntityEventFields: readonly FieldSpec[] = [
+  { name: 'EntityEventSequence', type: 'Edm.Int64', collection: false, nullable: false, column: 'EntityEventSequence', filterable: true, sortable: true, restricted: false },
+  { name: 'ResourceName', type: 'Edm.String', collection: false, nullable: false, maxLength: 255, column: 'ResourceName', filterable: true, sortable: false, restricted: false },
+  { name: 'ResourceRecordKey', type: 'Edm.String', collection: false, nullable: false, maxLength: 255, column: 'ResourceRecordKey', filterable: true, sortable: false, restricted: false },
+];
+/** Entity set EntityEvent (org.reso.metadata.EntityEvent). */
+export const EntityEvent: EntitySetSpec = {
+  name: 'EntityEvent',
+  entityType: 'org.reso.metadata.EntityEvent',
+  pathAliases: [],
+  key: 'EntityEventSequence',
+  defaultOrder: ['EntityEventSequence'],
+  changeLog: { sequence: 'EntityEventSequence', resourceName: 'ResourceName', recordKey: 'ResourceRecordKey', sets: [{ name: 'Member', columns: [] }, { name: 'Office', columns: [] }, { name: 'OpenHouse', listing: { foreignKey: 'ListingKey' }, columns: [] }, { name: 'Media', listing: { foreignKey: 'ResourceRecordKey', discriminator: { field: 'ResourceName', value: 'Property' } }, columns: [] }, { name: 'HistoryTransactional', listing: { foreignKey: 'ResourceRecordKey', discriminator: { field: 'ResourceName', value: 'Property' } }, columns: ['FieldName', 'ResourceName'] }, { name: 'PropertyRooms', listing: { foreignKey: 'ListingKey' }, columns: [] }, { name: 'PropertyUnitTypes', listing: { foreignKey: 'ListingKey' }, columns: [] }, { name: 'Lookup', columns: ['LookupName'] }, { name: 'Field', columns: ['FieldName', 'ResourceName'] }, { name: 'Property', listing: { foreignKey: 'ListingKey' }, columns: [] }], priorImage: { table: 'EntityEventPrior', sequence: 'EntityEventSequence', committed: '_committed', existed: '_existed', listingColumns: ['ListingKey', 'ModificationTimestamp', 'DocumentsChangeTimestamp', 'MlsStatus', 'PhotosChangeTimestamp', 'PropertyType'], columns: ['FieldName', 'ResourceName', 'LookupName'] } },
+  table: 'EntityEvent',
+  fields: EntityEventFields,
+  fieldsByName: byName(EntityEventFields),
+  navigations: [],
+  navigationProperties: [],
+  bindings: []
+};

@@ -157,4 +157,39 @@ export const tables: readonly TableSpec[] = [
       { name: 'ix_Field_ResourceName', columns: ['ResourceName', 'FieldKey'] },
     ],
   },
+  {
+    name: 'EntityEvent',
+    primaryKey: 'EntityEventSequence',
+    columns: [
+      { name: 'EntityEventSequence', type: 'integer', nullable: false },
+      { name: 'ResourceName', type: 'string', nullable: true, length: 255 },
+      { name: 'ResourceRecordKey', type: 'string', nullable: true, length: 255 },
+      { name: '_record', type: 'text', nullable: false },
+    ],
+    indexes: [
+      { name: 'ix_EntityEvent_ResourceName', columns: ['ResourceName', 'EntityEventSequence'] },
+      { name: 'ix_EntityEvent_ResourceRecordKey', columns: ['ResourceRecordKey', 'EntityEventSequence'] },
+    ],
+  },
+  {
+    name: 'EntityEventPrior',
+    primaryKey: 'EntityEventSequence',
+    columns: [
+      { name: 'EntityEventSequence', type: 'integer', nullable: false },
+      { name: '_committed', type: 'timestamp', nullable: false },
+      { name: '_existed', type: 'boolean', nullable: false },
+      { name: 'ListingKey', type: 'string', nullable: true, length: 255 },
+      { name: 'ModificationTimestamp', type: 'timestamp', nullable: true },
+      { name: 'DocumentsChangeTimestamp', type: 'timestamp', nullable: true },
+      { name: 'MlsStatus', type: 'string', nullable: true, length: 50 },
+      { name: 'PhotosChangeTimestamp', type: 'timestamp', nullable: true },
+      { name: 'PropertyType', type: 'string', nullable: true, length: 50 },
+      { name: 'FieldName', type: 'string', nullable: true, length: 255 },
+      { name: 'ResourceName', type: 'string', nullable: true, length: 255 },
+      { name: 'LookupName', type: 'string', nullable: true, length: 255 },
+    ],
+    indexes: [
+      { name: 'ix_EntityEventPrior__committed', columns: ['_committed', 'EntityEventSequence'] },
+    ],
+  },
 ];

@@ -1,6 +1,7 @@
 /** Configuration from the environment; every setting is documented in the README. */
 import { dirname, join } from 'node:path';
 import type { MeterOptions } from './metering/meter';
+import type { RetentionPolicy } from './storage/change-log-retention';
 import { DatabaseTimeouts, DEFAULT_TIMEOUTS, sqliteFile } from './storage/database';
 import { OperationConfig, operationConfigFromEnv } from './operation-config';
 
@@ -39,6 +40,10 @@ export interface Config extends OperationConfig {
   databaseTimeouts: DatabaseTimeouts;
   /** Webhook delivery (src/webhooks/): events per POST, failures before a pause, a POST's timeout, how often due subscriptions are looked for. */
   webhooks: WebhookSettings;
+  /** How long the change log (EntityEvent) keeps events: days since commit, and at most a count. */
+  changeLogRetention: RetentionPolicy;
+  /** How often the change log's old events are pruned, in milliseconds. */
+  changeLogPruneMs: number;
 }
 
 export interface WebhookSettings {
@@ -76,6 +81,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
       pollMs: intSetting(env, 'WEBHOOK_POLL_MS', 1000, 10, 600_000),
     },
+    changeLogRetention: {
+      days: intSetting(env, 'ENTITY_EVENT_RETENTION_DAYS', 30, 1, 36_500),
+      ...(env.ENTITY_EVENT_RETENTION_COUNT ? { count: intSetting(env, 'ENTITY_EVENT_RETENTION_COUNT', 0, 1, Number.MAX_SAFE_INTEGER) } : {}),
+    },
+    changeLogPruneMs: intSetting(env, 'ENTITY_EVENT_PRUNE_MS', 60_000, 100, 86_400_000),
   };
 }
 

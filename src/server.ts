@@ -53,6 +53,7 @@ export async function startServer(
     seedListings: config.seedListings,
     usage: usageOptions(config, log),
     clock: app.clock,
+    changeLogRetention: config.changeLogRetention,
     log,
   });
   const observed = serverObservability(service, app.logger, log);
@@ -64,6 +65,7 @@ export async function startServer(
     // The feed scope this process serves is recorded (with an epoch when it differs from the last one) at its first query.
     scopeEpochs: new ScopeEpochs(() => service.settings.scopeEpoch('feed', config.feedScope ?? '')),
     subscriptions: subscriptions(service, config.feedScope),
+    changeLogMarks: service.changeLog,
   };
   const { manual, ...tuning } = app.webhooks ?? {};
   const webhooks = deliveryWorker(service, config.feedScope, { ...config.webhooks, ...tuning, log });
@@ -90,7 +92,9 @@ export async function startServer(
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://${hostForUrl(config.host)}:${port}/odata`;
+  const pruning = pruneChangeLog(service, config.changeLogPruneMs, log);
   const close = async () => {
+    clearInterval(pruning);
     await webhooks?.stop();
     await observed.stopping();
     await new Promise<void>((resolve) => {
@@ -121,6 +125,20 @@ export async function startServer(
 export function serveFromEnv(model: ServiceModel): Promise<RunningServer> {
   const config = configFromEnv();
   return startServer(model, config, undefined, { logger: createLogger(config) });
+}
+
+/** Prunes the change log's old events in the background, in bounded batches (storage/change-log-retention.ts). */
+function pruneChangeLog(service: ListingService, everyMs: number, log: (line: string) => void): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running || !service.changeLog || !service.readiness.ready) return;
+    running = true;
+    service.changeLog.prune(new Date(service.clock.now()))
+      .catch((e: Error) => log(`pruning the change log failed (tried again later): ${e.message}`))
+      .finally(() => { running = false; });
+  }, everyMs);
+  timer.unref();
+  return timer;
 }
 
 function demoTokenNotice(token: string, example: string): string {

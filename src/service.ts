@@ -10,6 +10,8 @@ import { RateWindows } from './metering/rate-limit';
 import type { EntitySetSpec, ServiceModel } from './model/service-model';
 import { Readiness } from './readiness';
 import { Started, startUp, StartupOptions } from './startup';
+import { ChangeLog } from './storage/change-log';
+import { ChangeLogRetention, RetentionPolicy } from './storage/change-log-retention';
 import { ClientTable } from './storage/client-table';
 import { CredentialMark } from './storage/credential-changes';
 import type { Database } from './storage/database';
@@ -27,6 +29,8 @@ export interface ServiceOptions extends StartupOptions {
   readonly usage?: MeterOptions;
   /** What token lifetimes and rate-limit windows are measured against (a test moves one by hand). */
   readonly clock?: Clock;
+  /** How long the change log keeps events (ENTITY_EVENT_RETENTION_DAYS, ENTITY_EVENT_RETENTION_COUNT). */
+  readonly changeLogRetention?: RetentionPolicy;
 }
 
 export class ListingService {
@@ -39,6 +43,8 @@ export class ListingService {
   /** The clients' request limits, kept in the database so that every instance on it shares them. */
   readonly rateWindows: RateWindows;
   readonly clock: Clock;
+  /** The change log's retention and marks, when the dictionary declares a change log (EntityEvent). */
+  readonly changeLog?: ChangeLogRetention;
   /** Which of several instances starting together on the database does the start-up work. */
   readonly startupLock: StartupLock;
   /** Reached once the start-up work is done; its value holds what signs and reads $skiptoken values. */
@@ -53,7 +59,10 @@ export class ListingService {
     this.meter = new Meter(new UsageTable(db, this.settings), options.usage);
     this.rateWindows = new RateWindows(new RateTable(db), this.clock);
     this.stores = recordStores(model, db);
-    this.writer = recordWriter(db, this.settings, (set) => this.stores.store(set));
+    const store = (set: EntitySetSpec | string) => this.stores.store(set);
+    const changeLog = ChangeLog.of(db, model, store, this.settings);
+    this.writer = recordWriter(db, this.settings, store, changeLog);
+    if (changeLog) this.changeLog = new ChangeLogRetention(db, changeLog.log, options.changeLogRetention ?? {});
     this.startupLock = new StartupLock(db, this.clock);
     this.webhooks = new SubscriptionTable(db);
     this.readiness = new Readiness(() => startUp(this, options), { log: options.log });

@@ -35,8 +35,8 @@ describe('Dictionary policy: the field tables carry it', () => {
     expect(set('Property').navigations.filter((n) => n.charged).map((n) => n.name)).to.deep.equal(['Media', 'OpenHouse', 'historyTransactional']);
   });
 
-  it('every set has ModificationTimestamp as its change timestamp and default order', () => {
-    for (const s of serviceModel.entitySets) {
+  it('every set but the change log has ModificationTimestamp as its change timestamp and default order', () => {
+    for (const s of serviceModel.entitySets.filter((x) => !x.changeLog)) {
       expect(s.changeTimestamp, s.name).to.equal('ModificationTimestamp');
       expect(s.defaultOrder, s.name).to.deep.equal(['ModificationTimestamp', s.key]);
     }
@@ -94,6 +94,27 @@ describe('Dictionary policy: the field tables carry it', () => {
   });
 });
 
+describe('Dictionary policy: the change log (ChangeLogOf, RESO EntityEvent)', () => {
+  const log = () => set('EntityEvent').changeLog!;
+
+  it('EntityEvent logs every served set but itself, the listing root last, ordered by its sequence key', () => {
+    expect(log().sets.map((s) => s.name)).to.have.members(serviceModel.entitySets.filter((s) => !s.changeLog).map((s) => s.name));
+    expect(log().sets.at(-1)!.name).to.equal('Property');
+    expect(set('EntityEvent').defaultOrder).to.deep.equal(['EntityEventSequence']);
+    expect([log().sequence, log().resourceName, log().recordKey, log().recordUrl]).to.deep.equal(['EntityEventSequence', 'ResourceName', 'ResourceRecordKey', undefined]);
+  });
+
+  it('each logged set says how its records reach their listing, and the prior image keeps what licences read', () => {
+    const logged = (name: string) => log().sets.find((s) => s.name === name)!;
+    expect(logged('Media').listing).to.deep.equal({ foreignKey: 'ResourceRecordKey', discriminator: { field: 'ResourceName', value: 'Property' } });
+    expect(logged('Property').listing).to.deep.equal({ foreignKey: 'ListingKey' });
+    expect(logged('Member').listing).to.equal(undefined);
+    expect(logged('HistoryTransactional').columns).to.have.members(['FieldName', 'ResourceName']);
+    const table = serviceModel.tables.find((t) => t.name === log().priorImage.table)!;
+    expect(table.columns.map((c) => c.name)).to.include.members(['EntityEventSequence', 'ListingKey', 'MlsStatus', 'FieldName', 'LookupName']);
+  });
+});
+
 describe('Dictionary policy: the generator refuses policy it cannot apply, naming it', () => {
   it('a DeletedWhen that is not "Field eq \'Value\'"', () => {
     expect(buildEdited(`String="MlsStatus eq 'Delete'"`, `String="MlsStatus ne 'Delete'"`)).to.throw(/Property: DeletedWhen.*Field eq 'Value'/);
@@ -105,6 +126,12 @@ describe('Dictionary policy: the generator refuses policy it cannot apply, namin
 
   it('MovedByRelated naming a navigation that cannot be followed', () => {
     expect(buildEdited('String="Media,OpenHouse,', 'String="Nowhere,OpenHouse,')).to.throw(/ModificationTimestamp: MovedByRelated: Nowhere is not a followable navigation/);
+  });
+
+  it('a ChangeLogOf naming an unknown set, or on a set whose key is not Edm.Int64', () => {
+    expect(buildEdited('String="Property,Member,', 'String="Nowhere,Member,')).to.throw(/EntityEvent: ChangeLogOf: "Nowhere" is not another entity set/);
+    const sequence = '<Property Name="EntityEventSequence" Type="Edm.Int64" Nullable="false"/>';
+    expect(buildEdited(sequence, sequence.replace('Edm.Int64', 'Edm.String'))).to.throw(/EntityEvent: ChangeLogOf: the key EntityEventSequence is the event sequence and must be Edm.Int64/);
   });
 
   it('two listing roots', () => {
@@ -142,7 +169,7 @@ describe('Dictionary policy: the generator refuses policy it cannot apply, namin
   it('a dictionary without the terms still generates, with RESO\'s ModificationTimestamp as change timestamp and no listing root', () => {
     const plain = DICTIONARY.replace(/\s*<Annotation Term="Policy\.(ListingRoot|ChangeTimestamp|DeletedWhen)"[^>]*\/>/g, '');
     const model = buildModel(readDictionary(plain));
-    expect(model.entitySets.every((s) => s.changeTimestamp === 'ModificationTimestamp')).to.equal(true);
+    expect(model.entitySets.filter((s) => s.name !== 'EntityEvent').every((s) => s.changeTimestamp === 'ModificationTimestamp')).to.equal(true);
     expect(model.entitySets.some((s) => s.listingRoot || s.deletedWhen)).to.equal(false);
   });
 });

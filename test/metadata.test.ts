@@ -118,7 +118,7 @@ describe('Metadata document: the query policy it states', () => {
 
   it('uses the RESO standard entity set names, with navigation bindings', () => {
     expect(sets.map((s) => s['@Name'])).to.have.members(
-      ['Property', 'Member', 'Office', 'OpenHouse', 'Media', 'HistoryTransactional', 'PropertyRooms', 'PropertyUnitTypes', 'Lookup', 'Field']);
+      ['Property', 'Member', 'Office', 'OpenHouse', 'Media', 'HistoryTransactional', 'PropertyRooms', 'PropertyUnitTypes', 'Lookup', 'Field', 'EntityEvent']);
     const bindings = [].concat(property.NavigationPropertyBinding).map((b: any) => `${b['@Path']}->${b['@Target']}`);
     expect(bindings).to.have.members(['Media->Media', 'OpenHouse->OpenHouse', 'historyTransactional->HistoryTransactional',
       'PropertyRooms->PropertyRooms', 'PropertyUnits->PropertyUnitTypes']);

@@ -82,10 +82,19 @@ export const REQUEST_ERRORS = defineErrors({
     target: '$skiptoken',
   },
   ScopeChanged: {
-    message: (option: '$filter' | '$skiptoken', epoch: string, changeTimestamp: string) =>
-      `the records this client may see changed at ${epoch} (its scope or the feed scope was changed), after the position this ${option} `
-      + `continues from: walk the set again from the start, without a ${changeTimestamp} filter, and continue from the later of `
-      + `that walk's mark and '${epoch}'`,
+    message: (option: '$filter' | '$skiptoken', epoch: string, changeTimestamp: string, ofChangeLog: boolean) => (ofChangeLog
+      ? `the records this client may see changed at ${epoch} (its scope or the feed scope was changed), after the event this ${option} `
+        + `continues from, so events of records that came into its view may be older than it: walk every resource again, then continue `
+        + `from the latest ${changeTimestamp}`
+      : `the records this client may see changed at ${epoch} (its scope or the feed scope was changed), after the position this ${option} `
+        + `continues from: walk the set again from the start, without a ${changeTimestamp} filter, and continue from the later of `
+        + `that walk's mark and '${epoch}'`),
     target: (option: '$filter' | '$skiptoken') => option,
+  },
+  EventSequenceExpired: {
+    message: (sequence: string, mark: number, oldest: number) =>
+      `events after ${sequence} ${mark} are no longer all kept (the oldest kept is ${oldest}; retention removed the others): `
+      + `walk every resource again, then continue from the latest ${sequence}`,
+    target: '$filter',
   },
 });

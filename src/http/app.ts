@@ -22,6 +22,7 @@ import { negotiateJson } from './json-format';
 import { errorBody, httpAnswer } from './error-status';
 import { parseQueryString } from './query-string';
 import { rateLimiter } from './rate-limit';
+import type { ChangeLogMarks } from '../paging/change-log-marks';
 import { resourceHandlers } from './resource-handlers';
 import { ReaderGone, SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
@@ -81,6 +82,8 @@ export interface AppParts {
   readonly skipTokens: () => SkipTokens;
   /** When what each client may see last changed without its records changing (ScopeChanged). */
   readonly scopeEpochs: ScopeEpochs;
+  /** What marks into the change log are checked against, when there is one. */
+  readonly changeLogMarks?: ChangeLogMarks;
   /** What the token endpoint's throttle is measured against. */
   readonly clock: Clock;
   /** The clients' request limits, shared with the other instances on the database. */

@@ -38,6 +38,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   SkipNotSupported: { status: 501 },
   SkipTokenInvalid: { status: 400 },
   ScopeChanged: { status: 400 },
+  EventSequenceExpired: { status: 400 },
   // Fields: unknown is a client mistake, restricted or unlicensed is forbidden, not indexed is not implemented (spec §7)
   FieldNotFound: { status: 400 },
   FieldHasNoMembers: { status: 400 },

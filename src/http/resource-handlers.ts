@@ -6,6 +6,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { EntitySetSpec, ResourceHandlers, ServiceModel } from '../model/service-model';
+import { ChangeLogMarks, markOf, refuseEventMarkBefore, refuseExpiredMark } from '../paging/change-log-marks';
 import { nextLink, pageSize } from '../paging/page-request';
 import { refuseMarkBefore, refusePositionBefore, ScopeEpochs } from '../paging/scope-epoch';
 import { queryDigest, SkipTokens } from '../paging/skiptoken';
@@ -48,6 +49,7 @@ export interface ResourceParts {
   readonly skipTokens: () => SkipTokens;
   /** When what each client may see last changed without its records changing. */
   readonly scopeEpochs: ScopeEpochs;
+  readonly changeLogMarks?: ChangeLogMarks;
 }
 
 export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers {
@@ -110,6 +112,7 @@ class ResourceRequests {
     const epoch = await this.parts.scopeEpochs.of(clientOf(res));
     refuseMarkBefore(epoch, set, q.filter);
     if (position) refusePositionBefore(epoch, set, position.epoch);
+    await this.refuseStaleEventMarks(set, q, epoch, position?.last);
     const returned = position?.returned ?? 0;
     const top = q.top ?? Number.MAX_SAFE_INTEGER;
     const batches = new PageBatches(store, {
@@ -124,6 +127,8 @@ class ResourceRequests {
       expand: (keys, records) => withExpansions(stores, licence, q.expand, keys, records),
     });
     const first = await batches.next();
+    // Retention may have passed the mark while the page was read: what it read would then have a gap.
+    if (set.changeLog && this.parts.changeLogMarks) await refuseExpiredMark(set, markOf(set, q.filter, q.orderBy, position?.last), this.parts.changeLogMarks);
     const count = q.count ? await store.count(filter) : undefined;
     // Another page follows when rows remain and $top (a total across pages) is not yet reached.
     const nextPage = () => (batches.more && returned + batches.read < top
@@ -142,6 +147,14 @@ class ResourceRequests {
     await body.writeRecords(first, false);
     while (!batches.done) await body.writeRecords(await batches.next(), true);
     body.end(collectionTail(nextPage()));
+  }
+
+  /** A mark into the change log that retention passed, or from before the client's scope epoch, cannot continue exactly. */
+  private async refuseStaleEventMarks(set: EntitySetSpec, q: BoundQuery, epoch: string | undefined, last?: readonly unknown[]): Promise<void> {
+    const marks = this.parts.changeLogMarks;
+    if (!set.changeLog || !marks) return;
+    await refuseExpiredMark(set, markOf(set, q.filter, q.orderBy, last), marks);
+    await refuseEventMarkBefore(epoch, set, markOf(set, q.filter, q.orderBy), marks);
   }
 
   async count(req: Request, res: Response, set: EntitySetSpec): Promise<void> {

@@ -70,6 +70,51 @@ export interface FieldNamesSpec {
   readonly values: readonly string[];
 }
 
+/**
+ * A set whose changes the change log records, and where the state a licence judges a record by is found
+ * (the listing it belongs to, the columns it names fields or lookups in), to keep as the record's prior image.
+ */
+export interface LoggedSetSpec {
+  readonly name: string;
+  /**
+   * The listing a record belongs to: this field holds the listing root's key (the root's own key, for the
+   * root), when the discriminator (if any) names the root or nothing. Absent: no listing scopes the record.
+   */
+  readonly listing?: { readonly foreignKey: string; readonly discriminator?: FieldCondition };
+  /** Columns of this set that licences read on its own records (records naming fields or lookups). */
+  readonly columns: readonly string[];
+}
+
+/**
+ * The change log (RESO EntityEvent, Policy.ChangeLogOf): every committed change of a record of a logged set
+ * appends one record here, in the change's transaction, numbered in commit order.
+ */
+export interface ChangeLogSpec {
+  /** The key field: the event's sequence number (Edm.Int64). */
+  readonly sequence: string;
+  readonly resourceName: string;
+  readonly recordKey: string;
+  /** The field for the record's URL, when the type declares it (computed when read, never stored). */
+  readonly recordUrl?: string;
+  /** The logged sets; events of one transaction are appended in this order (the listing root last). */
+  readonly sets: readonly LoggedSetSpec[];
+  /**
+   * The table keeping, for each event, when it was committed and its prior image: how the record stood for
+   * licences just before the change (its listing's scope columns, under the listing root's column names, and
+   * its own `columns`), when it existed. A licence's conditions apply to it as they are.
+   */
+  readonly priorImage: {
+    readonly table: string;
+    readonly sequence: string;
+    /** When the event's transaction took its ModificationTimestamp (retention and scope epochs read it). */
+    readonly committed: string;
+    /** Whether the record existed before the change (Boolean); the other columns are empty when not. */
+    readonly existed: string;
+    readonly listingColumns: readonly string[];
+    readonly columns: readonly string[];
+  };
+}
+
 export interface NavigationSpec {
   readonly name: string;
   /** Entity set the navigation leads to. */
@@ -140,6 +185,8 @@ export interface EntitySetSpec {
    * spec's default: `$skip` is refused with 501.
    */
   readonly skipSupported?: true;
+  /** This set is the change log of other sets (EntityEvent). */
+  readonly changeLog?: ChangeLogSpec;
   /** Storage table. */
   readonly table: string;
   /** Fields in declaration order; this is also the order of fields in a stored record. */

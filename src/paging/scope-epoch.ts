@@ -35,15 +35,15 @@ export function refuseMarkBefore(epoch: string | undefined, set: EntitySetSpec, 
   for (const c of conjuncts(filter)) {
     if (c.kind !== 'compare' || (c.op !== 'gt' && c.op !== 'ge')) continue;
     if (c.left.kind !== 'field' || c.left.field.name !== set.changeTimestamp || c.right.kind !== 'value') continue;
-    if (typeof c.right.value === 'string' && c.right.value < epoch) throw Errors.ScopeChanged('$filter', epoch, set.changeTimestamp);
+    if (typeof c.right.value === 'string' && c.right.value < epoch) throw Errors.ScopeChanged('$filter', epoch, set.changeTimestamp, false);
   }
 }
 
 /** Refuses a page position taken under an earlier epoch. */
 export function refusePositionBefore(epoch: string | undefined, set: EntitySetSpec, positionEpoch: string | undefined): void {
-  if (epoch !== undefined && positionEpoch !== epoch) throw Errors.ScopeChanged('$skiptoken', epoch, set.changeTimestamp ?? set.key);
+  if (epoch !== undefined && positionEpoch !== epoch) throw Errors.ScopeChanged('$skiptoken', epoch, set.changeTimestamp ?? set.key, !!set.changeLog);
 }
 
-function conjuncts(p: BoundPredicate): BoundPredicate[] {
+export function conjuncts(p: BoundPredicate): BoundPredicate[] {
   return p.kind === 'logical' && p.op === 'and' ? p.operands.flatMap(conjuncts) : [p];
 }

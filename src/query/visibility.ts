@@ -10,6 +10,7 @@
 import { scopeInvalid } from '../errors/admin-errors';
 import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
 import { bindQuery } from './bind-query';
+import { changeLogCondition } from './change-log-visibility';
 import type { BoundPredicate } from './bound';
 import { parseQueryOptions } from './parse-options';
 import { HiddenFields, namedFieldConditions } from './named-fields';
@@ -24,12 +25,19 @@ export class Visibility {
    * at start (the feed scope) or is refused when the client is created (a client's).
    */
   constructor(model: ServiceModel, scopes: readonly string[], hidden: HiddenFields = new Map()) {
-    this.bindScopes(model, scopes);
-    for (const [set, condition] of namedFieldConditions(model, hidden)) this.bySet.set(set, both(this.bySet.get(set), condition)!);
+    const scope = this.bindScopes(model, scopes);
+    const named = namedFieldConditions(model, hidden);
+    for (const [set, condition] of named) this.bySet.set(set, both(this.bySet.get(set), condition)!);
+    // The change log's events follow the records they name (change-log-visibility.ts).
+    for (const log of model.entitySets.filter((s) => s.changeLog)) {
+      const events = changeLogCondition(model, log, { of: (set) => this.bySet.get(set.name), scope, named: (set) => named.get(set.name) });
+      if (events) this.bySet.set(log.name, both(this.bySet.get(log.name), events)!);
+    }
   }
 
-  private bindScopes(model: ServiceModel, scopes: readonly string[]): void {
-    if (scopes.length === 0) return;
+  /** Binds the scopes on the listing root and hides what they hide; answers the scope, if any. */
+  private bindScopes(model: ServiceModel, scopes: readonly string[]): BoundPredicate | undefined {
+    if (scopes.length === 0) return undefined;
     const listings = listingRootOf(model);
     if (!listings) throw new Error('a scope needs the dictionary to name a ListingRoot entity set');
     let scope: BoundPredicate | undefined;
@@ -54,6 +62,7 @@ export class Visibility {
       const inHiddenListing: BoundPredicate = { kind: 'inQuery', left: fieldOf(child.fieldsByName[nav.join.foreignKey]), set: listings, column: key, where: outside };
       this.bySet.set(child.name, { kind: 'not', operand: both(discriminatorOf(nav, child), inHiddenListing)! });
     }
+    return scope;
   }
 
   /** The condition every read of `set` carries, if any. */

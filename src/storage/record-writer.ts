@@ -1,8 +1,11 @@
 /**
  * Writing records, for ingest, seeding and start-up work: one write transaction in which records are read,
  * written and removed by entity set, and which may take a ModificationTimestamp from the service's clock.
+ * When the dictionary declares a change log, every record written, removed or restamped in a logged set
+ * gets its event in the same transaction (change-log.ts).
  */
 import type { EntitySetSpec } from '../model/service-model';
+import type { ChangeLog } from './change-log';
 import type { Database } from './database';
 import type { EncodedRecord } from './record-codec';
 import type { RecordStore } from './record-store';
@@ -13,7 +16,7 @@ type Key = string | number;
 export interface RecordTransaction {
   /**
    * This transaction's ModificationTimestamp: strictly after every one handed out before, so transactions
-   * commit in timestamp order (settings.ts). Take it once, before the writes it stamps.
+   * commit in timestamp order (settings.ts). Taken once per transaction; later calls answer the same.
    */
   modificationTime(): Promise<string>;
   /** Stored records by key, parsed, as this transaction sees them (its own writes included). */
@@ -36,15 +39,33 @@ export interface RecordWriter {
   transaction<T>(fn: (tx: RecordTransaction) => Promise<T>): Promise<T>;
 }
 
-export function recordWriter(db: Database, settings: Settings, store: (set: EntitySetSpec | string) => RecordStore): RecordWriter {
+export function recordWriter(
+  db: Database, settings: Settings, store: (set: EntitySetSpec | string) => RecordStore, changeLog?: ChangeLog,
+): RecordWriter {
   return {
-    transaction: (fn) => db.transaction((ex) => fn({
-      modificationTime: () => settings.nextModificationTime(ex),
-      recordsByKeys: (set, keys) => store(set).recordsByKeys(ex, keys),
-      recordsByParent: (set, field, values, belongs) => store(set).recordsByParent(ex, field, values, belongs),
-      restampByParent: (set, field, values, belongs, now) => store(set).restampByParent(ex, field, values, belongs, now),
-      upsert: (set, records) => store(set).upsert(ex, records),
-      deleteByKeys: (set, keys) => store(set).deleteByKeys(ex, keys),
-    })),
+    transaction: (fn) => db.transaction(async (ex) => {
+      let now: Promise<string> | undefined;
+      const modificationTime = () => (now ??= settings.nextModificationTime(ex));
+      const events = changeLog?.begin(ex, modificationTime);
+      const result = await fn({
+        modificationTime,
+        recordsByKeys: (set, keys) => store(set).recordsByKeys(ex, keys),
+        recordsByParent: (set, field, values, belongs) => store(set).recordsByParent(ex, field, values, belongs),
+        restampByParent: async (set, field, values, belongs, t) => {
+          await events?.recordsByParent(store(set).set, field, values, belongs);
+          await store(set).restampByParent(ex, field, values, belongs, t);
+        },
+        upsert: async (set, records) => {
+          await events?.records(store(set).set, records.map((r) => r.key));
+          await store(set).upsert(ex, records);
+        },
+        deleteByKeys: async (set, keys) => {
+          await events?.records(store(set).set, keys);
+          await store(set).deleteByKeys(ex, keys);
+        },
+      });
+      await events?.flush();
+      return result;
+    }),
   };
 }

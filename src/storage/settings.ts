@@ -68,6 +68,22 @@ export class Settings {
   }
 
   /**
+   * Hands out `count` consecutive numbers of the counter `name` (the first is returned), under its row's lock:
+   * held to the transaction's end, so numbers are taken in commit order on every database (MariaDB's
+   * AUTO_INCREMENT is not: a transaction may take a number and commit after a later one).
+   */
+  async nextNumbers(tx: Executor, name: string, count: number): Promise<number> {
+    let rows = await tx.all(this.lockSql, [name]);
+    if (rows.length === 0) {
+      await tx.run(this.insertSql, [name, '0']);
+      rows = await tx.all(this.lockSql, [name]);
+    }
+    const last = Number(rows[0].value);
+    await tx.run(this.updateSql, [String(last + count), name]);
+    return last + 1;
+  }
+
+  /**
    * Records the scope `name` now has and answers its epoch: the ModificationTimestamp at which it last
    * changed from a different recorded scope (none for the first one recorded). Under the clock's lock, so
    * the epoch falls between writers' timestamps and instances recording at once agree.

@@ -1,0 +1,195 @@
+/**
+ * The writing side of the change log (RESO EntityEvent, the dictionary's ChangeLogOf). Every record a write
+ * transaction upserts, removes or restamps in a logged set gets one event, appended by that transaction just
+ * before it commits, so an event exists exactly when its change does.
+ *
+ * - Order: event numbers come from one counter row locked to the transaction's end (Settings.nextNumbers),
+ *   so they are handed out in commit order on every database and by every process: once a reader sees event
+ *   N, no event below N can still appear. Within a transaction, events follow the dictionary's order of the
+ *   logged sets (the listing root last: a listing's event follows those of its media, as RCP-027 advises).
+ * - Prior images: with each event of a record that existed before, the state a licence judged it by just
+ *   before the change: its listing's scope columns and its own named-field columns (ChangeLogSpec.priorImage).
+ *   A client that could see the record then still sees its event after the record left its view (query/
+ *   change-log-visibility.ts). They are read before the transaction's first change to that record or its
+ *   listing, after the writers' lock is held, so they are what the previous commit left.
+ */
+import type { ChangeLogSpec, EntitySetSpec, LoggedSetSpec, ServiceModel } from '../model/service-model';
+import { listingRootOf } from '../model/service-model';
+import type { Database, Executor, Row } from './database';
+import type { RecordStore } from './record-store';
+import type { Settings } from './settings';
+import { Sql, sql } from './sql';
+
+type Key = string | number;
+
+/** The counter of event numbers, in the settings table. */
+const SEQUENCE_COUNTER = 'entity-event-sequence';
+const READ_BATCH = 200;
+
+interface PendingEvent {
+  readonly key: Key;
+  /** The prior image's values (without the sequence), or none for a record the transaction created. */
+  readonly prior?: readonly unknown[];
+}
+
+export class ChangeLog {
+  readonly spec: ChangeLogSpec;
+  readonly logged: ReadonlyMap<string, LoggedSetSpec>;
+  readonly root?: EntitySetSpec;
+  private readonly priorColumns: readonly string[];
+
+  private constructor(
+    readonly db: Database, readonly log: EntitySetSpec, private readonly model: ServiceModel,
+    readonly store: (set: EntitySetSpec | string) => RecordStore, readonly settings: Settings,
+  ) {
+    this.spec = log.changeLog!;
+    this.logged = new Map(this.spec.sets.map((s) => [s.name, s]));
+    this.root = listingRootOf(model);
+    const p = this.spec.priorImage;
+    this.priorColumns = [...new Set([p.sequence, p.committed, p.existed, ...p.listingColumns, ...p.columns])];
+  }
+
+  /** The model's change log, if its dictionary declares one. */
+  static of(db: Database, model: ServiceModel, store: (set: EntitySetSpec | string) => RecordStore, settings: Settings): ChangeLog | undefined {
+    const log = model.entitySets.find((s) => s.changeLog);
+    return log && new ChangeLog(db, log, model, store, settings);
+  }
+
+  /** The events of one write transaction; `lock` takes the writers' lock (the modification clock's row). */
+  begin(ex: Executor, lock: () => Promise<string>): ChangeLogAppends {
+    return new ChangeLogAppends(this, ex, lock);
+  }
+
+  /** Rows of `set` (key and the columns its prior image needs) where `where` holds, read through `ex`. */
+  async rows(ex: Executor, set: EntitySetSpec, spec: LoggedSetSpec, where: (batch: readonly Key[]) => Sql, values: readonly Key[]): Promise<Row[]> {
+    const columns = [...new Set([set.key, ...listingColumnsOf(set, spec), ...spec.columns])];
+    const out: Row[] = [];
+    for (let i = 0; i < values.length; i += READ_BATCH) {
+      const q = this.db.statements.select({ from: set.table, columns, where: where(values.slice(i, i + READ_BATCH)) });
+      out.push(...await ex.all(q.sql, q.params));
+    }
+    return out;
+  }
+
+  /** The listings' scope columns by key, read through `ex`. */
+  async listingImages(ex: Executor, keys: readonly Key[]): Promise<Map<string, Row>> {
+    const out = new Map<string, Row>();
+    const root = this.root!;
+    for (let i = 0; i < keys.length; i += READ_BATCH) {
+      const q = this.db.statements.select({ from: root.table, columns: this.spec.priorImage.listingColumns, where: this.db.statements.in(root.key, keys.slice(i, i + READ_BATCH)) });
+      for (const row of await ex.all(q.sql, q.params)) out.set(String(row[root.key]), row);
+    }
+    return out;
+  }
+
+  /** Appends events numbered from `first`, in the order given, committed at `committed`, with their prior images. */
+  async append(ex: Executor, first: number, committed: string, events: readonly (PendingEvent & { readonly set: string })[]): Promise<void> {
+    const s = this.spec;
+    const encode = this.store(this.log).encode;
+    await this.store(this.log).upsert(ex, events.map((e, i) => encode({ [s.sequence]: first + i, [s.resourceName]: e.set, [s.recordKey]: String(e.key) })));
+    const empty = this.priorColumns.slice(3).map(() => null);
+    const priors = events.map((e, i) => [first + i, committed, e.prior ? 1 : 0, ...(e.prior ?? empty)]);
+    const batch = Math.max(1, Math.floor(this.db.dialect.maxParams / this.priorColumns.length / 4));
+    for (let i = 0; i < priors.length; i += batch) {
+      const q = this.db.statements.insert(s.priorImage.table, this.priorColumns, priors.slice(i, i + batch));
+      await ex.run(q.sql, q.params);
+    }
+  }
+
+  /** The prior image's values in table order (after sequence, commit time and flag), from a listing's image and the record's row. */
+  priorValues(listing: Row | undefined, row: Row): unknown[] {
+    return this.priorColumns.slice(3).map((c) => (this.spec.priorImage.listingColumns.includes(c) ? listing?.[c] ?? null : row[c] ?? null));
+  }
+
+  nextNumbers(ex: Executor, count: number): Promise<number> {
+    return this.settings.nextNumbers(ex, SEQUENCE_COUNTER, count);
+  }
+}
+
+/** The columns a record's listing is found by: the foreign key and the join's discriminator. */
+function listingColumnsOf(set: EntitySetSpec, spec: LoggedSetSpec): string[] {
+  if (!spec.listing) return [];
+  const d = spec.listing.discriminator;
+  return [set.fieldsByName[spec.listing.foreignKey].column!, ...(d ? [set.fieldsByName[d.field].column!] : [])];
+}
+
+/** The listing key a stored row belongs to, if any. */
+function listingOf(set: EntitySetSpec, spec: LoggedSetSpec, row: Row): Key | undefined {
+  if (!spec.listing) return undefined;
+  const d = spec.listing.discriminator;
+  if (d) {
+    const owner = row[set.fieldsByName[d.field].column!];
+    if (owner !== null && owner !== undefined && owner !== d.value) return undefined;
+  }
+  const key = row[set.fieldsByName[spec.listing.foreignKey].column!];
+  return typeof key === 'string' || typeof key === 'number' ? key : undefined;
+}
+
+/** The events one write transaction gathers, one per record, appended by `flush` before it commits. */
+export class ChangeLogAppends {
+  private readonly pending = new Map<string, Map<string, PendingEvent>>();
+  /** Listings' scope columns as the transaction found them before changing them (null: no such listing). */
+  private readonly listings = new Map<string, Row | null>();
+  private locked?: Promise<string>;
+
+  constructor(private readonly log: ChangeLog, private readonly ex: Executor, private readonly lock: () => Promise<string>) {}
+
+  /** Before records of `set` with these keys are written or removed. */
+  async records(set: EntitySetSpec, keys: readonly Key[]): Promise<void> {
+    const spec = this.log.logged.get(set.name);
+    const mine = this.bucket(set);
+    const fresh = [...new Set(keys.map(String))].filter((k) => !mine.has(k));
+    if (!spec || fresh.length === 0) return;
+    await (this.locked ??= this.lock());
+    const keyColumn = set.fieldsByName[set.key].column!;
+    const rows = await this.log.rows(this.ex, set, spec, (batch) => this.log.db.statements.in(keyColumn, batch), fresh);
+    const byKey = new Map(rows.map((r) => [String(r[keyColumn]), r]));
+    await this.note(set, spec, fresh.map((k) => [k, byKey.get(k)]));
+  }
+
+  /** Before the records of `set` whose `field` holds one of `values` (and that `belongs`, if given) are changed. */
+  async recordsByParent(set: EntitySetSpec, field: string, values: readonly Key[], belongs?: { readonly field: string; readonly value: string }): Promise<void> {
+    const spec = this.log.logged.get(set.name);
+    if (!spec || values.length === 0) return;
+    await (this.locked ??= this.lock());
+    const s = this.log.db.statements;
+    const owner = belongs && set.fieldsByName[belongs.field].column!;
+    const ownerMatches = owner ? sql`${s.eq(owner, belongs!.value)} OR ${s.id(owner)} IS NULL` : undefined;
+    const column = set.fieldsByName[field].column!;
+    const rows = await this.log.rows(this.ex, set, spec, (batch) => s.and([s.in(column, batch), ownerMatches])!, values);
+    const keyColumn = set.fieldsByName[set.key].column!;
+    const mine = this.bucket(set);
+    await this.note(set, spec, rows.map((r) => [String(r[keyColumn]), r] as const).filter(([k]) => !mine.has(k)));
+  }
+
+  /** Appends the gathered events (the transaction is about to commit). */
+  async flush(): Promise<void> {
+    const events = this.log.spec.sets.flatMap((s) => [...(this.pending.get(s.name)?.values() ?? [])].map((e) => ({ ...e, set: s.name })));
+    if (events.length === 0) return;
+    const committed = await this.locked!;
+    const first = await this.log.nextNumbers(this.ex, events.length);
+    await this.log.append(this.ex, first, committed, events);
+  }
+
+  private bucket(set: EntitySetSpec): Map<string, PendingEvent> {
+    return this.pending.get(set.name) ?? this.pending.set(set.name, new Map()).get(set.name)!;
+  }
+
+  private async note(set: EntitySetSpec, spec: LoggedSetSpec, entries: readonly (readonly [string, Row | undefined])[]): Promise<void> {
+    const listingKeys = new Set<string>();
+    for (const [, row] of entries) {
+      const l = row && listingOf(set, spec, row);
+      if (l !== undefined && !this.listings.has(String(l))) listingKeys.add(String(l));
+    }
+    if (listingKeys.size) {
+      const images = await this.log.listingImages(this.ex, [...listingKeys]);
+      for (const k of listingKeys) this.listings.set(k, images.get(k) ?? null);
+    }
+    const mine = this.bucket(set);
+    for (const [key, row] of entries) {
+      const l = row && listingOf(set, spec, row);
+      const listing = l === undefined ? undefined : this.listings.get(String(l)) ?? undefined;
+      mine.set(key, row ? { key, prior: this.log.priorValues(listing, row) } : { key });
+    }
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * The change log as a resource (RESO RCP-027, EntityEvent): every committed change appends one event in its own
+ * transaction, numbered in commit order, children before their listing; `EntityEventSequence gt N` pages like
+ * any query; a client sees the events of records it may see, and of records it could see just before they left
+ * its view, never those of records it never could see. The end-to-end consumer is in replication.test.ts.
+ */
+import { expect } from 'chai';
+import { serviceModel } from '../generated';
+import { emptyReport, ingestBatch } from '../src/ingest/ingest';
+import type { RunningServer } from '../src/server';
+import { seedDemoData } from '../src/seed/demo-data';
+import { describeEachDatabase, TestDatabase } from './support/databases';
+import { get, startTestServer } from './support/http';
+import type { Rec } from './support/replication-paging';
+import { storedRecords } from './support/replication-writer';
+
+const SCOPED_TOKEN = 'events-scoped-token';
+const HIDING_TOKEN = 'events-hiding-token';
+
+interface Event { EntityEventSequence: number; ResourceName: string; ResourceRecordKey: string }
+
+describeEachDatabase('EntityEvent (RCP-027)', (target) => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  let listingTemplate: Rec;
+  let mediaTemplate: Rec;
+  let seq = 0;
+
+  before(async function () {
+    this.timeout(120_000);
+    db = await target.create();
+    server = await startTestServer(serviceModel, db.url);
+    await seedDemoData(server.service, { listings: 4 });
+    listingTemplate = (await storedRecords(server.service, 'Property')).find((r) => r.MlsStatus === 'Active')!;
+    mediaTemplate = (await storedRecords(server.service, 'Media')).find((r) => r.MediaCategory === 'Photo')!;
+    const { client } = await server.service.clients.add({ id: 'events-scoped', name: 'Scoped', scope: "MlsStatus ne 'Withdrawn'" });
+    await server.service.clients.issueToken(client.id, undefined, SCOPED_TOKEN);
+    const hiding = await server.service.clients.add({ id: 'events-hiding', name: 'Hiding', hiddenFields: ['ListPrice'] });
+    await server.service.clients.issueToken(hiding.client.id, undefined, HIDING_TOKEN);
+  });
+  after(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  async function ingest(set: string, ...inputs: Rec[]): Promise<void> {
+    const report = emptyReport();
+    await ingestBatch(server.service, set, inputs.map((input, i) => ({ line: i + 1, input })), report);
+    expect(report.errors).to.deep.equal([]);
+  }
+  const listing = (key: string, status: string): Rec => ({ ...listingTemplate, ListingKey: key, ListingId: `E${key}`, MlsStatus: status });
+  const photo = (listingKey: string, key: string): Rec => ({
+    ...mediaTemplate, MediaKey: key, ResourceRecordKey: listingKey, ResourceName: 'Property', ResourceRecordID: `E${listingKey}`,
+    MediaCategory: 'Photo', MediaObjectID: key, OriginatingSystemMediaKey: key, SourceSystemMediaKey: key,
+  });
+  const as = (token: string) => (path: string) => get(`${server.url}/${path}`, { Authorization: `Bearer ${token}` });
+  const asDemo = (path: string) => get(`${server.url}/${path}`);
+  const asScoped = as(SCOPED_TOKEN);
+
+  /** Every event after `after` the client sees, following nextLinks. */
+  async function events(read: (path: string) => ReturnType<typeof get>, after: number, pageSize = 1000): Promise<Event[]> {
+    const out: Event[] = [];
+    let r = await read(`EntityEvent?$filter=${encodeURIComponent(`EntityEventSequence gt ${after}`)}&$top=100000`);
+    for (;;) {
+      expect(r.status, r.text).to.equal(200);
+      out.push(...r.json.value);
+      const next = r.json['@odata.nextLink'] as string | undefined;
+      if (!next || out.length > 1_000_000) break;
+      r = await read(next.slice(next.indexOf('/odata/') + '/odata/'.length));
+    }
+    expect(pageSize).to.be.greaterThan(0);
+    return out;
+  }
+  async function lastSequence(): Promise<number> {
+    const r = await asDemo(`EntityEvent?$orderby=EntityEventSequence desc&$top=1`);
+    expect(r.status, r.text).to.equal(200);
+    return r.json.value[0]?.EntityEventSequence ?? 0;
+  }
+  const named = (list: readonly Event[], key: string) => list.filter((e) => e.ResourceRecordKey === key || e.ResourceRecordKey.startsWith(`${key}-`));
+
+  describe('the resource', () => {
+    it('is in the service document and $metadata, with RESO\'s fields, the sequence as its Edm.Int64 key', async () => {
+      const root = await asDemo('');
+      expect(root.json.value.map((s: Rec) => s.name)).to.include('EntityEvent');
+      const md = await asDemo('$metadata');
+      expect(md.text).to.match(/<EntityType Name="EntityEvent">\s*<Key>\s*<PropertyRef Name="EntityEventSequence"\/>\s*<\/Key>/);
+      expect(md.text).to.include('<Property Name="EntityEventSequence" Type="Edm.Int64" Nullable="false"/>');
+      for (const f of ['ResourceName', 'ResourceRecordKey']) expect(md.text).to.include(`<Property Name="${f}"`);
+    });
+
+    it('seeding logged every record once, in strictly increasing sequence, and each names a record that exists', async () => {
+      const all = await events(asDemo, 0);
+      expect(all.length).to.be.greaterThan(0);
+      for (let i = 1; i < all.length; i++) expect(all[i].EntityEventSequence).to.be.greaterThan(all[i - 1].EntityEventSequence);
+      for (const set of ['Property', 'Media', 'OpenHouse', 'Member', 'Office']) {
+        const keys = new Set(all.filter((e) => e.ResourceName === set).map((e) => e.ResourceRecordKey));
+        const stored = await storedRecords(server.service, set);
+        const keyName = serviceModel.entitySets.find((s) => s.name === set)!.key;
+        expect(stored.filter((r) => !keys.has(String(r[keyName]))), `${set} records without an event`).to.deep.equal([]);
+      }
+      const one = all.find((e) => e.ResourceName === 'Property')!;
+      expect((await asDemo(`EntityEvent(${one.EntityEventSequence})`)).json).to.include(one);
+      expect((await asDemo(`Property('${one.ResourceRecordKey}')`)).status).to.equal(200);
+    });
+
+    it('pages by nextLink in sequence order with $top the total', async () => {
+      const from = (await lastSequence()) - 5;
+      const r = await get(`${server.url}/EntityEvent?$filter=${encodeURIComponent(`EntityEventSequence gt ${from}`)}&$top=4`, { Prefer: 'odata.maxpagesize=3' });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.json.value.map((e: Event) => e.EntityEventSequence)).to.deep.equal([from + 1, from + 2, from + 3]);
+      const next = await get(r.json['@odata.nextLink']);
+      expect(next.json.value.map((e: Event) => e.EntityEventSequence)).to.deep.equal([from + 4]);
+      expect(next.json['@odata.nextLink']).to.equal(undefined);
+    });
+  });
+
+  describe('appending', () => {
+    it('one event per changed record, in the change\'s transaction: a photo before its listing, which it moved', async () => {
+      const key = `EV${++seq}`;
+      await ingest('Property', listing(key, 'Active'));
+      const before = await lastSequence();
+      await ingest('Media', photo(key, `${key}-M1`), photo(key, `${key}-M2`));
+      const added = await events(asDemo, before);
+      expect(added.map((e) => [e.ResourceName, e.ResourceRecordKey])).to.deep.equal([['Media', `${key}-M1`], ['Media', `${key}-M2`], ['Property', key]]);
+      expect(added.map((e) => e.EntityEventSequence)).to.deep.equal([before + 1, before + 2, before + 3]);
+    });
+
+    it('a listing change restamps its photos: their events come first, then the listing\'s', async () => {
+      const key = `EV${++seq}`;
+      await ingest('Property', listing(key, 'Active'));
+      await ingest('Media', photo(key, `${key}-M1`));
+      const before = await lastSequence();
+      await ingest('Property', listing(key, 'Pending'));
+      expect((await events(asDemo, before)).map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
+    });
+
+    it('an unchanged re-ingest appends nothing, and a failed transaction appends nothing', async () => {
+      const key = `EV${++seq}`;
+      await ingest('Property', listing(key, 'Active'));
+      const before = await lastSequence();
+      await ingest('Property', listing(key, 'Active'));
+      expect(await lastSequence()).to.equal(before);
+      const failure = await server.service.writer.transaction(async (tx) => {
+        await tx.upsert('Property', [server.service.store('Property').encode({ ...listing(key, 'Pending'), ModificationTimestamp: await tx.modificationTime() })]);
+        throw new Error('the batch fails after its write');
+      }).catch((e: Error) => e);
+      expect(String(failure)).to.include('the batch fails');
+      expect(await lastSequence()).to.equal(before);
+      expect((await asDemo(`Property('${key}')`)).json.MlsStatus).to.equal('Active');
+    });
+
+    it('a removed record gets an event (its fetch answers 404)', async () => {
+      const key = `EV${++seq}`;
+      await ingest('Property', listing(key, 'Active'));
+      await ingest('Media', photo(key, `${key}-M1`));
+      const before = await lastSequence();
+      await ingest('Media', { MediaKey: `${key}-M1`, '@delete': true });
+      const added = await events(asDemo, before);
+      expect(added.map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
+      expect((await asDemo(`Media('${key}-M1')`)).status).to.equal(404);
+    });
+  });
+
+  describe('visibility', () => {
+    it('a client never sees an event of a listing its scope never admitted, nor of its media', async () => {
+      const key = `EV${++seq}`;
+      const before = await lastSequence();
+      await ingest('Property', listing(key, 'Withdrawn'));
+      await ingest('Media', photo(key, `${key}-M1`), photo(key, `${key}-M2`));
+      await ingest('Property', { ...listing(key, 'Withdrawn'), ListPrice: 1 });
+      await ingest('Media', { MediaKey: `${key}-M2`, '@delete': true });
+      expect(named(await events(asDemo, before), key).length).to.be.greaterThan(5);
+      expect(named(await events(asScoped, before), key)).to.deep.equal([]);
+      const direct = await asScoped(`EntityEvent?$filter=${encodeURIComponent(`ResourceRecordKey eq '${key}-M1' or ResourceRecordKey eq '${key}'`)}`);
+      expect(direct.json.value).to.deep.equal([]);
+      expect((await asScoped(`EntityEvent/$count?$filter=${encodeURIComponent(`ResourceRecordKey eq '${key}'`)}`)).text).to.equal('0');
+    });
+
+    it('a listing leaving the scope shows the client its event and its photos\' (each fetch then 404), and coming back again', async () => {
+      const key = `EV${++seq}`;
+      await ingest('Property', listing(key, 'Active'));
+      await ingest('Media', photo(key, `${key}-M1`));
+      const before = await lastSequence();
+      await ingest('Property', listing(key, 'Withdrawn'));
+      const seen = named(await events(asScoped, before), key);
+      expect(seen.map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
+      expect((await asScoped(`Property('${key}')`)).status).to.equal(404);
+      expect((await asScoped(`Media('${key}-M1')`)).status).to.equal(404);
+      // Changes while out of the scope are unseen; coming back shows the latest events again (and those of
+      // the changes made meanwhile: their records are visible now).
+      const out = await lastSequence();
+      await ingest('Property', { ...listing(key, 'Withdrawn'), ListPrice: 2 });
+      expect(named(await events(asScoped, out), key)).to.deep.equal([]);
+      const back = await lastSequence();
+      await ingest('Property', listing(key, 'Active'));
+      expect(named(await events(asScoped, back), key).map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
+    });
+
+    it('a record removed while visible stays visible as an event; one removed while hidden does not', async () => {
+      const key = `EV${++seq}`;
+      await ingest('Property', listing(key, 'Active'));
+      await ingest('Media', photo(key, `${key}-M1`), photo(key, `${key}-M2`));
+      const before = await lastSequence();
+      await ingest('Media', { MediaKey: `${key}-M1`, '@delete': true });
+      await ingest('Property', listing(key, 'Withdrawn'));
+      const hidden = await lastSequence();
+      await ingest('Media', { MediaKey: `${key}-M2`, '@delete': true });
+      const seen = named(await events(asScoped, before), key).map((e) => e.ResourceRecordKey);
+      expect(seen).to.deep.equal([`${key}-M1`, key, `${key}-M2`, key]);
+      expect(named(await events(asScoped, hidden), key)).to.deep.equal([]);
+    });
+
+    it('history naming a field hidden from the client is never an event for it', async () => {
+      const all = await events(asDemo, 0);
+      const history = await storedRecords(server.service, 'HistoryTransactional');
+      const price = history.filter((h) => h.FieldName === 'ListPrice').map((h) => String(h.HistoryTransactionalKey));
+      expect(price.length, 'the demo data has ListPrice history').to.be.greaterThan(0);
+      expect(all.filter((e) => price.includes(e.ResourceRecordKey)).length).to.be.greaterThan(0);
+      const seen = await events(as(HIDING_TOKEN), 0);
+      expect(seen.filter((e) => e.ResourceName === 'HistoryTransactional' && price.includes(e.ResourceRecordKey))).to.deep.equal([]);
+      expect(seen.length).to.be.greaterThan(all.length / 2);
+    });
+  });
+});
