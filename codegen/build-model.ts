@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type {
   ChangeLogSpec, ColumnSpec, ColumnType, DictionaryRowsSpec, EdmPrimitive, FieldCondition, FieldNamesSpec, FieldSpec, LookupSpec, NavigationSpec,
-  RelatedTimestampSpec, TableSpec,
+  RelatedTimestampSpec, TableSpec, ValueTableSpec,
 } from '../src/model/service-model';
 import { RECORD_COLUMN } from '../src/model/service-model';
 import {
@@ -15,6 +15,7 @@ import {
 import { buildChangeLogs } from './build-change-log';
 import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
 import { conventionalJoin } from './key-conventions';
+import { valueTablesOf } from './value-tables';
 
 export interface BuiltEntitySet {
   name: string;
@@ -46,6 +47,7 @@ export interface BuiltModel {
   containerName: string;
   entitySets: BuiltEntitySet[];
   tables: TableSpec[];
+  valueTables: ValueTableSpec[];
   lookups: LookupSpec[];
 }
 
@@ -86,12 +88,14 @@ export function buildModel(dict: Dictionary): BuiltModel {
   checkExpandOrders(entitySets);
   const tables = entitySets.map(tableOf);
   tables.push(...buildChangeLogs(entitySets, tables));
+  const valueTables = valueTablesOf(entitySets);
   return {
     dictionary: dict,
     namespace: dict.namespace,
     containerName: dict.containerName,
     entitySets,
     tables,
+    valueTables,
     lookups: lookupsOf(dict, entitySets),
   };
 }
@@ -138,14 +142,12 @@ function fieldsOf(setDef: EntitySetDef, typeDef: EntityTypeDef): FieldSpec[] {
     const element = collection ? p.type.slice('Collection('.length, -1) : p.type;
     if (!PRIMITIVES.has(element)) throw new DictionaryError(`${typeDef.name}.${p.name}: unsupported type ${p.type}`);
     const isFilterable = filterable(p.name) && !p.restricted;
-    const isSortable = sortable(p.name) && !p.restricted;
+    // A collection has no single value to order by; filtering one is answered from its value table (value-tables.ts).
+    const isSortable = sortable(p.name) && !p.restricted && !collection;
     if (p.ordersWhenFiltered && !(isFilterable && isSortable && element === 'Edm.DateTimeOffset' && !collection)) {
       throw new DictionaryError(`${typeDef.name}.${p.name}: OrdersWhenFiltered needs a filterable and sortable Edm.DateTimeOffset field`);
     }
-    const indexed = isFilterable || isSortable || p.name === typeDef.key || p.name === timestamp;
-    if (indexed && collection) {
-      throw new DictionaryError(`${typeDef.name}.${p.name}: collection fields cannot be filterable or sortable in this server`);
-    }
+    const indexed = !collection && (isFilterable || isSortable || p.name === typeDef.key || p.name === timestamp);
     checkIndexedLength(typeDef, p.name, indexed, element, p.maxLength);
     return compact({
       name: p.name,
@@ -303,12 +305,16 @@ function tableOf(set: BuiltEntitySet): TableSpec {
  * 64 characters, so a long name is shortened with a hash of the full one.
  */
 function indexName(table: string, column: string): string {
-  const name = `ix_${table}_${column}`;
+  return fitName(`ix_${table}_${column}`);
+}
+
+/** A name within MariaDB's 64 characters: a longer one is shortened with a hash of it whole. */
+export function fitName(name: string): string {
   if (name.length <= 64) return name;
   return `${name.slice(0, 51)}_${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
 }
 
-function columnType(f: FieldSpec): ColumnType {
+export function columnType(f: FieldSpec): ColumnType {
   switch (f.type) {
     case 'Edm.String': case 'Edm.Guid': return 'string';
     case 'Edm.Boolean': return 'boolean';

@@ -15,7 +15,7 @@ export function emitServiceModel(model: BuiltModel, context: EmitContext): Emitt
     file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: modelImportAt(context, 0), namedImports: ['ServiceModel'] });
     file.addImportDeclaration({ moduleSpecifier: './field-tables', namedImports: model.entitySets.map((s) => s.name) });
     file.addImportDeclaration({ moduleSpecifier: './lookups', namedImports: ['lookups'] });
-    file.addImportDeclaration({ moduleSpecifier: './storage-schema', namedImports: ['tables'] });
+    file.addImportDeclaration({ moduleSpecifier: './storage-schema', namedImports: ['tables', 'valueTables'] });
     for (const set of model.entitySets) {
       file.addImportDeclaration({ moduleSpecifier: `./routers/${set.name}`, namedImports: [routerName(set)] });
     }
@@ -33,6 +33,7 @@ function serviceModel(model: BuiltModel, context: EmitContext) {
     containerName: quote(model.containerName),
     entitySets: `[${model.entitySets.map((s) => s.name).join(', ')}]`,
     tables: 'tables',
+    valueTables: 'valueTables',
     lookups: 'lookups',
     metadataHeader: quote(context.header),
     metadataXml: `readFileSync(join(__dirname, 'metadata.xml'), 'utf8')`,

@@ -3,11 +3,11 @@ import { VariableDeclarationKind } from 'ts-morph';
 import type { TableSpec } from '../src/model/service-model';
 import type { BuiltModel } from './build-model';
 import type { EmittedFile } from './emitted-file';
-import { EmitContext, literal, modelImportAt, quote, typeScriptFile } from './typescript-source';
+import { EmitContext, listLiteral, literal, modelImportAt, quote, typeScriptFile } from './typescript-source';
 
 export function emitStorageSchema(model: BuiltModel, context: EmitContext): EmittedFile[] {
   return [typeScriptFile('storage-schema.ts', context.header, (file) => {
-    file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: modelImportAt(context, 0), namedImports: ['TableSpec'] });
+    file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: modelImportAt(context, 0), namedImports: ['TableSpec', 'ValueTableSpec'] });
     file.addVariableStatement({
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
@@ -20,6 +20,12 @@ export function emitStorageSchema(model: BuiltModel, context: EmitContext): Emit
           w.write(']');
         },
       }],
+    });
+    file.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: ['Value tables of the filterable collection fields: one row per record and element.'],
+      declarations: [{ name: 'valueTables', type: 'readonly ValueTableSpec[]', initializer: listLiteral(model.valueTables) }],
     });
   })];
 }

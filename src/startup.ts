@@ -28,7 +28,7 @@ const SEEDING = 'demo-seeding';
 /** The settings row holding the fingerprint of the work last done under the start-up lock. */
 const PREPARED_FOR = 'prepared-for';
 /** Changed when the locked work changes in a way a stored fingerprint must not hide. */
-const STARTUP_WORK_VERSION = 1;
+const STARTUP_WORK_VERSION = 2;
 
 export interface StartupParts {
   readonly model: ServiceModel;
@@ -82,7 +82,7 @@ export async function startUp(parts: StartupParts, options: StartupOptions): Pro
 /** The work done under the start-up lock; returns the new demo client's token when it made one. */
 async function prepare(parts: StartupParts, options: StartupOptions): Promise<string | undefined> {
   const { model, db, stores, writer, settings } = parts;
-  const added = await ensureSchema(db, model.tables);
+  const added = await ensureSchema(db, model.tables, model.valueTables);
   for (const table of added.keys()) await backfill(model, stores, writer, table);
   await settings.ensureClock();
   await syncReferenceData(model, stores, writer);
@@ -96,7 +96,7 @@ async function prepare(parts: StartupParts, options: StartupOptions): Promise<st
  */
 function workFingerprint(model: ServiceModel): string {
   const reference = model.entitySets.flatMap((s) => (s.dictionaryRows ? [dictionaryRows(model, s.dictionaryRows)] : []));
-  return createHash('sha256').update(JSON.stringify([STARTUP_WORK_VERSION, INTERNAL_TABLES, model.tables, reference])).digest('base64url');
+  return createHash('sha256').update(JSON.stringify([STARTUP_WORK_VERSION, INTERNAL_TABLES, model.tables, model.valueTables, reference])).digest('base64url');
 }
 
 /** The `demo` client (admin, all listings), with `token` as a static token; returns the token. */
@@ -129,7 +129,10 @@ async function seedingNeeded(parts: StartupParts, listings: number): Promise<boo
   return first.records.length === 0;
 }
 
-/** Rewrites every record of a table through the codec, so columns added by a dictionary change hold their values. */
+/**
+ * Rewrites every record of a table through the codec and the writer, so columns and value tables added by a
+ * dictionary change hold their values.
+ */
 async function backfill(model: ServiceModel, stores: RecordStores, writer: RecordWriter, table: string): Promise<void> {
   const set = model.entitySets.find((s) => s.table === table);
   if (!set) return;

@@ -52,6 +52,8 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   DatePartInapplicable: ['hour', 'a date'],
   ArithmeticNotSupported: [],
   LambdaNotSupported: ['any', 'Media'],
+  LambdaNeedsCollection: ['any', 'City'],
+  CollectionNeedsLambda: ['Appliances'],
   RelatedFilterNotSupported: ['Media/MediaKey', 'Media'],
   OrderByExpressionNotSupported: [],
   OrderByPathNotSupported: ['Media/MediaKey'],

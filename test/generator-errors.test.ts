@@ -74,11 +74,6 @@ const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
     error: /^Parent\.Status: unsupported type Edm\.Binary$/,
   },
   {
-    rule: 'collection fields are neither filterable nor sortable',
-    dictionary: () => edit(PROPERTY_OF_PARENT, `${PROPERTY_OF_PARENT}<Property Name="Tags" Type="Collection(Edm.String)"/>`),
-    error: /^Parent\.Tags: collection fields cannot be filterable or sortable in this server$/,
-  },
-  {
     rule: 'an indexed string fits an index',
     dictionary: () => edit(PROPERTY_OF_PARENT, '<Property Name="Status" Type="Edm.String" MaxLength="600"/>'),
     error: /^Parent\.Status: MaxLength 600 is too long for an indexed field \(max 512\)$/,

@@ -103,6 +103,14 @@ export const FILTER_ERRORS = defineErrors({
     message: (fn: string, path: string) => `${fn}() on ${path} is not supported`,
     target: (_fn: string, path: string) => path,
   },
+  LambdaNeedsCollection: {
+    message: (fn: string, field: string) => `${fn}() tests the elements of a collection; ${field} holds a single value: compare it directly`,
+    target: (_fn: string, field: string) => field,
+  },
+  CollectionNeedsLambda: {
+    message: (field: string) => `${field} is a collection: test its elements with ${field}/any(x: x eq '…') or ${field}/all(x: …)`,
+    target: (field: string) => field,
+  },
   RelatedFilterNotSupported: {
     message: (navigation: string, target: string) =>
       `filtering on the related records ${navigation} is not supported; query ${target} by its own fields instead`,

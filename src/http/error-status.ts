@@ -62,6 +62,8 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   DatePartInapplicable: { status: 400 },
   ArithmeticNotSupported: { status: 501 },
   LambdaNotSupported: { status: 501 },
+  LambdaNeedsCollection: { status: 400 },
+  CollectionNeedsLambda: { status: 400 },
   RelatedFilterNotSupported: { status: 501 },
   // Order, projection and expansion
   OrderByExpressionNotSupported: { status: 501 },

@@ -30,6 +30,12 @@ export interface FieldSpec {
   readonly lookupName?: string;
   /** Storage column holding the value, for fields that are filtered or sorted on; otherwise the value lives only in the stored record. */
   readonly column?: string;
+  /**
+   * For a filterable collection: the side table holding its elements, one row per record and value
+   * (ValueTableSpec), which lambdas (`any`/`all`) and `has` are answered from. The stored record stays the
+   * served value.
+   */
+  readonly valueTable?: string;
   readonly filterable: boolean;
   readonly sortable: boolean;
   /** Refused with 403 in $filter and $orderby (sensitive fields). */
@@ -236,11 +242,34 @@ export interface TableSpec {
 /** The column that holds each record whole, as the JSON text a response carries. */
 export const RECORD_COLUMN = '_record';
 
+/** Columns of every value table: the record's key, and one element of its collection. */
+export const VALUE_TABLE_KEY = '_key';
+export const VALUE_TABLE_VALUE = '_value';
+/** Longest text element a filterable collection may hold (its value table indexes it with the record key). */
+export const VALUE_TABLE_TEXT_LENGTH = 255;
+
+/**
+ * The elements of one filterable collection field, kept beside the set's table by the record writer in the
+ * same transaction: primary key (record key, value), and an index on (value, record key), so a lambda is a
+ * seek from either side.
+ */
+export interface ValueTableSpec {
+  readonly name: string;
+  /** The entity set's table and the collection field whose elements it holds. */
+  readonly table: string;
+  readonly field: string;
+  /** VALUE_TABLE_KEY then VALUE_TABLE_VALUE. */
+  readonly columns: readonly ColumnSpec[];
+  readonly indexes: readonly { readonly name: string; readonly columns: readonly string[] }[];
+}
+
 export interface ServiceModel {
   readonly namespace: string;
   readonly containerName: string;
   readonly entitySets: readonly EntitySetSpec[];
   readonly tables: readonly TableSpec[];
+  /** Side tables of the filterable collection fields. */
+  readonly valueTables: readonly ValueTableSpec[];
   readonly lookups: readonly LookupSpec[];
   /** Names the dictionary the model was generated from: the XML metadata's opening comment, the JSON schema's description. */
   readonly metadataHeader: string;

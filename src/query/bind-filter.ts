@@ -6,10 +6,17 @@
 import { Errors } from '../errors/catalogue';
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import { normaliseTimestamp } from '../model/edm-values';
-import type { ExprNode, LiteralNode } from './ast';
+import { VALUE_TABLE_VALUE } from '../model/service-model';
+import type { ExprNode, LambdaNode, LiteralNode } from './ast';
 import type {
-  BoundCall, BoundField, BoundPredicate, BoundScalar, BoundValue, DatePartFunction, ValueType,
+  BoundCall, BoundField, BoundLambda, BoundPredicate, BoundScalar, BoundValue, DatePartFunction, ValueType,
 } from './bound';
+
+/** A lambda's range variable (`x` in `Appliances/any(x: x eq 'Dishwasher')`) and the element it stands for. */
+interface RangeVariable {
+  readonly name: string;
+  readonly element: BoundField;
+}
 
 export function fieldType(f: FieldSpec): ValueType {
   switch (f.type) {
@@ -42,6 +49,8 @@ export class FilterBinder {
     private readonly now: () => string = () => new Date().toISOString(),
     /** Fields the client is not licensed to see. */
     private readonly hidden: ReadonlySet<string> = new Set(),
+    /** Inside a lambda: its range variable, standing for one element of the collection. */
+    private readonly range?: RangeVariable,
   ) {}
 
   predicate(node: ExprNode): BoundPredicate {
@@ -55,8 +64,7 @@ export class FilterBinder {
       case 'in':
         return this.inList(node.left, node.list);
       case 'lambda':
-        this.field(node.collection.path, node.collection.pos);
-        throw Errors.LambdaNotSupported(node.fn, node.collection.path.join('/'));
+        return this.lambda(node);
       case 'literal':
         if (node.type === 'boolean') return { kind: 'constant', value: node.value as boolean };
         throw Errors.NotACondition(literalText(node), true);
@@ -131,6 +139,19 @@ export class FilterBinder {
   }
 
   field(path: readonly string[], _pos: number): BoundField {
+    if (this.range && path[0] === this.range.name) {
+      if (path.length > 1) throw Errors.FieldHasNoMembers(path[0], path.join('/'), 'navigate to');
+      return this.range.element;
+    }
+    const f = this.namedField(path);
+    if (f.collection && f.filterable) throw Errors.CollectionNeedsLambda(f.name);
+    if (!f.filterable || !f.column) throw Errors.FieldNotFilterable(f.name, this.set.name, filterableNames(this.set, this.hidden));
+    this.fieldsUsed.add(f.name);
+    return { kind: 'field', field: f, column: f.column, type: fieldType(f) };
+  }
+
+  /** A field of the set the filter may name: one the client's licence shows, not restricted, with no path into it. */
+  private namedField(path: readonly string[]): FieldSpec {
     const name = path.join('/');
     const f = licensedField(this.set, path[0], this.hidden, path.length === 1);
     if (!f) {
@@ -140,9 +161,29 @@ export class FilterBinder {
     }
     if (path.length > 1) throw Errors.FieldHasNoMembers(path[0], name, 'navigate to');
     if (f.restricted) throw Errors.FieldRestricted(f.name, '$filter', this.set.name, filterableNames(this.set, this.hidden));
-    if (!f.filterable || !f.column) throw Errors.FieldNotFilterable(f.name, this.set.name, filterableNames(this.set, this.hidden));
+    return f;
+  }
+
+  /**
+   * `any`/`all` on a collection the dictionary makes filterable (it has a value table). The predicate is bound
+   * with the range variable in scope; the set's other fields stay nameable in it, a lambda inside it is not.
+   */
+  private lambda(node: LambdaNode): BoundLambda {
+    const path = node.collection.path.join('/');
+    if (this.range) throw Errors.LambdaNotSupported(node.fn, path);
+    const f = this.namedField(node.collection.path);
+    if (!f.collection) throw Errors.LambdaNeedsCollection(node.fn, f.name);
+    if (!f.filterable || !f.valueTable) throw Errors.FieldNotFilterable(f.name, this.set.name, filterableNames(this.set, this.hidden));
     this.fieldsUsed.add(f.name);
-    return { kind: 'field', field: f, column: f.column, type: fieldType(f) };
+    const lambda = { kind: 'lambda' as const, fn: node.fn, collection: f, valueTable: f.valueTable, recordKey: this.set.fieldsByName[this.set.key].column! };
+    if (!node.predicate || node.variable === undefined) return lambda;
+    const element: BoundField = {
+      kind: 'field', field: { ...f, collection: false, nullable: false, column: VALUE_TABLE_VALUE }, column: VALUE_TABLE_VALUE, type: fieldType(f),
+    };
+    const inner = new FilterBinder(this.set, this.now, this.hidden, { name: node.variable, element });
+    const predicate = inner.predicate(node.predicate);
+    for (const name of inner.fieldsUsed) this.fieldsUsed.add(name);
+    return { ...lambda, predicate };
   }
 
   private call(name: string, argNodes: readonly ExprNode[]): BoundCall | BoundValue {

@@ -89,7 +89,23 @@ export interface BoundTruth {
   readonly operand: BoundScalar;
 }
 
-export type BoundPredicate = BoundCompare | BoundIsNull | BoundIn | BoundInQuery | BoundLogical | BoundNot | BoundConstant | BoundTruth;
+/**
+ * `collection/any(x: predicate)` or `collection/all(x: predicate)` on a filterable collection: whether some
+ * (every) element meets `predicate`, in which the range variable is `element`, a field whose column is the
+ * value table's. Without a predicate (`any()`), whether the collection has elements.
+ */
+export interface BoundLambda {
+  readonly kind: 'lambda';
+  readonly fn: 'any' | 'all';
+  readonly collection: FieldSpec;
+  /** The collection's value table, and the set's key column its rows correlate with. */
+  readonly valueTable: string;
+  readonly recordKey: string;
+  readonly predicate?: BoundPredicate;
+}
+
+export type BoundPredicate =
+  | BoundCompare | BoundIsNull | BoundIn | BoundInQuery | BoundLogical | BoundNot | BoundConstant | BoundTruth | BoundLambda;
 
 export interface BoundOrder {
   readonly field: FieldSpec;

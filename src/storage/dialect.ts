@@ -50,6 +50,14 @@ export abstract class SqlDialect {
 
   abstract castInteger(value: Sql): Sql;
 
+  /**
+   * `inner = outer` correlating a NOT EXISTS subquery with the row outside it (both sides never null): the
+   * form in which the database probes the subquery's index once per outer row.
+   */
+  antiJoinKey(inner: Sql, outer: Sql): Sql {
+    return sql`${inner} = ${outer}`;
+  }
+
   /** Texts joined end to end. */
   abstract concat(parts: readonly Sql[]): Sql;
 

@@ -8,7 +8,8 @@
  *   as fixed-width UTC text, so date parts are substrings.
  * Nothing is re-validated here: the binder already did.
  */
-import type { BoundCall, BoundField, BoundPredicate, BoundScalar, BoundValue } from '../query/bound';
+import { VALUE_TABLE_KEY } from '../model/service-model';
+import type { BoundCall, BoundField, BoundLambda, BoundPredicate, BoundScalar, BoundValue } from '../query/bound';
 import type { SqlDialect } from './dialect';
 import { join, param, raw, Sql, sql } from './sql';
 import { valueList } from './value-list';
@@ -58,7 +59,25 @@ class FilterCompiler {
       }
       case 'compare':
         return this.compare(p.op, negated, p.left, p.right);
+      case 'lambda':
+        return this.lambda(p, negated);
     }
+  }
+
+  /**
+   * A correlated EXISTS on the collection's value table, which both databases answer by seeking its primary
+   * key (record key, value) for each record they consider, or (MariaDB, when few records hold the values)
+   * its (value, record key) index first. `all(x: p)` is "no element fails p", so an empty
+   * collection meets it (OData); negation swaps EXISTS and NOT EXISTS. The set's key stands unqualified: the
+   * value table's own columns have other names, so it resolves to the record being filtered.
+   */
+  private lambda(p: BoundLambda, negated: boolean): Sql {
+    const table = this.d.id(p.valueTable);
+    const exists = (p.fn === 'any') !== negated;
+    const [inner, outer] = [sql`${table}.${this.d.id(VALUE_TABLE_KEY)}`, this.d.id(p.recordKey)];
+    const correlated = exists ? sql`${inner} = ${outer}` : this.d.antiJoinKey(inner, outer);
+    const elements = p.predicate ? sql`${correlated} AND ${this.predicate(p.predicate, p.fn === 'all')}` : correlated;
+    return sql`${raw(exists ? 'EXISTS' : 'NOT EXISTS')} (SELECT 1 FROM ${table} WHERE ${elements})`;
   }
 
   /** `left IN (…)`, a list or a subquery; negated, a null `left` is outside the list too. */

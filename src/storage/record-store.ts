@@ -11,6 +11,7 @@ import type { Database, Executor } from './database';
 import { EncodedRecord, recordEncoder, RecordEncoder } from './record-codec';
 import { countQuery, keyQuery, pageQuery, PARENT, RecordQuery, relatedQuery, RelatedQuery } from './record-queries';
 import { param, Sql, sql } from './sql';
+import { ValueTableWriter } from './value-tables';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
 
@@ -33,6 +34,7 @@ export class RecordStore {
   private readonly columns: string[];
   private readonly byKeySql: string;
   private readonly writeBatch: number;
+  private readonly values: ValueTableWriter;
 
   constructor(readonly db: Database, readonly set: EntitySetSpec, readonly table: TableSpec, lookups: readonly LookupSpec[]) {
     this.encode = recordEncoder(set, table, lookups);
@@ -40,6 +42,7 @@ export class RecordStore {
     this.columns = table.columns.map((c) => c.name);
     this.byKeySql = keyQuery(db.statements, table.name, this.key, null, [RECORD_COLUMN]).sql;
     this.writeBatch = Math.max(1, Math.min(WRITE_BATCH, Math.floor(db.dialect.maxParams / this.columns.length)));
+    this.values = new ValueTableWriter(db.statements, set);
   }
 
   /** One record's JSON text (projected when asked), or undefined; `scope` limits what may be seen. */
@@ -146,15 +149,16 @@ export class RecordStore {
     }
   }
 
-  /** Removes records by key, in the caller's transaction. */
+  /** Removes records by key (and their collections' elements), in the caller's transaction. */
   async deleteByKeys(tx: Executor, keys: readonly (string | number)[]): Promise<void> {
     for (let i = 0; i < keys.length; i += READ_BATCH) {
       const q = this.db.statements.delete(this.table.name, this.db.statements.in(this.key, keys.slice(i, i + READ_BATCH)));
       await tx.run(q.sql, q.params);
     }
+    await this.values.remove(tx, keys);
   }
 
-  /** Inserts or replaces records by key, in the caller's transaction. */
+  /** Inserts or replaces records by key, with their collections' elements, in the caller's transaction. */
   async upsert(tx: Executor, records: readonly EncodedRecord[]): Promise<void> {
     const replace = { key: [this.key], replace: this.columns.filter((c) => c !== this.key) };
     for (let i = 0; i < records.length; i += this.writeBatch) {
@@ -162,6 +166,7 @@ export class RecordStore {
       const q = this.db.statements.insert(this.table.name, this.columns, rows, replace);
       await tx.run(q.sql, q.params);
     }
+    await this.values.write(tx, records);
   }
 
   private columnOf(field: string): string {

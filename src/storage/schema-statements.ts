@@ -2,7 +2,8 @@
  * Schema statements from table specs, through the dialect's hooks: CREATE TABLE with its primary key and
  * indexes, and the ALTER TABLE that adds a column a dictionary change made filterable or sortable.
  */
-import type { ColumnSpec, TableSpec } from '../model/service-model';
+import type { ColumnSpec, TableSpec, ValueTableSpec } from '../model/service-model';
+import { VALUE_TABLE_KEY, VALUE_TABLE_VALUE } from '../model/service-model';
 import type { SqlDialect } from './dialect';
 
 export interface Table {
@@ -14,6 +15,11 @@ export interface Table {
 
 export function fromTableSpec(t: TableSpec): Table {
   return { ...t, primaryKey: [t.primaryKey] };
+}
+
+/** A value table: each record's elements once, found by record (the primary key) or by value (the index). */
+export function fromValueTableSpec(t: ValueTableSpec): Table {
+  return { name: t.name, columns: t.columns, primaryKey: [VALUE_TABLE_KEY, VALUE_TABLE_VALUE], indexes: t.indexes };
 }
 
 /** CREATE TABLE, then one CREATE INDEX per index. `collation`: the one every table uses, where there is a choice. */

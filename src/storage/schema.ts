@@ -4,17 +4,20 @@
  * start-up lock (startup-lock.ts), whose row lives in the settings table: that table alone is created first,
  * by every instance, so several may do that at once (create-if-absent.ts).
  */
-import type { TableSpec } from '../model/service-model';
+import type { TableSpec, ValueTableSpec } from '../model/service-model';
 import type { Database, Executor } from './database';
 import type { SqlDialect } from './dialect';
 import { runUnlessExists } from './create-if-absent';
 import { INTERNAL_TABLES, SETTINGS_TABLE } from './internal-schema';
-import { addColumn, createIndex, createTable, fromTableSpec, Table } from './schema-statements';
+import { addColumn, createIndex, createTable, fromTableSpec, fromValueTableSpec, Table } from './schema-statements';
 
-/** Tables that gained columns: their existing rows need the new columns filled from the stored records. */
+/**
+ * Tables that gained columns or value tables (by the table, the new columns' and value tables' names): their
+ * existing rows need them filled from the stored records.
+ */
 export type AddedColumns = Map<string, string[]>;
 
-export async function ensureSchema(db: Database, tables: readonly TableSpec[]): Promise<AddedColumns> {
+export async function ensureSchema(db: Database, tables: readonly TableSpec[], valueTables: readonly ValueTableSpec[] = []): Promise<AddedColumns> {
   const added: AddedColumns = new Map();
   const d = db.dialect;
   await db.schemaChange(async (ex) => {
@@ -22,14 +25,24 @@ export async function ensureSchema(db: Database, tables: readonly TableSpec[]): 
     for (const table of INTERNAL_TABLES) {
       if (!(await hasTable(d, ex, table.name))) await create(d, ex, table, collation);
     }
+    const existing = new Set<string>();
     for (const spec of tables) {
       const table = fromTableSpec(spec);
       if (!(await hasTable(d, ex, table.name))) {
         await create(d, ex, table, collation);
         continue;
       }
+      existing.add(table.name);
       const missing = await addMissingColumns(d, ex, table);
       if (missing.length) added.set(table.name, missing);
+    }
+    // A value table new beside a table with records (a dictionary change made the collection filterable, or a
+    // database from before value tables): the caller fills it from the stored records, as it fills new columns.
+    for (const spec of valueTables) {
+      const table = fromValueTableSpec(spec);
+      if (await hasTable(d, ex, table.name)) continue;
+      await create(d, ex, table, collation);
+      if (existing.has(spec.table)) added.set(spec.table, [...(added.get(spec.table) ?? []), table.name]);
     }
   });
   return added;

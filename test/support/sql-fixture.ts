@@ -29,6 +29,10 @@ export const listings = entitySet('Property', 'ListingKey', [
   field({ name: 'ListingContractDate', type: 'Edm.Date', nullable: true }),
   field({ name: 'ShowingStartTime', type: 'Edm.TimeOfDay', nullable: true }),
   field({ name: 'PublicRemarks', type: 'Edm.String', nullable: true, column: undefined, filterable: false, sortable: false }),
+  field({
+    name: 'Appliances', type: 'Edm.String', collection: true, nullable: true, lookupName: 'Appliances', column: undefined, sortable: false,
+    valueTable: '_values_Property_Appliances',
+  }),
 ], {
   listingRoot: true,
   navigations: [{ name: 'Media', target: 'Media', collection: true, join: { foreignKey: 'ResourceRecordKey', referencedKey: 'ListingKey' }, order: ['Order'] }],
