@@ -16,7 +16,11 @@ export function startProduct(databaseUrl: string, listings: number, token: strin
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /serving (http:\/\/\S+\/odata)/.exec(out);
-      if (m) resolveStart({ base: m[1], child });
+      if (!m) return;
+      // From here on its output (a line per request) is not kept: read and dropped, so the pipe never fills.
+      child.stdout!.removeAllListeners('data');
+      child.stdout!.resume();
+      resolveStart({ base: m[1], child });
     });
   });
 }

@@ -28,6 +28,7 @@ import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 import { CLIENTS_TABLE, TOKENS_TABLE, USAGE_TABLE } from '../src/storage/internal-schema';
 import { walk, WalkResult } from './walk';
+import { cpuSeconds } from './process-cpu';
 
 const ROOT = resolve(__dirname, '../..');
 const BENCH_DIR = join(ROOT, '.bench');
@@ -374,16 +375,6 @@ interface Measurement {
 }
 
 /** User + system CPU seconds a process has used so far (Linux /proc; NaN elsewhere). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return NaN;
-  }
-}
-
 function load(target: Target, seconds: number, connections: number): Promise<autocannon.Result> {
   assertAlive(target.server);
   let n = 0;

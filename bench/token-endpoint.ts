@@ -12,16 +12,14 @@
  * `--write` puts the result in docs/benchmarks.md (its own section, replacing the previous run of either database).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { latencyRow } from './latency-row';
 import { startProduct } from './product-process';
+import { writeBenchSection } from './doc-section';
 
 const ROOT = resolve(__dirname, '../..');
-const DOC = join(ROOT, 'docs/benchmarks.md');
 const TOKEN = 'bench-token-endpoint-token';
-const BEGIN = '<!-- bench-family token-endpoint -->';
-const END = '<!-- /bench-family token-endpoint -->';
 
 interface Options { seconds: number; listings: number; rate: number; write: boolean }
 
@@ -106,27 +104,14 @@ async function main(): Promise<void> {
       latencyRow(`client without a rate limit, beside ${o.rate} wrong secrets/s (${answered})`, underAttack),
     ].join('\n');
     console.log(table);
-    if (o.write) writeSection(o, databaseUrl.startsWith('sqlite:') ? 'SQLite' : 'MariaDB/MySQL', table);
+    const database = databaseUrl.startsWith('sqlite:') ? 'SQLite' : 'MariaDB/MySQL';
+    if (o.write) {
+      writeBenchSection('token-endpoint', `${database}, ${o.listings} listings: {when}`,
+        `node dist/bench/token-endpoint.js --seconds ${o.seconds} --listings ${o.listings} --rate ${o.rate}`, table);
+    }
   } finally {
     child.kill('SIGTERM');
   }
-}
-
-function writeSection(o: Options, database: string, table: string): void {
-  const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
-  const section = [
-    BEGIN,
-    `### ${database}, ${o.listings} listings: ${when} UTC`,
-    '',
-    `\`node dist/bench/token-endpoint.js --seconds ${o.seconds} --listings ${o.listings} --rate ${o.rate}\``,
-    '',
-    table,
-    END,
-  ].join('\n');
-  const doc = readFileSync(DOC, 'utf8');
-  const at = doc.indexOf(BEGIN);
-  const next = at < 0 ? `${doc.trimEnd()}\n\n${section}\n` : `${doc.slice(0, at)}${section}${doc.slice(doc.indexOf(END) + END.length)}`;
-  writeFileSync(DOC, next);
 }
 
 main().then(() => process.exit(0), (e: Error) => { console.error(e); process.exit(1); });

@@ -80,6 +80,8 @@ export async function startServer(
     maxConcurrentRequests: config.maxConcurrentRequests,
     feedScope: config.feedScope,
     logger: app.logger,
+    compression: config.compression,
+    corsOrigins: config.corsOrigins,
     metrics: observed.metrics,
     metricsOnServicePort: config.metricsPort === undefined,
   });

@@ -27,6 +27,9 @@ import { resourceHandlers } from './resource-handlers';
 import { ReaderGone, SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
 import { requestLog } from './request-log';
+import { cachingHeaders, DATA_CACHE_CONTROL } from './caching';
+import { compressResponses, headContentLength } from './compression';
+import { corsFor } from './cors';
 import { healthProbe, readinessProbe } from './health';
 import { adminMetrics } from './metrics-endpoint';
 import type { Logger } from '../observability/logger';
@@ -66,6 +69,10 @@ export interface AppOptions {
   anonymous?: boolean;
   /** Where request lines go (none: silent). */
   logger?: Logger;
+  /** gzip and brotli by Accept-Encoding (http/compression.ts). */
+  compression?: boolean;
+  /** Origins browsers may call from (http/cors.ts); none: CORS off. */
+  corsOrigins?: readonly string[];
   /** Observes every request; with `metricsOnServicePort`, admin clients scrape it at /metrics. */
   metrics?: ServiceMetrics;
   metricsOnServicePort?: boolean;
@@ -102,6 +109,7 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   // Parsed here rather than by Express's query parser, whose errors would surface before responses can be written.
   app.set('query parser', false);
   app.use(requestLog({ logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) }));
+  httpConventions(app, options);
   app.get('/health', healthProbe());
   app.get('/ready', readinessProbe(parts));
 
@@ -122,7 +130,8 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.use(tokenEndpoint(parts.clients, new TokenThrottle(parts.clock)));
 
   const odata = express.Router({ caseSensitive: true });
-  odata.use((req, _res, next) => {
+  odata.use((req, res, next) => {
+    res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
     next(req.method === 'GET' || req.method === 'HEAD' ? undefined : Errors.MethodNotAllowed(req.method));
   });
   odata.use(ready);
@@ -150,7 +159,18 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   return app;
 }
 
-/** OData-MaxVersion 4.0 clients get 4.0 responses; our payloads use nothing that 4.0 lacks. */
+/**
+ * CORS, then compression (inside the request log, which so counts the bytes sent; inside the ETag coding hook,
+ * whose header hook must run after compression's), then HEAD's Content-Length (inside compression, which leaves
+ * a HEAD uncompressed when it sees one).
+ */
+function httpConventions(app: express.Express, options: AppOptions): void {
+  const cors = corsFor(options.corsOrigins ?? []);
+  if (cors) app.use(cors);
+  if (options.compression) app.use(cachingHeaders(), compressResponses());
+  app.use(headContentLength());
+}
+
 /**
  * The version a response speaks: 4.01, or 4.0 for a client whose OData-MaxVersion is 4.0; undefined for a
  * client that can speak no version this service has (below 4.0, as RESO's Web API Core asks: 400).

@@ -40,8 +40,9 @@ export function requestLog(parts: RequestLogParts) {
       parts.metrics?.inProgress.dec();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const endpoint = endpointOf(req.originalUrl);
-      const charged = res.locals.charged as { A?: number; B?: number } | undefined;
-      const transactionClass = charged?.A ? 'A' : charged?.B ? 'B' : 'none';
+      // The request's own class comes first in its counts (http/resource-handlers.ts), its expansions' after.
+      const charged = res.locals.charged as Record<string, number> | undefined;
+      const transactionClass = (charged && Object.keys(charged)[0]) || 'none';
       const status = res.statusCode;
       parts.metrics?.observe({ endpoint, status, transactionClass, seconds, bytes: sent() });
       const error = res.locals.error as unknown;

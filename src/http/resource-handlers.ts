@@ -26,6 +26,7 @@ import { contextProjection, withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
 import { queryOptions } from './query-string';
 import { PageBatches } from './page-batches';
+import { entityTag, notModified } from './caching';
 import { jsonContentType, metadataLevel } from './json-format';
 import { BodyWriter, collectionBody, collectionHead, collectionTail, contextFor, entityBody, sendJson, serviceRoot } from './response';
 
@@ -181,6 +182,7 @@ class ResourceRequests {
     const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`);
     const body = entityBody(context, record);
     await this.charge(res, TRANSACTIONS.keyFetch, q);
+    if (notModified(req, res, entityTag(body))) return;
     sendJson(res, body, this.options.writeStallMs);
   }
 

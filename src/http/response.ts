@@ -67,6 +67,10 @@ const PART_CHARS = 64 * 1024;
  * disconnected (ReaderGone), which frees everything the response held.
  */
 export class BodyWriter {
+  /** The write waiting for 'drain', if any. */
+  private waiting?: () => void;
+  private listening = false;
+
   constructor(private readonly res: Response, private readonly stallMs: number) {}
 
   async write(chunk: string): Promise<void> {
@@ -74,18 +78,23 @@ export class BodyWriter {
     if (res.destroyed) throw new ReaderGone('closed');
     if (res.write(chunk)) return;
     if (res.destroyed) throw new ReaderGone('closed');
+    if (!this.listening) {
+      // One 'drain' listener for the response's life: with compression, 'drain' listeners go to the compressor,
+      // where res.off cannot reach them, so adding and removing one per wait would pile them up.
+      this.listening = true;
+      res.on('drain', () => this.waiting?.());
+    }
     await new Promise<void>((resolve, reject) => {
       const settle = (error?: ReaderGone) => {
         stopWatch();
-        res.off('drain', onDrain);
+        this.waiting = undefined;
         res.off('close', onClose);
         if (error) reject(error);
         else resolve();
       };
-      const onDrain = () => settle();
       const onClose = () => settle(new ReaderGone('closed'));
       const stopWatch = watchStall(res, this.stallMs, () => settle(new ReaderGone('stalled')));
-      res.on('drain', onDrain);
+      this.waiting = () => settle();
       res.on('close', onClose);
     });
   }
@@ -106,6 +115,8 @@ export class BodyWriter {
       }
     }
     if (part) await this.write(part);
+    // A compressed body goes out as each batch ends, not when the compressor's buffer fills (http/compression.ts).
+    (this.res as { flush?: () => void }).flush?.();
   }
 
   end(chunk: string): void {
@@ -119,7 +130,9 @@ export class BodyWriter {
  */
 function endWatched(res: Response, chunk: string, stallMs: number | undefined): void {
   res.end(chunk);
-  if (stallMs === undefined || res.writableLength === 0 || res.destroyed) return;
+  // A compressed body is still in the compressor when end returns: watch it until it has all gone out.
+  const pending = res.writableLength > 0 || res.hasHeader('Content-Encoding');
+  if (stallMs === undefined || !pending || res.destroyed) return;
   const stop = watchStall(res, stallMs, () => undefined);
   res.once('finish', stop);
   res.once('close', stop);

@@ -8,6 +8,7 @@ import { Errors } from '../errors/catalogue';
 import { JSON_FORMAT, requireJsonFormat, XML_FORMAT } from '../query/formats';
 import { contextFor, serviceRoot, sendJson } from './response';
 import { queryOptions } from './query-string';
+import { metadataTag, notModified } from './caching';
 
 export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOptions): RequestHandler {
   const value = sets.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name }));
@@ -22,7 +23,9 @@ export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOpti
 export function metadataDocument(licences: Licences): RequestHandler {
   return (req, res) => {
     const view = licences.of(clientOf(res)).metadata();
-    if (metadataFormat(req) === 'json') {
+    const json = metadataFormat(req) === 'json';
+    if (notModified(req, res, metadataTag(json ? view.json : view.xml))) return;
+    if (json) {
       sendJson(res, view.json);
     } else {
       res.setHeader('Content-Type', 'application/xml; charset=utf-8');

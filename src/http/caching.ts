@@ -1,0 +1,69 @@
+/**
+ * Caching headers. Data is private to its client and may change at any moment: `private, no-cache` (a client
+ * may keep it, and must ask again before using it). `$metadata` and an entity fetched by key carry a strong
+ * ETag, the hash of the representation the client is sent (a licence changes both, so it is per licence), and
+ * answer `If-None-Match` with 304 Not Modified. A compressed response's tag names its coding (`"…-br"`), as a
+ * strong tag must differ between codings; If-None-Match matches with or without it.
+ *
+ * A 304 to a key fetch is still a transaction (class A): the record was read under the client's licence to
+ * know it had not changed, as spec §8 counts a fetch by key whatever its answer carries.
+ */
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { LRUCache } from 'lru-cache';
+import onHeaders from 'on-headers';
+
+export const DATA_CACHE_CONTROL = 'private, no-cache';
+
+/** Metadata documents whose tag is known: a view's text is the same string object for as long as the view lives. */
+const metadataTags = new LRUCache<string, string>({ max: 64 });
+
+export function entityTag(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+}
+
+/** The tag of a metadata document, hashed once per document text. */
+export function metadataTag(document: string): string {
+  let tag = metadataTags.get(document);
+  if (tag === undefined) metadataTags.set(document, (tag = entityTag(document)));
+  return tag;
+}
+
+/**
+ * Sets the ETag and Cache-Control of a response about to be sent; when the client's If-None-Match names this
+ * tag (weak comparison, as RFC 9110 §13.1.2 asks, with or without a coding suffix), answers 304 and returns true.
+ */
+export function notModified(req: Request, res: Response, tag: string): boolean {
+  res.setHeader('ETag', tag);
+  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
+  const given = req.headers['if-none-match'];
+  if (!given || !matches(given, tag)) return false;
+  res.statusCode = 304;
+  res.removeHeader('Content-Type');
+  res.end();
+  return true;
+}
+
+function matches(header: string, tag: string): boolean {
+  if (header.trim() === '*') return true;
+  const opaque = tag.slice(1, -1);
+  return header.split(',').some((t) => {
+    const m = /^\s*(?:W\/)?"([^"]*)"\s*$/.exec(t);
+    return m !== null && m[1].replace(/-(?:gzip|br|deflate)$/, '') === opaque;
+  });
+}
+
+/**
+ * Data answers are private and revalidated; and a tag set on a response that ends up compressed gets its coding
+ * appended. Mounted before the compression middleware, so that its header hook runs after compression's.
+ */
+export function cachingHeaders(): RequestHandler {
+  return (_req, res, next) => {
+    onHeaders(res, () => {
+      const coding = res.getHeader('Content-Encoding');
+      const tag = res.getHeader('ETag');
+      if (typeof coding === 'string' && typeof tag === 'string' && tag.endsWith('"')) res.setHeader('ETag', `${tag.slice(0, -1)}-${coding}"`);
+    });
+    next();
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Response compression (the `compression` package): gzip or brotli as the client's Accept-Encoding prefers
+ * (brotli first when both are equally welcome), for bodies of 1 KiB and more. It sits inside the request log,
+ * which so counts the bytes that go out. Streamed pages stay streamed: BodyWriter flushes the compressor at the
+ * end of every batch (response.ts), and the compressor passes backpressure on (a full socket pauses it, and a
+ * paused compressor makes writes wait), so WRITE_STALL_TIMEOUT_MS still cuts a reader that stops.
+ * A HEAD response is not compressed; its Content-Length is the identity body's.
+ */
+import { constants } from 'node:zlib';
+import compression from 'compression';
+import type { RequestHandler } from 'express';
+
+/** Below this, a body is sent as it is: the header and framing would eat what compressing saves. */
+export const COMPRESSION_THRESHOLD_BYTES = 1024;
+/**
+ * zlib's default level for gzip; brotli's quality 4, which compresses better than gzip 6 at about its speed
+ * (brotli's default, 11, costs tens of times more CPU). docs/benchmarks.md has the measured cost.
+ */
+const GZIP_LEVEL = 6;
+const BROTLI_QUALITY = 4;
+
+export function compressResponses(): RequestHandler {
+  return compression({
+    threshold: COMPRESSION_THRESHOLD_BYTES,
+    level: GZIP_LEVEL,
+    brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
+  });
+}
+
+/** Gives a HEAD response the Content-Length of the body its GET would send whole (Node leaves it out for HEAD). */
+export function headContentLength(): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'HEAD') return next();
+    const end = res.end;
+    res.end = function (this: typeof res, chunk?: unknown, ...rest: unknown[]) {
+      if (!res.headersSent && !res.hasHeader('Content-Length') && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
+        res.setHeader('Content-Length', typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length);
+      }
+      return (end as (...a: unknown[]) => typeof res).call(this, chunk, ...rest);
+    } as typeof res.end;
+    next();
+  };
+}

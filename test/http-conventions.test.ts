@@ -1,0 +1,210 @@
+/**
+ * Issue 13, item 2: the HTTP conventions of a production service. Compression negotiated by Accept-Encoding
+ * (decoded bodies equal to the identity body; a streamed page still streams), CORS, strong ETags with 304, Cache-Control,
+ * HEAD with the GET's headers, and the bind address. Real HTTP (node:http, which shows the bytes as sent) over both databases.
+ */
+import { expect } from 'chai';
+import type { AddressInfo } from 'node:net';
+import { serviceModel } from '../generated';
+import type { RunningServer } from '../src/server';
+import { seedDemoData } from '../src/seed/demo-data';
+import { describeEachDatabase, TestDatabase } from './support/databases';
+import { startTestServer } from './support/http';
+import { decoded, rawRequest, rawStreamed } from './support/raw-http';
+
+const LISTINGS = 60;
+const ORIGIN = 'https://portal.example';
+
+describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  let plain: RunningServer;
+  let hidingToken: string;
+
+  before(async () => {
+    db = await target.create();
+    server = await startTestServer(serviceModel, db.url, { pageSize: 50, pageBatchSize: 10, corsOrigins: [ORIGIN] });
+    plain = await startTestServer(serviceModel, db.url, { compression: false });
+    await seedDemoData(server.service, { listings: LISTINGS });
+    const { client } = await server.service.clients.add({ name: 'Hiding Realty', hiddenFields: ['PublicRemarks'] });
+    hidingToken = await server.service.clients.issueToken(client.id, 3600);
+  });
+  after(async () => {
+    await Promise.all([server?.close(), plain?.close()]);
+    await db?.drop();
+  });
+
+  describe('compression', () => {
+    for (const coding of ['gzip', 'br'] as const) {
+      it(`${coding}: a page, a record and $metadata decode to the identity body; Vary: Accept-Encoding`, async () => {
+        for (const path of ['/Property?$top=5', "/Property('L000003')?$expand=Media", '/$metadata', '/$metadata?$format=json']) {
+          const identity = await rawRequest(`${server.url}${path}`);
+          const compressed = await rawRequest(`${server.url}${path}`, { 'Accept-Encoding': `${coding}, identity;q=0.5` });
+          expect(compressed.status, path).to.equal(200);
+          expect(compressed.headers['content-encoding'], path).to.equal(coding);
+          expect(compressed.headers.vary, path).to.match(/Accept-Encoding/);
+          expect(identity.headers['content-encoding'], path).to.equal(undefined);
+          expect(decoded(compressed), path).to.equal(identity.body.toString('utf8'));
+          expect(compressed.body.length, path).to.be.below(identity.body.length / 2);
+        }
+      });
+    }
+
+    it('brotli when the client takes both equally; none for identity, small bodies, or with COMPRESSION=off', async () => {
+      expect((await rawRequest(`${server.url}/Property?$top=5`, { 'Accept-Encoding': 'gzip, deflate, br' })).headers['content-encoding']).to.equal('br');
+      expect((await rawRequest(`${server.url}/Property?$top=5`, { 'Accept-Encoding': 'identity' })).headers['content-encoding']).to.equal(undefined);
+      const small = await rawRequest(`${server.url}/Property/$count`, { 'Accept-Encoding': 'gzip' });
+      expect(small.headers['content-encoding']).to.equal(undefined);
+      expect(small.body.toString()).to.equal(String(LISTINGS));
+      const off = await rawRequest(`${plain.url}/Property?$top=5`, { 'Accept-Encoding': 'gzip, br' });
+      expect(off.headers['content-encoding']).to.equal(undefined);
+      expect(off.headers['content-length']).to.equal(String(off.body.length));
+    });
+
+    for (const coding of ['gzip', 'br'] as const) {
+      it(`${coding}: a page larger than a batch still streams (its first bytes arrive before its last batch is read)`, async () => {
+        const store = server.service.stores.store('Property');
+        const query = store.query.bind(store);
+        let reads = 0;
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => { release = resolve; });
+        // The page's 5th batch (of 5) waits until the client has seen the body begin.
+        store.query = async (q) => (++reads === 5 ? gate.then(() => query(q)) : query(q));
+        let readsAtFirstBytes = -1;
+        try {
+          const r = await rawStreamed(`${server.url}/Property`, { 'Accept-Encoding': coding }, async () => {
+            readsAtFirstBytes = reads;
+            release();
+          });
+          expect(r.headers['content-encoding']).to.equal(coding);
+          expect(r.headers['transfer-encoding']).to.equal('chunked');
+          expect(readsAtFirstBytes, 'batches read when the first bytes arrived').to.be.within(1, 5);
+          // The same page as sent uncompressed (its nextLink's sealed token aside, which differs on every issue).
+          const identity = JSON.parse((await rawRequest(`${server.url}/Property`)).body.toString('utf8'));
+          const page = JSON.parse(decoded(r));
+          expect(page.value).to.have.length(50);
+          expect(page.value).to.deep.equal(identity.value);
+          expect(page['@odata.nextLink']).to.be.a('string');
+        } finally {
+          release();
+          store.query = query;
+        }
+      });
+    }
+  });
+
+  describe('CORS (CORS_ORIGINS)', () => {
+    it('a preflight from an allowed origin: 204 with the methods, request headers and max age', async () => {
+      const r = await rawRequest(`${server.url}/Property`, {
+        Authorization: '', Origin: ORIGIN, 'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization, prefer, odata-maxversion',
+      }, 'OPTIONS');
+      expect(r.status).to.equal(204);
+      expect(r.headers['access-control-allow-origin']).to.equal(ORIGIN);
+      expect(r.headers['access-control-allow-methods']).to.include('GET');
+      const allowed = r.headers['access-control-allow-headers']!.split(',');
+      expect(allowed).to.include.members(['Authorization', 'Prefer', 'OData-MaxVersion', 'OData-Version', 'Content-Type']);
+      expect(r.headers['access-control-max-age']).to.equal('600');
+      expect(r.headers.vary).to.match(/Origin/);
+    });
+
+    it('an allowed origin\'s request: the answer names it and exposes OData-Version, Preference-Applied, ETag, Retry-After', async () => {
+      const r = await rawRequest(`${server.url}/Property?$top=1`, { Origin: ORIGIN, Prefer: 'odata.maxpagesize=1' });
+      expect(r.status).to.equal(200);
+      expect(r.headers['access-control-allow-origin']).to.equal(ORIGIN);
+      expect(r.headers['access-control-expose-headers']!.split(',')).to.include.members(['OData-Version', 'Preference-Applied', 'ETag', 'Retry-After']);
+    });
+
+    it('another origin: no CORS headers (the browser refuses), its preflight answered as any OPTIONS (405); off by default', async () => {
+      const preflight = { Authorization: '', Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' };
+      const refused = await rawRequest(`${server.url}/Property`, preflight, 'OPTIONS');
+      expect(refused.status).to.equal(405);
+      expect(refused.headers['access-control-allow-origin']).to.equal(undefined);
+      const get = await rawRequest(`${server.url}/Property?$top=1`, { Origin: 'https://evil.example' });
+      expect(get.status).to.equal(200);
+      expect(get.headers['access-control-allow-origin']).to.equal(undefined);
+      const off = await rawRequest(`${plain.url}/Property`, { ...preflight, Origin: ORIGIN }, 'OPTIONS');
+      expect(off.status).to.equal(405);
+      expect(off.headers['access-control-allow-origin']).to.equal(undefined);
+    });
+  });
+
+  describe('ETags and caching', () => {
+    it('$metadata: a strong ETag per representation and licence; If-None-Match gives 304 without a body', async () => {
+      const xml = await rawRequest(`${server.url}/$metadata`);
+      const json = await rawRequest(`${server.url}/$metadata?$format=json`);
+      const hiding = await rawRequest(`${server.url}/$metadata`, { Authorization: `Bearer ${hidingToken}` });
+      const tags = [xml, json, hiding].map((r) => r.headers.etag);
+      for (const t of tags) expect(t).to.match(/^"[A-Za-z0-9_-]{32}"$/);
+      expect(new Set(tags).size).to.equal(3);
+      expect(xml.headers['cache-control']).to.equal('private, no-cache');
+      const again = await rawRequest(`${server.url}/$metadata`, { 'If-None-Match': xml.headers.etag! });
+      expect(again.status).to.equal(304);
+      expect(again.body.length).to.equal(0);
+      expect(again.headers.etag).to.equal(xml.headers.etag);
+      // Another licence's tag does not match this client's document.
+      expect((await rawRequest(`${server.url}/$metadata`, { 'If-None-Match': hiding.headers.etag! })).status).to.equal(200);
+    });
+
+    it('a compressed answer\'s tag names its coding, and either form revalidates', async () => {
+      const identity = await rawRequest(`${server.url}/$metadata`);
+      const br = await rawRequest(`${server.url}/$metadata`, { 'Accept-Encoding': 'br' });
+      expect(br.headers.etag).to.equal(`${identity.headers.etag!.slice(0, -1)}-br"`);
+      expect((await rawRequest(`${server.url}/$metadata`, { 'Accept-Encoding': 'br', 'If-None-Match': br.headers.etag! })).status).to.equal(304);
+      expect((await rawRequest(`${server.url}/$metadata`, { 'If-None-Match': `W/${br.headers.etag}` })).status).to.equal(304);
+    });
+
+    it('a record by key: ETag, 304 on a match, still a class A transaction; another projection is another tag', async () => {
+      const path = `${server.url}/Property('L000002')`;
+      const first = await rawRequest(path);
+      expect(first.headers.etag).to.match(/^"[A-Za-z0-9_-]{32}"$/);
+      expect(first.headers['cache-control']).to.equal('private, no-cache');
+      await server.service.meter.flush();
+      const before = await usageA(server);
+      const again = await rawRequest(path, { 'If-None-Match': `"other", ${first.headers.etag}` });
+      expect(again.status).to.equal(304);
+      expect(again.body.length).to.equal(0);
+      await server.service.meter.flush();
+      expect(await usageA(server)).to.equal(before + 1);
+      const selected = await rawRequest(`${path}?$select=ListingKey`, { 'If-None-Match': first.headers.etag! });
+      expect(selected.status).to.equal(200);
+      expect(selected.headers.etag).to.not.equal(first.headers.etag);
+    });
+
+    it('pages and the service document: private, no-cache and no ETag', async () => {
+      for (const path of ['/', '/Property?$top=2', '/Property/$count']) {
+        const r = await rawRequest(`${server.url}${path}`);
+        expect(r.headers['cache-control'], path).to.equal('private, no-cache');
+        expect(r.headers.etag, path).to.equal(undefined);
+      }
+    });
+  });
+
+  describe('HEAD', () => {
+    it('every GET route answers HEAD with the same status and headers, the Content-Length the GET body has, and no body', async () => {
+      const paths = ['/', '/$metadata', '/$metadata?$format=json', "/Property('L000001')", '/Property?$top=3', '/Property/$count',
+        "/Property('L000001')/Media", "/Property('nope')"];
+      for (const path of paths) {
+        const get = await rawRequest(`${plain.url}${path}`);
+        const head = await rawRequest(`${plain.url}${path}`, {}, 'HEAD');
+        expect(head.status, path).to.equal(get.status);
+        expect(head.body.length, path).to.equal(0);
+        expect(head.headers['content-length'], path).to.equal(String(get.body.length));
+        for (const h of ['content-type', 'odata-version', 'etag', 'cache-control']) expect(head.headers[h], `${path} ${h}`).to.equal(get.headers[h]);
+      }
+      const probe = await rawRequest(`${plain.url.replace(/\/odata$/, '')}/health`, { Authorization: '' }, 'HEAD');
+      expect(probe.status).to.equal(200);
+      expect(probe.headers['content-length']).to.equal(String('{"status":"up"}'.length));
+    });
+  });
+
+  it('binds loopback by default (HOST), and says so in its URL', () => {
+    expect((server.server.address() as AddressInfo).address).to.equal('127.0.0.1');
+    expect(server.url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/odata$/);
+  });
+});
+
+async function usageA(server: RunningServer): Promise<number> {
+  const rows = await server.service.meter.usage({ client: 'demo' });
+  return rows.filter((r) => r.class === 'A').reduce((n, r) => n + r.count, 0);
+}
