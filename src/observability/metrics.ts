@@ -63,9 +63,12 @@ export class ServiceMetrics {
     if (o.bytes > 0) this.bytes.inc({ endpoint: o.endpoint }, o.bytes);
   }
 
-  /** Adds a gauge read at each scrape (e.g. the webhook deliveries' lag, from the module that knows it). */
-  gauge(name: string, help: string, read: () => number): void {
-    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
+  /**
+   * Adds a gauge read at each scrape (e.g. the webhook deliveries' lag, from the module that knows it). A series
+   * with labels of its own: a prom-client metric registered in `registry`.
+   */
+  gauge(name: string, help: string, read: () => number | Promise<number>): void {
+    new Gauge({ name, help, registers: [this.registry], async collect() { this.set(await read()); } });
   }
 
   /** The text a scrape gets: this server's metrics and its process's. */
@@ -77,6 +80,15 @@ export class ServiceMetrics {
   shareWithCluster(): void {
     AggregatorRegistry.setRegistries([this.registry, processRegistry()]);
   }
+}
+
+/**
+ * In a cluster's primary: the text of a scrape over every worker (each having called `shareWithCluster`),
+ * counters and histograms summed, gauges per worker. For the METRICS_PORT listener, which the primary owns.
+ */
+export function clusterMetricsText(): () => Promise<string> {
+  const aggregator = new AggregatorRegistry();
+  return () => aggregator.clusterMetrics();
 }
 
 let processMetrics: Registry | undefined;

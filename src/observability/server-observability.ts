@@ -2,6 +2,7 @@
  * What a server process tells its operator: its logger, its metrics (with the database pool and usage journal
  * gauges), the metrics listener when METRICS_PORT is set, the start-up banner and the shutdown line.
  */
+import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Config } from '../config';
 import { startMetricsServer } from '../http/metrics-endpoint';
@@ -26,13 +27,17 @@ export function serverObservability(service: ListingService, given: Logger | und
     pool: service.db.poolStats ? () => service.db.poolStats?.() : undefined,
     usageLag: () => service.meter.lag(),
   });
+  // A cluster worker's metrics reach scrapes through the primary, which owns the METRICS_PORT listener.
+  if (cluster.isWorker) metrics.shareWithCluster();
   let metricsServer: Server | undefined;
   return {
     logger,
     metrics,
     async started(url, config, ready) {
       let metricsUrl = `${url.replace(/\/odata$/, '')}/metrics (admin token)`;
-      if (config.metricsPort !== undefined) {
+      if (config.metricsPort !== undefined && cluster.isWorker) {
+        metricsUrl = `METRICS_PORT ${config.metricsPort} (the primary's, over every worker)`;
+      } else if (config.metricsPort !== undefined) {
         metricsServer = await startMetricsServer(() => metrics.text(), config.metricsPort, config.metricsHost);
         const port = (metricsServer.address() as { port: number }).port;
         metricsUrl = `http://${hostForUrl(config.metricsHost)}:${port}/metrics`;
