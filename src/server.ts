@@ -12,6 +12,7 @@ import { openOnUse } from './storage/open-on-use';
 import { Reachability } from './storage/reachable';
 import { createLogger, Logger } from './observability/logger';
 import { hostForUrl, serverObservability } from './observability/server-observability';
+import { observeWebhooks } from './observability/webhook-metrics';
 
 /** The readiness probe's bound on its database check (GET /ready). */
 const READY_CHECK_MS = 1000;
@@ -69,6 +70,7 @@ export async function startServer(
   };
   const { manual, ...tuning } = app.webhooks ?? {};
   const webhooks = deliveryWorker(service, config.feedScope, { ...config.webhooks, ...tuning, log });
+  if (webhooks) observeWebhooks(observed.metrics, () => parts.subscriptions.lags());
   const handler = createApp(parts, {
     ...app,
     pageSize: config.pageSize,
@@ -79,7 +81,6 @@ export async function startServer(
     writeStallMs: config.writeStallMs,
     maxConcurrentRequests: config.maxConcurrentRequests,
     feedScope: config.feedScope,
-    logger: app.logger,
     compression: config.compression,
     corsOrigins: config.corsOrigins,
     metrics: observed.metrics,

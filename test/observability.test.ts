@@ -15,6 +15,7 @@ import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, odataError, request, startTestServer, TEST_TOKEN } from './support/http';
 import { parsePrometheus, sample } from './support/prometheus';
 import { proxiedDatabase } from './support/tcp-proxy';
+import { subscriptions } from '../src/webhooks/webhooks';
 
 type Line = Record<string, any>;
 
@@ -173,6 +174,16 @@ describeEachDatabase('Issue 13 §1 Request logs, probes and metrics', (target) =
       const after = parsePrometheus((await get(`${root}/metrics`)).text);
       expect(sample(after, 'reso_http_requests_total', { endpoint: 'other', status: '404', class: 'none' })).to.be.at.least(1);
       expect(after.some((s) => /NoSuchSet/.test(JSON.stringify(s.labels)))).to.equal(false);
+    });
+
+    it('webhook lag per subscription: events the client has not been sent yet, and how long the oldest has waited', async () => {
+      const { id } = await subscriptions(server.service, undefined).add({ client: 'demo', url: 'http://127.0.0.1:9/hook', token: 'consumer-token-0123456789' });
+      const samples = parsePrometheus((await get(`${root}/metrics`)).text);
+      const pending = samples.filter((s) => s.name === 'reso_webhook_pending_events' && s.labels.subscription === id);
+      expect(pending, 'one series for the subscription').to.have.length(1);
+      expect(pending[0].labels.client).to.equal('demo');
+      expect(pending[0].value, 'the seeded listings are events the subscription has not delivered').to.be.greaterThan(0);
+      expect(samples.filter((s) => s.name === 'reso_webhook_oldest_waiting_seconds' && s.labels.subscription === id)).to.have.length(1);
     });
 
     it('needs an admin token on the service port: 401 without one, 403 for other clients', async () => {
