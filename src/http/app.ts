@@ -28,7 +28,7 @@ import { ReaderGone, SERVICE_ROOT } from './response';
 import { metadataDocument, serviceDocument } from './service-root';
 import { requestLog } from './request-log';
 import { cachingHeaders, DATA_CACHE_CONTROL } from './caching';
-import { compressResponses, headContentLength } from './compression';
+import { compressResponses, wholeBodyLength } from './compression';
 import { corsFor } from './cors';
 import { healthProbe, readinessProbe } from './health';
 import { adminMetrics } from './metrics-endpoint';
@@ -161,14 +161,14 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
 
 /**
  * CORS, then compression (inside the request log, which so counts the bytes sent; inside the ETag coding hook,
- * whose header hook must run after compression's), then HEAD's Content-Length (inside compression, which leaves
- * a HEAD uncompressed when it sees one).
+ * whose header hook must run after compression's), then the Content-Length of a body sent whole (inside
+ * compression, which removes it when it compresses, and leaves a HEAD uncompressed).
  */
 function httpConventions(app: express.Express, options: AppOptions): void {
   const cors = corsFor(options.corsOrigins ?? []);
   if (cors) app.use(cors);
   if (options.compression) app.use(cachingHeaders(), compressResponses());
-  app.use(headContentLength());
+  app.use(wholeBodyLength());
 }
 
 /**

@@ -4,7 +4,7 @@
  * which so counts the bytes that go out. Streamed pages stay streamed: BodyWriter flushes the compressor at the
  * end of every batch (response.ts), and the compressor passes backpressure on (a full socket pauses it, and a
  * paused compressor makes writes wait), so WRITE_STALL_TIMEOUT_MS still cuts a reader that stops.
- * A HEAD response is not compressed; its Content-Length is the identity body's.
+ * A HEAD response is not compressed; its Content-Length is the identity body's (wholeBodyLength).
  */
 import { constants } from 'node:zlib';
 import compression from 'compression';
@@ -27,10 +27,13 @@ export function compressResponses(): RequestHandler {
   });
 }
 
-/** Gives a HEAD response the Content-Length of the body its GET would send whole (Node leaves it out for HEAD). */
-export function headContentLength(): RequestHandler {
-  return (req, res, next) => {
-    if (req.method !== 'HEAD') return next();
+/**
+ * Gives a body sent whole its Content-Length: the compression middleware writes the headers before it hands the
+ * body on, so Node can no longer add it (an uncompressed answer would go out chunked), and Node leaves it out for
+ * HEAD. Inside compression, which removes it again when it compresses.
+ */
+export function wholeBodyLength(): RequestHandler {
+  return (_req, res, next) => {
     const end = res.end;
     res.end = function (this: typeof res, chunk?: unknown, ...rest: unknown[]) {
       if (!res.headersSent && !res.hasHeader('Content-Length') && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
