@@ -31,7 +31,7 @@ const ADMIN_ROUTES: readonly [string, string, unknown?][] = [
   ['GET', '/admin/clients'], ['POST', '/admin/clients', { name: 'x' }], ['GET', '/admin/clients/demo'],
   ['PUT', '/admin/clients/demo/scope', { scope: null }], ['POST', '/admin/clients/demo/rotate'], ['POST', '/admin/clients/demo/revoke'],
   ['POST', '/admin/licence-check', { scope: '' }], ['GET', '/admin/usage'], ['GET', '/admin/usage/periods?by=day'],
-  ['GET', '/admin/usage/periods?by=month&format=csv'],
+  ['GET', '/admin/usage/periods?by=month&format=csv'], ['GET', '/admin/webhooks'],
 ];
 
 describeEachDatabase('Console: the admin API', (target) => {

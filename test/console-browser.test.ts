@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { sqliteTarget, TestDatabase } from './support/databases';
 import { TEST_TOKEN } from './support/http';
-import { call, originOf, Reply, requestToken } from './support/licence-http';
+import { call, originOf, Reply, requestToken, runCli } from './support/licence-http';
 import { ServerProcess, spawnServer } from './support/server-process';
 import { ConsolePage, launchChromium, openConsole, screenshot, signIn, tableHead, tableText } from './support/console-browser';
 
@@ -239,21 +239,43 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
     await screenshot(page, 'usage');
   });
 
+  it('service: health, readiness and key metrics from the service\'s own probes and scrape; webhook subscriptions with their state and failures', async () => {
+    const added = await runCli(db.url, ['webhooks', 'add', '--client', 'demo', '--url', 'http://127.0.0.1:9/hooks', '--token', 'consumer-token-0123456789']);
+    expect(added.code, added.stderr).to.equal(0);
+    /** Requests answered 2xx so far, as the scrape says. */
+    const answered = async () => [...(await call(`${origin}/metrics`, { token: TEST_TOKEN })).text.matchAll(/^reso_http_requests_total\{([^}]*)\} (\S+)$/gm)]
+      .filter((m) => /status="2\d\d"/.test(m[1])).reduce((n, m) => n + Number(m[2]), 0);
+    const before = await answered();
+    const c = await consolePage();
+    await signIn(c, TEST_TOKEN);
+    const { page } = c;
+    await page.click('#views button[data-view="service"]');
+    await page.waitForSelector('body[data-ready="service"]');
+    const after = await answered();
+    expect(await page.textContent('[data-probe="health"]')).to.equal((await call(`${origin}/health`)).json.status);
+    expect(await page.textContent('[data-probe="ready"]')).to.equal((await call(`${origin}/ready`)).json.status);
+    expect(Number(await page.textContent('[data-metric="Requests answered 2xx"]'))).to.be.within(before, after);
+    const hooks = (await admin('/admin/webhooks')).json.value as { id: string; client: string; url: string; state: string }[];
+    expect(hooks.length).to.be.above(0);
+    expect((await tableText(page, '#webhooks')).map((r) => r.slice(0, 4))).to.deep.equal(hooks.map((h) => [h.id, h.client, h.url, h.state]));
+    await screenshot(page, 'service');
+  });
+
   it('a client that is not an admin gets the explorer only; the operator endpoints refuse it from the page too', async () => {
     const token = await newClient('consumer');
     const c = await consolePage(390);
     await signIn(c, token);
     const { page } = c;
     expect(await page.getAttribute('body', 'data-ready')).to.equal('explorer');
-    for (const view of ['clients', 'usage']) {
+    for (const view of ['clients', 'usage', 'service']) {
       expect(await page.isHidden(`#views button[data-view="${view}"]`), view).to.equal(true);
       expect(await page.isHidden(`#${view}`), view).to.equal(true);
     }
-    const refused = await page.evaluate(async (t) => Promise.all(['/admin/clients', '/admin/usage/periods'].map(async (p) => {
+    const refused = await page.evaluate(async (t) => Promise.all(['/admin/clients', '/admin/usage/periods', '/admin/webhooks', '/metrics'].map(async (p) => {
       const r = await fetch(p, { headers: { Authorization: `Bearer ${t}` } });
       return [r.status, (await r.json()).error.code];
     })), token);
-    expect(refused).to.deep.equal([[403, 'AdminRequired'], [403, 'AdminRequired']]);
+    expect(refused).to.deep.equal(Array(4).fill([403, 'AdminRequired']));
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling at phone width').to.equal(true);
     await screenshot(page, 'explorer-phone');
   });

@@ -1,20 +1,22 @@
 /**
  * The console's entry: sign in with a token (kept in memory only), then the views the token may open: the
- * API explorer for any client, the operator views (clients, usage) for an admin.
+ * API explorer for any client, the operator views (clients, usage, service health and webhooks) for an admin.
  */
 import { call, signIn, signOut } from './api.js';
 import { ClientsView } from './clients-view.js';
 import { byId } from './dom.js';
 import { Explorer } from './explorer-view.js';
 import type { ExplorerPolicy } from './explorer-model.js';
+import { ServiceView } from './service-view.js';
 import { UsageView } from './usage-view.js';
 
-const VIEWS = ['explorer', 'clients', 'usage'] as const;
+const VIEWS = ['explorer', 'clients', 'usage', 'service'] as const;
 type View = (typeof VIEWS)[number];
 
 let policy: ExplorerPolicy | undefined;
 const clients = new ClientsView();
 const usage = new UsageView();
+const service = new ServiceView();
 
 async function submitToken(e: Event): Promise<void> {
   e.preventDefault();
@@ -59,6 +61,7 @@ async function show(view: View): Promise<void> {
   document.body.dataset.view = view;
   if (view === 'clients') await clients.show();
   if (view === 'usage') await usage.show();
+  if (view === 'service') await service.show();
   document.body.dataset.ready = view;
 }
 
