@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../..');
 
 export function startProduct(databaseUrl: string, listings: number, token: string): Promise<{ base: string; child: ChildProcess }> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_LISTINGS: String(listings), DEMO_TOKEN: token, BENCH_PARENT_PID: String(process.pid) };
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', WORKERS: '1', SEED_LISTINGS: String(listings), DEMO_TOKEN: token, BENCH_PARENT_PID: String(process.pid) };
   const child = spawn(process.execPath, [join(ROOT, 'dist/bench/product-server.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   return new Promise((resolveStart, reject) => {

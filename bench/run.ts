@@ -1156,7 +1156,7 @@ async function main(): Promise<number> {
     const token = randomBytes(24).toString('base64url');
     // All load comes from the one demo client: its limit on requests in progress must admit every connection.
     const productEnv = {
-      ...env, PAGE_SIZE: String(PAGE), MAX_PAGE_SIZE: String(o.walkPageSize), SEED_LISTINGS: '0',
+      ...env, PAGE_SIZE: String(PAGE), MAX_PAGE_SIZE: String(o.walkPageSize), SEED_LISTINGS: '0', WORKERS: '1',
       MAX_CONCURRENT_REQUESTS: String(Math.max(8, o.connections)),
     };
     const bearer = { Authorization: `Bearer ${token}` };

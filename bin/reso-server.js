@@ -1,7 +1,5 @@
 #!/usr/bin/env node
 'use strict';
-// The compiled CLI; `npm install` builds it (the prepare script).
-require('../dist/src/cli.js').main(process.argv.slice(2)).then(
-  (code) => { if (code !== undefined) process.exitCode = code; },
-  (e) => { console.error(`reso-server: ${e.message}`); process.exit(1); },
-);
+// The compiled CLI; `npm install` builds it (the prepare script). Failures print one line and exit with the code
+// that names them (src/exit-codes.ts).
+require('../dist/src/cli.js').run(process.argv.slice(2));

@@ -1,54 +1,30 @@
-/** `reso-server serve | seed | generate`: the operator's command line. */
+/** `reso-server <command>`: the operator's command line (README "Command line"; exit codes in src/exit-codes.ts). */
+import cluster from 'node:cluster';
 import { serviceModel } from '../generated';
-import { configFromEnv, usageOptions } from './config';
-import { seedDemoData } from './seed/demo-data';
-import { serveFromEnv } from './server';
-import { CLIENTS_USAGE, runClients, runUsage } from './admin/operator-cli';
+import { choiceOption, HELP, integerOption, parseCommand, usageError } from './admin/command-line';
+import { CLIENTS_HELP, INGEST_HELP, MAIN_HELP, SEED_HELP, USAGE_HELP } from './admin/help';
+import { parseClients, parseUsage, runClients, runUsage } from './admin/operator-cli';
 import { runWebhooks, WEBHOOKS_USAGE } from './admin/webhooks-cli';
-import { subscriptions } from './webhooks/webhooks';
+import { Progress } from './admin/progress';
+import { failed } from './cluster/messages';
+import { Config, configFromEnv, usageOptions } from './config';
+import { ExitCode, explainFailure, OperatorError } from './exit-codes';
 import { ingestFile } from './ingest/ndjson';
+import { serve } from './serve';
+import { seedDemoData } from './seed/demo-data';
 import { ListingService } from './service';
 import { openDatabase } from './storage/database';
+import { version } from './version';
+import { SubscriptionInvalid } from './webhooks/subscriptions';
+import { subscriptions } from './webhooks/webhooks';
 
-const USAGE = `Usage: reso-server <command> [options]
-
-Commands:
-  serve                      Start the OData service at http://localhost:$PORT/odata
-                             (on an empty database, first seeds $SEED_LISTINGS demo listings)
-  seed --listings N [--seed S]
-                             Write N deterministic demo listings with their offices, members,
-                             media, open houses, history, rooms and units
-  ingest <Resource> <file.ndjson> [--on-error skip|reject]
-                             Upsert records by key, one JSON object per line; {"<Key>": "…", "@delete": true}
-                             deletes (a listing is marked deleted, as the dictionary says). The service keeps the timestamps.
-                             Bad lines are reported by number and skipped, or (reject) nothing is written.
-  clients add|list|revoke|rotate
-                             Manage API clients (OAuth2 client credentials): scope, hidden fields, rate limit
-  webhooks add|list|remove|resume
-                             Push each client's EntityEvents to its consumer's URL (RCP-028); list shows
-                             state, cursor, lag and failures
-  usage [--client X] [--from YYYY-MM-DDTHH] [--to YYYY-MM-DDTHH] [--by hour|day|month] [--json|--csv]
-                             Transactions by client, period and class (A: fetch by key, B: query)
-  generate [--dictionary F] [--out D]
-                             Regenerate generated/ from the CSDL data dictionary
-
-Environment:
-  PORT            HTTP port (default 8080)
-  DATABASE_URL    sqlite:<path> (default: sqlite:data/reso.sqlite) or mysql://user:pass@host:3306/db
-  PAGE_SIZE       records per collection page (default 100)
-  BASE_URL        absolute service root for links, behind a proxy (default: from the Host header)
-  SEED_LISTINGS   demo listings for serve on an empty database (default 2000; 0 = none)
-  DEMO_TOKEN      static access token of the "demo" client (default: a random one, printed when seeding)
-  MAX_PAGE_SIZE, PAGING_SECRET, FEED_SCOPE, FILTER_MAX_LENGTH, USAGE_JOURNAL_DIR, USAGE_APPLY_MS,
-  DB_ACQUIRE_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS, WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_FAILURES,
-  WEBHOOK_TIMEOUT_MS, WEBHOOK_POLL_MS: see the README`;
+const log = (line: string) => console.log(line);
 
 /**
  * The service as configured, its start-up work done, for commands other than serve (they never charge, but
  * usage applies journals).
  */
-async function openService(log: (line: string) => void): Promise<ListingService> {
-  const config = configFromEnv();
+async function openService(config: Config): Promise<ListingService> {
   const service = new ListingService(serviceModel, openDatabase(config.databaseUrl, config.databaseTimeouts), { usage: usageOptions(config, log) });
   try {
     await service.prepare();
@@ -59,91 +35,125 @@ async function openService(log: (line: string) => void): Promise<ListingService>
   return service;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv;
-  const log = (line: string) => console.log(line);
-  switch (command) {
-    case 'serve': {
-      if (args.includes('--help')) { console.log(USAGE); return 0; }
-      if (args.length) throw new Error(`serve takes no arguments (got ${args.join(' ')}); configure it by environment`);
-      const running = await serveFromEnv(serviceModel);
-      const stop = () => { running.close().then(() => process.exit(0), () => process.exit(1)); };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      return new Promise<number>(() => undefined);
-    }
-    case 'seed': {
-      let listings: number | undefined;
-      let seed = 1;
-      for (let i = 0; i < args.length; i++) {
-        if (args[i] === '--listings') listings = positiveInt(args[++i], '--listings');
-        else if (args[i] === '--seed') seed = positiveInt(args[++i], '--seed');
-        else if (args[i] === '--help') { console.log(USAGE); return 0; }
-        else throw new Error(`unknown argument ${args[i]}`);
-      }
-      if (listings === undefined) throw new Error('seed needs --listings N');
-      const service = await openService(log);
-      try {
-        const summary = await seedDemoData(service, { listings, seed }, log);
-        log(`seeded ${JSON.stringify(summary)} into ${service.db.description}`);
-      } finally {
-        await service.close();
-      }
-      return 0;
-    }
-    case 'ingest': {
-      if (args.includes('--help')) { console.log(USAGE); return 0; }
-      const positional = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--on-error');
-      const modeAt = args.indexOf('--on-error');
-      const onError = modeAt >= 0 ? args[modeAt + 1] : 'skip';
-      if (positional.length !== 2 || (onError !== 'skip' && onError !== 'reject')) {
-        throw new Error('usage: reso-server ingest <Resource> <file.ndjson> [--on-error skip|reject]');
-      }
-      const service = await openService(log);
-      try {
-        const report = await ingestFile(service, positional[0], positional[1], { onError });
-        for (const e of report.errors) console.error(`line ${e.line}: ${e.message}`);
-        const { errors, ...counts } = report;
-        log(`${report.rejected ? 'REJECTED, nothing written: ' : ''}${JSON.stringify({ ...counts, errors: errors.length })}`);
-        return errors.length > 0 ? 2 : 0;
-      } finally {
-        await service.close();
-      }
-    }
-    case 'clients':
-    case 'webhooks':
-    case 'usage':
-      return runOperatorCommand(command, args, log);
-    case 'generate': {
-      const { runGenerate, GENERATE_USAGE } = await loadGenerator();
-      if (args.includes('--help')) { console.log(GENERATE_USAGE); return 0; }
-      runGenerate(args);
-      return 0;
-    }
-    case undefined:
-    case '--help':
-    case '-h':
-    case 'help':
-      console.log(USAGE);
-      return command === undefined ? 1 : 0;
-    default:
-      console.error(`unknown command ${command}\n\n${USAGE}`);
-      return 1;
+async function withService(config: Config, fn: (service: ListingService) => Promise<number>): Promise<number> {
+  const service = await openService(config);
+  try {
+    return await fn(service);
+  } finally {
+    await service.close();
   }
 }
 
-/** `clients …`, `webhooks …` and `usage …`: over the service as configured, closed afterwards. */
-async function runOperatorCommand(command: 'clients' | 'webhooks' | 'usage', args: string[], log: (line: string) => void): Promise<number> {
-  if (args.includes('--help')) { console.log(command === 'clients' ? CLIENTS_USAGE : command === 'webhooks' ? WEBHOOKS_USAGE : USAGE); return 0; }
-  const service = await openService(log);
+type Command = (args: string[], config: () => Config) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  serve: (args, config) => serve(args, config, log),
+  seed: async (args, config) => {
+    const parsed = parseCommand('seed', args, { listings: { type: 'string' }, seed: { type: 'string' } });
+    if (parsed === HELP) { log(SEED_HELP); return ExitCode.ok; }
+    const listings = integerOption('seed', 'listings', parsed.values.listings, 0);
+    if (listings === undefined) throw usageError('seed', 'missing --listings N');
+    const seed = integerOption('seed', 'seed', parsed.values.seed) ?? 1;
+    return withService(config(), async (service) => {
+      const progress = new Progress('listings', listings);
+      const summary = await seedDemoData(service, { listings, seed }, log, (n) => progress.update(n));
+      progress.finish(summary.listings);
+      log(`seeded ${JSON.stringify(summary)} into ${service.db.description}`);
+      return ExitCode.ok;
+    });
+  },
+  ingest: async (args, config) => {
+    const parsed = parseCommand('ingest', args, { 'on-error': { type: 'string' }, json: { type: 'boolean' } }, { names: ['<Resource>', '<file.ndjson>'] });
+    if (parsed === HELP) { log(INGEST_HELP); return ExitCode.ok; }
+    const onError = choiceOption('ingest', 'on-error', parsed.values['on-error'], ['skip', 'reject'] as const, 'skip');
+    const [resource, file] = parsed.positionals;
+    return withService(config(), async (service) => {
+      const progress = new Progress('lines', undefined);
+      const report = await ingestFile(service, resource, file, { onError, onProgress: (n) => progress.update(n) });
+      progress.finish(report.lines);
+      for (const e of report.errors) console.error(`line ${e.line}: ${e.message}`);
+      const { errors, ...counts } = report;
+      if (parsed.values.json) log(JSON.stringify({ ...counts, errors: errors.length }));
+      else log(ingestSummary(file, report));
+      return errors.length > 0 ? ExitCode.badInput : ExitCode.ok;
+    });
+  },
+  clients: async (args, config) => {
+    const command = parseClients(args);
+    if (command === HELP) { (args.length ? log : console.error)(CLIENTS_HELP); return args.length ? ExitCode.ok : ExitCode.usage; }
+    const settings = config();
+    return withService(settings, (service) => runClients(service, command, log, { tokenUrl: tokenUrl(settings) }));
+  },
+  webhooks: async (args, config) => {
+    if (args.length === 0 || args.includes('--help') || args.includes('-h')) { (args.length ? log : console.error)(WEBHOOKS_USAGE); return args.length ? ExitCode.ok : ExitCode.usage; }
+    const settings = config();
+    return withService(settings, (service) => runWebhooks(subscriptions(service, settings.feedScope), args, log).catch((e: unknown) => {
+      throw e instanceof SubscriptionInvalid ? new OperatorError(e.message, ExitCode.usage) : e;
+    }));
+  },
+  usage: async (args, config) => {
+    const command = parseUsage(args);
+    if (command === HELP) { log(USAGE_HELP); return ExitCode.ok; }
+    return withService(config(), (service) => runUsage(service.meter, service.clients, command, log));
+  },
+  generate: async (args) => {
+    const { runGenerate, GENERATE_USAGE } = await loadGenerator();
+    if (args.includes('--help') || args.includes('-h')) { log(GENERATE_USAGE); return ExitCode.ok; }
+    runGenerate(args);
+    return ExitCode.ok;
+  },
+};
+
+function ingestSummary(file: string, r: Awaited<ReturnType<typeof ingestFile>>): string {
+  const counts = Object.entries(r).filter(([k, v]) => typeof v === 'number' && k !== 'lines' && v > 0).map(([k, v]) => `${v} ${k}`);
+  if (r.rejected) return `REJECTED, nothing written: ${r.errors.length} bad of ${r.lines} lines read from ${file}`;
+  return `${r.lines} lines read from ${file}: ${counts.join(', ') || 'nothing written'}${r.errors.length ? `; ${r.errors.length} bad lines skipped` : ''}`;
+}
+
+/** Where clients get tokens: BASE_URL's origin, else this host at $PORT. */
+function tokenUrl(config: Config): string {
+  const origin = config.baseUrl ? new URL(config.baseUrl).origin : `http://localhost:${config.port || 8080}`;
+  return `${origin}/oauth2/token`;
+}
+
+/** Runs a command; returns its exit code. Failures are thrown (see `run`). */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined) { console.error(MAIN_HELP); return ExitCode.usage; }
+  if (['--help', '-h', 'help'].includes(command)) { log(MAIN_HELP); return ExitCode.ok; }
+  if (['--version', '-v', 'version'].includes(command)) { log(version()); return ExitCode.ok; }
+  const run = COMMANDS[command];
+  if (!run) throw usageError('', `unknown ${command.startsWith('-') ? 'option' : 'command'} ${command}; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  let config: Config | undefined;
+  return run(args, () => (config ??= configFromEnv()));
+}
+
+/**
+ * The process's way in (bin/reso-server.js): runs `argv`, and on failure prints one line, never a stack trace,
+ * and exits with the code that names the kind of failure.
+ */
+export function run(argv: string[]): void {
+  main(argv).then(
+    (code) => { process.exitCode = code; },
+    (e: unknown) => {
+      const { line, code } = explainFailure(e, failureContext());
+      // A worker's primary prints the line, once for all its workers (they fail alike).
+      if (cluster.isWorker && process.connected) {
+        process.send!(failed(line, code), () => process.exit(code));
+        return;
+      }
+      console.error(`reso-server: ${line}`);
+      process.exit(code);
+    },
+  );
+}
+
+function failureContext(): { databaseUrl?: string; port?: number } {
   try {
-    switch (command) {
-      case 'clients': return await runClients({ model: service.model, clients: service.clients }, args, log);
-      case 'webhooks': return await runWebhooks(subscriptions(service, configFromEnv().feedScope), args, log);
-      default: return await runUsage(service.meter, args, log);
-    }
-  } finally {
-    await service.close();
+    const config = configFromEnv();
+    return { databaseUrl: config.databaseUrl, port: config.port };
+  } catch {
+    return { databaseUrl: process.env.DATABASE_URL };
   }
 }
 
@@ -161,15 +171,4 @@ async function loadGenerator(): Promise<typeof import('../codegen/main')> {
   }
 }
 
-function positiveInt(v: string | undefined, name: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} needs a positive integer`);
-  return n;
-}
-
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => { if (code !== undefined) process.exitCode = code; },
-    (e: Error) => { console.error(`reso-server: ${e.message}`); process.exit(1); },
-  );
-}
+if (require.main === module) run(process.argv.slice(2));

@@ -1,5 +1,7 @@
 /** Configuration from the environment; every setting is documented in the README. */
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
+import { OperatorError } from './exit-codes';
 import type { MeterOptions } from './metering/meter';
 import type { RetentionPolicy } from './storage/change-log-retention';
 import { DatabaseTimeouts, DEFAULT_TIMEOUTS, sqliteFile } from './storage/database';
@@ -44,7 +46,15 @@ export interface Config extends OperationConfig {
   changeLogRetention: RetentionPolicy;
   /** How often the change log's old events are pruned, in milliseconds. */
   changeLogPruneMs: number;
+  /** Server processes `serve` runs (node:cluster); 1 serves from the one process. */
+  workers: number;
+  /** How long a stopping server waits for requests in progress before it cuts them, in milliseconds. */
+  shutdownTimeoutMs: number;
 }
+
+/** The shortest DEMO_TOKEN accepted, and the fewest distinct characters in it: it is an admin credential. */
+export const DEMO_TOKEN_MIN_LENGTH = 32;
+const DEMO_TOKEN_MIN_DISTINCT = 12;
 
 export interface WebhookSettings {
   batchSize: number;
@@ -53,7 +63,21 @@ export interface WebhookSettings {
   pollMs: number;
 }
 
+/** The configuration; an invalid setting is an OperatorError (exit code 2) naming it. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
+  let config: Config;
+  try {
+    config = readConfig(env);
+  } catch (e) {
+    throw e instanceof OperatorError ? e : new OperatorError((e as Error).message);
+  }
+  if (config.pageSize > config.maxPageSize) {
+    throw new OperatorError(`PAGE_SIZE (${config.pageSize}) must not exceed MAX_PAGE_SIZE (${config.maxPageSize}): lower PAGE_SIZE or raise MAX_PAGE_SIZE`);
+  }
+  return config;
+}
+
+function readConfig(env: NodeJS.ProcessEnv): Config {
   return {
     ...operationConfigFromEnv(env),
     port: intSetting(env, 'PORT', 8080, 0, 65535),
@@ -66,7 +90,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     writeStallMs: intSetting(env, 'WRITE_STALL_TIMEOUT_MS', 30_000, 100, 600_000),
     maxConcurrentRequests: intSetting(env, 'MAX_CONCURRENT_REQUESTS', 8, 1, 10_000),
     feedScope: env.FEED_SCOPE || undefined,
-    demoToken: env.DEMO_TOKEN || undefined,
+    demoToken: demoToken(env.DEMO_TOKEN || undefined),
     baseUrl: env.BASE_URL ? env.BASE_URL.replace(/\/+$/, '') : undefined,
     seedListings: intSetting(env, 'SEED_LISTINGS', 2000, 0, 10_000_000),
     usageJournalDir: env.USAGE_JOURNAL_DIR || usageJournalDirFor(env.DATABASE_URL || undefined),
@@ -86,7 +110,20 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       ...(env.ENTITY_EVENT_RETENTION_COUNT ? { count: intSetting(env, 'ENTITY_EVENT_RETENTION_COUNT', 0, 1, Number.MAX_SAFE_INTEGER) } : {}),
     },
     changeLogPruneMs: intSetting(env, 'ENTITY_EVENT_PRUNE_MS', 60_000, 100, 86_400_000),
+    workers: intSetting(env, 'WORKERS', availableParallelism(), 1, 256),
+    shutdownTimeoutMs: intSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   };
+}
+
+/** A DEMO_TOKEN is an admin's bearer token: a short or repetitive one is refused, not served. */
+function demoToken(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (token.length < DEMO_TOKEN_MIN_LENGTH || new Set(token).size < DEMO_TOKEN_MIN_DISTINCT) {
+    throw new OperatorError(`DEMO_TOKEN is too weak for an admin token (${token.length} characters, ${new Set(token).size} distinct; `
+      + `at least ${DEMO_TOKEN_MIN_LENGTH} and ${DEMO_TOKEN_MIN_DISTINCT} needed): use a random one, e.g. DEMO_TOKEN=$(openssl rand -base64 32), or unset it`);
+  }
+  if (/\s/.test(token)) throw new OperatorError('DEMO_TOKEN must not contain spaces: use a random one, e.g. DEMO_TOKEN=$(openssl rand -base64 32)');
+  return token;
 }
 
 /**
@@ -118,6 +155,8 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  if (!/^\s*-?\d+\s*$/.test(raw) || !Number.isInteger(n) || n < min || n > max) {
+    throw new OperatorError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
   return n;
 }

@@ -11,9 +11,12 @@ import { StartupInProgress } from './storage/startup-lock';
 const RETRY_MS = 250;
 const MAX_RETRY_MS = 4000;
 
-/** A failure that goes away by itself: the database is away or locked, or another instance is doing the work. */
+/**
+ * A failure that goes away by itself: the database is away or locked, or another instance is doing the work
+ * (not a SQLite file that cannot be opened at all).
+ */
 export function isTransient(e: unknown): boolean {
-  return e instanceof DatabaseUnavailable || e instanceof StartupInProgress;
+  return (e instanceof DatabaseUnavailable && !e.permanent) || e instanceof StartupInProgress;
 }
 
 export interface ReadinessOptions {

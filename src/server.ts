@@ -1,11 +1,11 @@
 /** Starting and stopping the HTTP server over a database. */
 import type { AddressInfo } from 'node:net';
-import { createServer, Server } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Config, configFromEnv, maxRequestHead, usageOptions } from './config';
 import type { Clock } from './clock';
 import { AppOptions, createApp } from './http/app';
 import { ScopeEpochs } from './paging/scope-epoch';
-import { listingRootOf, ServiceModel } from './model/service-model';
+import { EntitySetSpec, listingRootOf, ServiceModel } from './model/service-model';
 import { isTransient } from './readiness';
 import { ListingService } from './service';
 import { openOnUse } from './storage/open-on-use';
@@ -25,7 +25,11 @@ export interface RunningServer {
   readonly server: Server;
   /** Pushes each webhook subscription's events (absent when the dictionary has no event set). */
   readonly webhooks?: DeliveryWorker;
-  close(): Promise<void>;
+  /**
+   * Stops taking connections, lets requests in progress finish for up to `drainMs` (0: cuts them at once), then
+   * closes the rest, applies the usage journal and closes the database.
+   */
+  close(drainMs?: number, reason?: string): Promise<void>;
 }
 
 /** Options beyond configuration: bench/ starts the app anonymous to measure what auth and metering cost; tests pass a clock. */
@@ -36,6 +40,11 @@ export interface ServerOptions extends Pick<AppOptions, 'anonymous'> {
   readonly logger?: Logger;
   /** Tests: the worker's backoff and jitter, and `manual` to run its turns by hand (runOnce) instead of every WEBHOOK_POLL_MS. */
   readonly webhooks?: Partial<Pick<DeliveryOptions, 'random' | 'backoffMs' | 'maxBackoffMs'>> & { readonly manual?: boolean };
+  /**
+   * Take connections only once the start-up work is done, instead of at once with 503 meanwhile: for a worker
+   * that replaces another in a cluster, where ready workers are taking the connections.
+   */
+  readonly listenWhenReady?: boolean;
 }
 
 /**
@@ -88,30 +97,17 @@ export async function startServer(
   });
   // Long query strings must reach the service, which answers 413 with an OData body, instead of Node's bare 431.
   const server = createServer({ maxHeaderSize: maxRequestHead(config) }, handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
   server.keepAliveTimeout = 65_000;
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${hostForUrl(config.host)}:${port}/odata`;
   const pruning = pruneChangeLog(service, config.changeLogPruneMs, log);
-  const close = async () => {
+  const inFlight = requestsInFlight(server);
+  const close = async (drainMs = 0, reason?: string) => {
     clearInterval(pruning);
     await webhooks?.stop();
-    await observed.stopping();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await observed.stopping(reason);
+    await drain(server, inFlight, drainMs);
     await service.close();
   };
-  service.readiness.whenReady().then((started) => {
-    // Journaled counts move to the database from now on, starting with any a process that died left behind.
-    if (!app.anonymous) service.meter.start();
-    if (!manual) webhooks?.start();
-    if (started.newDemoToken) log(demoTokenNotice(started.newDemoToken, `${url}/${listingRootOf(model)?.name ?? ''}`));
-  }, () => undefined);
+  if (!app.listenWhenReady) await listen(server, config.port, config.host);
   try {
     await service.readiness.start();
   } catch (e) {
@@ -120,6 +116,16 @@ export async function startServer(
       throw e;
     }
   }
+  if (app.listenWhenReady) {
+    await service.readiness.whenReady().then(() => listen(server, config.port, config.host)).catch(async (e: unknown) => { await close(); throw e; });
+  }
+  const url = `http://${hostForUrl(config.host)}:${(server.address() as AddressInfo).port}/odata`;
+  service.readiness.whenReady().then((started) => {
+    // Journaled counts move to the database from now on, starting with any a process that died left behind.
+    if (!app.anonymous) service.meter.start();
+    if (!manual) webhooks?.start();
+    if (started.newDemoToken) log(demoTokenNotice(started.newDemoToken, url, model));
+  }, () => undefined);
   await observed.started(url, config, service.readiness.ready).catch(async (e: unknown) => { await close(); throw e; });
   return { url, service, server, webhooks, close };
 }
@@ -144,7 +150,56 @@ function pruneChangeLog(service: ListingService, everyMs: number, log: (line: st
   return timer;
 }
 
-function demoTokenNotice(token: string, example: string): string {
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+}
+
+/** The responses being written, so that a drain knows when they are done. */
+function requestsInFlight(server: Server): Set<ServerResponse> {
+  const responses = new Set<ServerResponse>();
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    responses.add(res);
+    // A request that arrives on a kept-alive connection while draining ends that connection.
+    if (!server.listening) res.shouldKeepAlive = false;
+    res.once('close', () => responses.delete(res));
+  });
+  return responses;
+}
+
+/**
+ * No new connections; idle ones closed now, busy ones once their response is out (Connection: close), and whatever
+ * is still running after `drainMs` is cut.
+ */
+async function drain(server: Server, inFlight: Set<ServerResponse>, drainMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const res of inFlight) res.shouldKeepAlive = false;
+  server.closeIdleConnections();
+  const deadline = Date.now() + drainMs;
+  while (inFlight.size > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, deadline - Date.now())));
+    server.closeIdleConnections();
+  }
+  server.closeAllConnections();
+  await closed;
+}
+
+/**
+ * A first query worth pasting: five listings, a few fields (a whole first page is half a megabyte of JSON): the
+ * key, the lookups a client may filter on (status, type), the change timestamp.
+ */
+function exampleQuery(set: EntitySetSpec | undefined): string {
+  if (!set) return '';
+  const lookups = set.fields.filter((f) => f.filterable && f.lookupName && !f.collection && !f.restricted).slice(0, 2).map((f) => f.name);
+  const fields = [set.key, ...lookups, set.changeTimestamp].filter((f): f is string => f !== undefined);
+  return `${set.name}?$top=5&$select=${[...new Set(fields)].join(',')}`;
+}
+
+/** What the first start prints: the demo client's new token, and a request to paste. */
+export function demoTokenNotice(token: string, serviceRoot: string, model: ServiceModel): string {
+  const example = `${serviceRoot}/${exampleQuery(listingRootOf(model))}`;
   return `demo client "demo" created; its access token (set DEMO_TOKEN to choose your own):\n\n  ${token}\n\n`
-    + `  curl -H 'Authorization: Bearer ${token}' ${example}\n`;
+    + `  curl -H 'Authorization: Bearer ${token}' '${example}'\n`;
 }

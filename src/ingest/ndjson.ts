@@ -14,6 +14,8 @@ export interface IngestOptions {
   onError: 'skip' | 'reject';
   /** Lines per transaction. */
   batchSize?: number;
+  /** Called with the lines read so far, after each batch (and as the check of 'reject' goes). */
+  onProgress?: (lines: number) => void;
 }
 
 export interface FileReport extends IngestReport {
@@ -53,6 +55,7 @@ export async function ingestFile(target: IngestTarget, setName: string, path: st
   if (options.onError === 'reject') {
     // Check every line before writing any (timestamps are the service's, so a placeholder stands in).
     for await (const { line, text } of numberedLines(path)) {
+      if (++report.lines % 1000 === 0) options.onProgress?.(report.lines);
       try {
         const { input } = parseLine(line, text);
         if (isDeletion(input)) {
@@ -67,6 +70,7 @@ export async function ingestFile(target: IngestTarget, setName: string, path: st
       }
     }
     if (report.errors.length > 0) return { ...report, rejected: true };
+    report.lines = 0;
   }
 
   const size = options.batchSize ?? 500;
@@ -82,6 +86,7 @@ export async function ingestFile(target: IngestTarget, setName: string, path: st
     if (batch.length >= size) {
       await ingestBatch(target, set.name, batch, report);
       batch = [];
+      options.onProgress?.(report.lines);
     }
   }
   if (batch.length) await ingestBatch(target, set.name, batch, report);

@@ -4,9 +4,11 @@
  * (statements.ts); every statement runs as a prepared statement through the driver, kept per connection for
  * the next call of the same shape. Every wait is bounded (deadline.ts): past it, DatabaseUnavailable (503).
  */
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { DEFAULT_TIMEOUTS, type DatabaseTimeouts } from './deadline';
 import type { SqlDialect } from './dialect';
+import { DatabaseFolderMissing } from './errors';
 import { MysqlDatabase } from './mysql-database';
 import { SqliteDatabase } from './sqlite-database';
 import type { Statements } from './statements';
@@ -59,10 +61,23 @@ export function sqliteFile(url: string | undefined): string | undefined {
   return url ? url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : DEFAULT_SQLITE_PATH;
 }
 
+/**
+ * A SQLite file's folder must exist: a mistyped DATABASE_URL must not quietly create folders and an empty database
+ * somewhere. Only the default folder (data/ under the working directory) is created.
+ */
+function sqliteFolderReady(file: string): string {
+  const folder = dirname(file);
+  if (existsSync(folder)) return file;
+  if (folder !== resolve(dirname(DEFAULT_SQLITE_PATH))) throw new DatabaseFolderMissing(file, folder);
+  mkdirSync(folder, { recursive: true });
+  return file;
+}
+
 /** `sqlite:<path>` (or unset: the default file), or `mysql://user:pass@host:port/db`. */
 export function openDatabase(url: string | undefined, timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS): Database {
   const path = sqliteFile(url);
-  if (path !== undefined) return new SqliteDatabase(path === ':memory:' ? path : resolve(path), timeouts);
+  if (path === ':memory:') return new SqliteDatabase(path, timeouts);
+  if (path !== undefined) return new SqliteDatabase(sqliteFolderReady(resolve(path)), timeouts);
   if (url?.startsWith('mysql://') || url?.startsWith('mariadb://')) return new MysqlDatabase(url.replace(/^mariadb:/, 'mysql:'), timeouts);
   throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got ${url?.split(':')[0]}:)`);
 }

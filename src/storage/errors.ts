@@ -4,6 +4,14 @@ export class DatabaseUnavailable extends Error {
     super(`database unavailable (${reason})`);
   }
 
+  /**
+   * Will not go away by waiting: the file cannot be opened at all (its folder is unwritable, it is a folder, …).
+   * A start that meets it stops with a line saying so instead of answering 503 for ever.
+   */
+  get permanent(): boolean {
+    return this.reason.startsWith('SQLITE_CANTOPEN');
+  }
+
   /** What an operator reads in the log about it. */
   get explanation(): string {
     if (/^SQLITE_(NOTADB|CORRUPT)/.test(this.reason)) {
@@ -12,6 +20,13 @@ export class DatabaseUnavailable extends Error {
     if (/^SQLITE_(BUSY|LOCKED)/.test(this.reason)) return `the database file is locked by another process (${this.reason})`;
     if (/^ER_LOCK/.test(this.reason)) return `the database is busy: another transaction holds a lock this one needs (${this.reason})`;
     return `the database is not reachable (${this.reason})`;
+  }
+}
+
+/** The folder of DATABASE_URL's SQLite file does not exist (only the default data/ folder is created). */
+export class DatabaseFolderMissing extends Error {
+  constructor(readonly file: string, readonly folder: string) {
+    super(`the folder ${folder} of the SQLite file ${file} does not exist: create it (mkdir -p ${folder}) or correct DATABASE_URL`);
   }
 }
 

@@ -6,8 +6,6 @@
  * as DatabaseUnavailable (503). Reads go through a second connection and, in WAL mode, are not held up by
  * any writer. A damaged or foreign file (SQLITE_CORRUPT, SQLITE_NOTADB) is unavailable too, not an internal error.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type Row } from './database';
@@ -40,7 +38,6 @@ export class SqliteDatabase implements Database {
 
   constructor(path: string, private readonly timeouts: DatabaseTimeouts) {
     this.description = `sqlite:${path}`;
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     try {
       this.writer = new BetterSqlite3(path, { timeout: BUSY_WAIT_MS });
       this.writer.pragma('journal_mode = WAL');

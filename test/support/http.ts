@@ -4,7 +4,7 @@ import type { ServiceModel } from '../../src/model/service-model';
 import { RunningServer, ServerOptions, startServer } from '../../src/server';
 
 /** The static token every test server registers for its `demo` client; `get` sends it unless told otherwise. */
-export const TEST_TOKEN = 'test-token-5f0c2a9e';
+export const TEST_TOKEN = 'test-token-5f0c2a9e-b1d4-47c8-9e3a-6d2f0b8c1a7e';
 
 /**
  * The product's defaults (as with an empty environment and DATABASE_URL set), a free port, no demo data, and

@@ -95,12 +95,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `node dist/src/cli.js <args>` with DATABASE_URL set; never throws on a non-zero exit. */
-export function runCli(databaseUrl: string, args: readonly string[], timeoutMs = 30_000): Promise<CliResult> {
+/** `node dist/src/cli.js <args>` with DATABASE_URL (and `extraEnv`) set; never throws on a non-zero exit. */
+export function runCli(databaseUrl: string, args: readonly string[], timeoutMs = 30_000, extraEnv: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((done) => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl };
     delete env.DEMO_TOKEN;
     delete env.FEED_SCOPE;
+    Object.assign(env, extraEnv);
     execFile(process.execPath, [CLI, ...args], { env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1) : 0;
       done({ code, stdout: String(stdout), stderr: String(stderr) });

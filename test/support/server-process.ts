@@ -1,5 +1,6 @@
-/** `reso-server serve` as a process of its own, for tests that kill it the hard way. */
+/** `reso-server serve` as a process of its own, for tests that kill it the hard way, signal it, or run it as a cluster. */
 import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { CLI } from './licence-http';
 
 export interface ServerProcess {
@@ -20,12 +21,14 @@ export interface ServerProcess {
  * Resolves once the server says it is serving (ready, or answering 503 until its start-up work is done), or once
  * its output matches `until` (then `url` is empty unless the output has it already).
  */
-export function spawnServer(databaseUrl: string, env: Record<string, string> = {}, until?: RegExp): Promise<ServerProcess> {
+export function spawnServer(
+  databaseUrl: string, env: Record<string, string> = {}, until?: RegExp, args: readonly string[] = ['serve'],
+): Promise<ServerProcess> {
   const inherited: NodeJS.ProcessEnv = { ...process.env };
   delete inherited.DEMO_TOKEN;
   delete inherited.FEED_SCOPE;
-  const childEnv: NodeJS.ProcessEnv = { ...inherited, DATABASE_URL: databaseUrl, PORT: '0', SEED_LISTINGS: '0', ...env };
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const childEnv: NodeJS.ProcessEnv = { ...inherited, DATABASE_URL: databaseUrl, PORT: '0', SEED_LISTINGS: '0', WORKERS: '1', ...env };
+  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const signal = (name: NodeJS.Signals) => async () => {
@@ -67,4 +70,22 @@ export function spawnServer(databaseUrl: string, env: Record<string, string> = {
     child.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
     child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? signal}) before serving:\n${out}`)); });
   });
+}
+
+/** The processes `pid` started that are still running (a cluster's workers), from /proc. */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether a process exists (and is not a zombie). */
+export function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,187 @@
+/**
+ * README "Command line" and "Exit codes": every command's own help, the version, options and dates refused with
+ * one line and exit code 2, and each start-up misconfiguration refused with one actionable line, its exit code
+ * and no stack trace (real processes of `dist/src/cli.js`).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect } from 'chai';
+import { hourOption } from '../src/admin/command-line';
+import { Progress } from '../src/admin/progress';
+import { MYSQL_URL } from './support/databases';
+import { CliResult, pool, runCli } from './support/licence-http';
+import { spawnServer } from './support/server-process';
+
+const VERSION = (JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+
+/** One line on stderr, prefixed, naming `pattern`; nothing that looks like a stack trace. */
+function expectOneLine(r: CliResult, code: number, pattern: RegExp): void {
+  const lines = r.stderr.trim().split('\n');
+  expect(r.code, `exit code; stderr: ${r.stderr}`).to.equal(code);
+  expect(lines, r.stderr).to.have.length(1);
+  expect(lines[0]).to.match(/^reso-server: /).and.match(pattern);
+  expect(r.stderr + r.stdout).not.to.match(/\n\s+at /);
+}
+
+describe('Command line: help, version and validation', () => {
+  let dir: string;
+  /** A database URL whose folder does not exist: a command that opened it would fail, so these never do. */
+  let nowhere: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'reso-cli-'));
+    nowhere = `sqlite:${join(dir, 'absent', 'x.sqlite')}`;
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('--version prints the package version; --help lists the commands', async () => {
+    const v = await runCli(nowhere, ['--version']);
+    expect(v.code).to.equal(0);
+    expect(v.stdout.trim()).to.equal(VERSION);
+    const h = await runCli(nowhere, ['--help']);
+    expect(h.code).to.equal(0);
+    for (const command of ['serve', 'seed', 'ingest', 'clients', 'usage', 'generate']) expect(h.stdout).to.match(new RegExp(`^  ${command} `, 'm'));
+  });
+
+  it('every command has its own --help, printed without opening the database', async () => {
+    for (const [args, first] of [
+      [['serve', '--help'], /^Usage: reso-server serve \[--workers N\]/], [['seed', '--help'], /^Usage: reso-server seed --listings N/],
+      [['ingest', '--help'], /^Usage: reso-server ingest <Resource>/], [['usage', '--help'], /^Usage: reso-server usage /],
+      [['clients', '--help'], /^Usage:\n  reso-server clients add/], [['clients', 'add', '--help'], /^Usage:\n  reso-server clients add/],
+      [['generate', '--help'], /^Usage: reso-server generate/],
+    ] as const) {
+      const r = await runCli(nowhere, args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).to.equal(0);
+      expect(r.stdout, args.join(' ')).to.match(first);
+    }
+    expect(existsSync(join(dir, 'absent'))).to.equal(false);
+  });
+
+  it('unknown commands and options, missing values and stray arguments: one line, exit code 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [['usage', '--frm', '2026-11-01'], /usage: unknown option --frm \(see reso-server usage --help\)/],
+      [['serve', '--wokers', '2'], /serve: unknown option --wokers/],
+      [['serve', '--workers', 'many'], /--workers needs a whole number/],
+      [['seed', '--listings'], /seed: --listings needs a value/],
+      [['seed', '--listings', 'ten'], /--listings needs a whole number/],
+      [['seed'], /seed: missing --listings/],
+      [['seed', '--listings', '5', 'more'], /unexpected argument more/],
+      [['ingest', 'Property'], /ingest: missing <file.ndjson>/],
+      [['ingest', 'Property', 'x.ndjson', '--on-error', 'ignore'], /--on-error must be skip or reject/],
+      [['clients', 'add'], /clients add: missing --name/],
+      [['clients', 'add', '--name', 'X', '--rate', 'fast'], /--rate needs a whole number/],
+      [['clients', 'list', '--all'], /clients list: unknown option --all/],
+      [['clients', 'drop', 'x'], /clients: unknown subcommand drop/],
+      [['clients', 'revoke'], /clients revoke: missing <id>/],
+      [['frobnicate'], /unknown command frobnicate/],
+    ];
+    const results = await pool(cases.map(([args]) => () => runCli(nowhere, args)), 4);
+    cases.forEach(([, pattern], i) => expectOneLine(results[i], 2, pattern));
+    expect(existsSync(join(dir, 'absent'))).to.equal(false);
+  });
+
+  it('usage dates: YYYY-MM-DD or YYYY-MM-DDTHH on the calendar, from before to; anything else refused', async () => {
+    const bad = ['yesterday', '2026-13-45', '2026-02-30', '2026-11-01T24', '11/01/2026', '2026-1-1'];
+    const results = await pool(bad.map((b) => () => runCli(nowhere, ['usage', '--from', b])), 4);
+    bad.forEach((b, i) => expectOneLine(results[i], 2, new RegExp(`--from needs a UTC date YYYY-MM-DD or hour YYYY-MM-DDTHH.*"${b}"`)));
+    expectOneLine(await runCli(nowhere, ['usage', '--from', '2026-11-02', '--to', '2026-11-01']), 2, /--from 2026-11-02 is after --to 2026-11-01/);
+    expect(hourOption('usage', 'from', '2026-11-01')).to.equal('2026-11-01T00');
+    expect(hourOption('usage', 'to', '2026-11-01')).to.equal('2026-11-01T23');
+    expect(hourOption('usage', 'to', '2024-02-29T07')).to.equal('2024-02-29T07');
+    expect(hourOption('usage', 'from', '2026-11-01T13:00:00Z')).to.equal('2026-11-01T13');
+  });
+
+  it('progress is bounded: at most one line per interval, whatever the number of updates, and the last figure at the end', () => {
+    let now = 0;
+    const lines: string[] = [];
+    const progress = new Progress('listings', 100_000, { isTTY: false, write: (t: string) => lines.push(t) }, () => now);
+    for (let done = 0; done <= 100_000; done += 100) {
+      now += 10; // 10 s in all: 1,000 updates
+      progress.update(done);
+    }
+    progress.finish(100_000);
+    expect(lines.length).to.be.within(2, 4);
+    expect(lines[lines.length - 1]).to.match(/^listings: 100,000\/100,000 \(100%\), [\d,]+\/s, 0 s left\n$/);
+  });
+});
+
+describe('Start-up errors: one actionable line, an exit code, no stack trace', () => {
+  let dir: string;
+  let sqlite: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'reso-startup-'));
+    sqlite = `sqlite:${join(dir, 'db.sqlite')}`;
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const serve = (url: string, env: Record<string, string>, args = ['serve']) => runCli(url, args, 30_000, { PORT: '0', SEED_LISTINGS: '0', WORKERS: '1', ...env });
+
+  it('invalid settings are refused, not served: PAGE_SIZE above MAX_PAGE_SIZE, a non-number, WORKERS 0 (exit 2)', async () => {
+    expectOneLine(await serve(sqlite, { PAGE_SIZE: '5000' }), 2, /PAGE_SIZE \(5000\) must not exceed MAX_PAGE_SIZE \(1000\)/);
+    expectOneLine(await serve(sqlite, { PAGE_SIZE: '100x' }), 2, /PAGE_SIZE must be an integer from 1 to 10000 \(got "100x"\)/);
+    expectOneLine(await serve(sqlite, { WORKERS: '0' }), 2, /WORKERS must be an integer from 1/);
+    expectOneLine(await runCli(sqlite, ['usage'], 30_000, { MAX_PAGE_SIZE: '-1' }), 2, /MAX_PAGE_SIZE must be an integer/);
+  });
+
+  it('a DEMO_TOKEN too short or too repetitive for an admin token is refused with a way to make one (exit 2)', async () => {
+    for (const token of ['abc', 'a'.repeat(64), 'abcabcabcabcabcabcabcabcabcabcabcabc']) {
+      expectOneLine(await serve(sqlite, { DEMO_TOKEN: token }), 2, /DEMO_TOKEN is too weak.*openssl rand -base64 32/);
+    }
+  });
+
+  it('a SQLite path in a folder that does not exist: refused, and the folder is not created (exit 3)', async () => {
+    const folder = join(dir, 'typo', 'deeper');
+    const r = await serve(`sqlite:${join(folder, 'reso.sqlite')}`, {});
+    expectOneLine(r, 3, new RegExp(`the folder ${folder} of the SQLite file .* does not exist: create it \\(mkdir -p ${folder}\\)`));
+    expect(existsSync(join(dir, 'typo'))).to.equal(false);
+    // The same with several workers: the primary stops with the workers' code instead of restarting them.
+    expectOneLine(await serve(`sqlite:${join(folder, 'reso.sqlite')}`, { WORKERS: '2' }), 3, /does not exist/);
+  });
+
+  it('a SQLite path that cannot be opened (a folder) names the path (exit 3)', async () => {
+    expectOneLine(await serve(`sqlite:${dir}`, {}), 3, new RegExp(`cannot open the SQLite file ${dir} \\(SQLITE_CANTOPEN\\)`));
+  });
+
+  it('a port in use names the port and a free one (exit 4)', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((done) => taken.listen(0, done));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const inUse = new RegExp(`port ${port} is already in use.*set PORT to a free port`);
+      expectOneLine(await serve(sqlite, { PORT: String(port) }), 4, inUse);
+      // Every worker of a cluster meets it; the primary prints it once and exits with it.
+      expectOneLine(await serve(sqlite, { PORT: String(port), WORKERS: '2' }), 4, inUse);
+    } finally {
+      taken.close();
+    }
+  });
+
+  (MYSQL_URL ? describe : describe.skip)('MariaDB', () => {
+    const at = (change: (u: URL) => void) => {
+      const u = new URL(MYSQL_URL!);
+      change(u);
+      return u.toString();
+    };
+
+    it('a database that does not exist: say it must, with the CREATE DATABASE command (exit 3)', async () => {
+      expectOneLine(await serve(at((u) => { u.pathname = '/reso_absent_db'; }), {}), 3,
+        /the database "reso_absent_db" does not exist on .*CREATE DATABASE `reso_absent_db` CHARACTER SET utf8mb4;/);
+    });
+
+    it('a wrong password: the login refused, fix DATABASE_URL (exit 3)', async () => {
+      expectOneLine(await serve(at((u) => { u.password = 'wrong-password'; }), {}), 3, /refused the login of "root".*correct the user or password in DATABASE_URL/);
+    });
+
+    it('an unreachable host: a command stops with the host; serve keeps answering 503 and says why', async () => {
+      const away = at((u) => { u.port = '1'; });
+      expectOneLine(await runCli(away, ['clients', 'list']), 3, /cannot reach the database server at 127\.0\.0\.1:1 \(ECONNREFUSED\): start it, or correct the host and port/);
+      const server = await spawnServer(away, {});
+      try {
+        await server.waitFor(/the database is not reachable \(ECONNREFUSED\)/);
+        expect(server.output()).not.to.match(/\n\s+at /);
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+});
