@@ -90,7 +90,8 @@ function serverOf(url: string | undefined): { host: string; user: string; databa
 
 function listenLine(e: unknown, port: number | undefined): string | undefined {
   const code = (e as { code?: unknown; syscall?: unknown })?.code;
-  if ((e as { syscall?: unknown })?.syscall !== 'listen') return undefined;
+  // A cluster's worker hears of its primary's failed bind.
+  if (!['listen', 'bind'].includes(String((e as { syscall?: unknown })?.syscall))) return undefined;
   if (code === 'EADDRINUSE') {
     return `port ${port} is already in use (another reso-server, or another service): stop it, or set PORT to a free port (PORT=${(port ?? 8080) + 1})`;
   }

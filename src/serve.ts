@@ -54,7 +54,7 @@ async function prepareOnce(config: Config, log: (line: string) => void): Promise
 /** This process serves until told to stop; resolves with the exit code once it has stopped. */
 async function serveHere(config: Config, logger: Logger): Promise<number> {
   const log = (line: string) => logger.info(line);
-  const stop = stopRequested();
+  const stop = stopRequested(log);
   const running = await startServer(serviceModel, config, undefined, { logger, listenWhenReady: cluster.isWorker && process.env[LISTEN_WHEN_READY] === '1' });
   if (cluster.isWorker) running.service.readiness.whenReady().then(() => process.send?.(WORKER_READY), () => undefined);
   const reason = await stop;
@@ -72,7 +72,9 @@ async function serveHere(config: Config, logger: Logger): Promise<number> {
  * Resolves with what asked this process to stop: SIGTERM, SIGINT, or (a worker) its primary going away. Later
  * signals are taken too, so that a second one does not kill the process mid-drain.
  */
-function stopRequested(): Promise<string> {
+function stopRequested(log: (line: string) => void): Promise<string> {
+  // SIGHUP would end the process by default: a worker leaves reloads to its primary; one process cannot reload itself.
+  process.on('SIGHUP', () => { if (!cluster.isWorker) log('SIGHUP: a reload replaces workers, and this server runs as one process (WORKERS=1): ignored'); });
   return new Promise((resolve) => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => resolve(signal));
     if (cluster.isWorker) process.on('disconnect', () => resolve('primary gone'));
