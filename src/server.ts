@@ -1,5 +1,5 @@
 /** Starting and stopping the HTTP server over a database. */
-import type { AddressInfo } from 'node:net';
+import { AddressInfo, Server as NetServer } from 'node:net';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Config, configFromEnv, maxRequestHead, usageOptions } from './config';
 import type { Clock } from './clock';
@@ -170,17 +170,27 @@ function requestsInFlight(server: Server): Set<ServerResponse> {
 }
 
 /**
- * No new connections; idle ones closed now, busy ones once their response is out (Connection: close), and whatever
- * is still running after `drainMs` is cut.
+ * How long a draining server still reads requests from connections that have none in progress: a connection just
+ * handed over (a cluster's primary accepted it) whose request has not been read yet looks idle, and so does a
+ * kept-alive one whose next request is on its way; either would be reset if closed at once. Their requests are
+ * answered (with Connection: close) meanwhile.
+ */
+const IDLE_GRACE_MS = 500;
+
+/**
+ * No new connections; requests in progress (and those arriving within IDLE_GRACE_MS) are answered, each
+ * connection closed after its response, and whatever is still running after `drainMs` is cut.
  */
 async function drain(server: Server, inFlight: Set<ServerResponse>, drainMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // net.Server's close stops accepting; http.Server's would also close the connections that look idle at once.
+  const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
   for (const res of inFlight) res.shouldKeepAlive = false;
-  server.closeIdleConnections();
-  const deadline = Date.now() + drainMs;
-  while (inFlight.size > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(50, deadline - Date.now())));
-    server.closeIdleConnections();
+  const start = Date.now();
+  const deadline = start + drainMs;
+  const grace = start + Math.min(drainMs, IDLE_GRACE_MS);
+  while (Date.now() < deadline && (inFlight.size > 0 || Date.now() < grace)) {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(50, deadline - Date.now()))));
+    if (Date.now() >= grace) server.closeIdleConnections();
   }
   server.closeAllConnections();
   await closed;

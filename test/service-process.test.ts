@@ -38,7 +38,7 @@ describeEachDatabase('Stopping like a service: SIGTERM drains requests in progre
     try {
       expect(await reader.statusLine).to.equal('HTTP/1.1 200 OK');
       server.child.kill('SIGTERM');
-      await server.waitFor(/SIGTERM: stopping/);
+      await server.waitFor(/shutting down \(SIGTERM/);
       let refused = false;
       await fetch(`${server.url}/`).catch(() => { refused = true; });
       expect(refused, 'a new connection while draining').to.equal(true);

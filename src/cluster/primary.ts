@@ -9,8 +9,8 @@
  * - on SIGHUP replaces the workers one at a time: a new one is forked and ready before the old one drains, so
  *   the port always has a worker taking connections and no request in progress is cut;
  * - on SIGTERM or SIGINT has every worker drain (SHUTDOWN_TIMEOUT_MS), and exits 0 once all have stopped.
- * Prometheus metrics (when the server has them) are per worker: the primary is where they are added up, with
- * prom-client's AggregatorRegistry.
+ * Prometheus metrics are per worker (src/observability/metrics.ts); adding them up belongs here, with prom-client's
+ * AggregatorRegistry answering the scrapes (not done yet: a scrape answers with one worker's figures).
  */
 import cluster, { Worker } from 'node:cluster';
 import type { Config } from '../config';
