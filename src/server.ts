@@ -1,7 +1,7 @@
 /** Starting and stopping the HTTP server over a database. */
 import { AddressInfo, Server as NetServer } from 'node:net';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Config, configFromEnv, maxRequestHead, usageOptions } from './config';
+import { Config, maxRequestHead, usageOptions } from './config';
 import type { Clock } from './clock';
 import { AppOptions, createApp } from './http/app';
 import { ScopeEpochs } from './paging/scope-epoch';
@@ -10,7 +10,7 @@ import { isTransient } from './readiness';
 import { ListingService } from './service';
 import { openOnUse } from './storage/open-on-use';
 import { Reachability } from './storage/reachable';
-import { createLogger, Logger } from './observability/logger';
+import type { Logger } from './observability/logger';
 import { hostForUrl, serverObservability } from './observability/server-observability';
 import { observeWebhooks } from './observability/webhook-metrics';
 
@@ -128,12 +128,6 @@ export async function startServer(
   }, () => undefined);
   await observed.started(url, config, service.readiness.ready).catch(async (e: unknown) => { await close(); throw e; });
   return { url, service, server, webhooks, close };
-}
-
-/** `reso-server serve`: configured by the environment, logging through a logger made from it. */
-export function serveFromEnv(model: ServiceModel): Promise<RunningServer> {
-  const config = configFromEnv();
-  return startServer(model, config, undefined, { logger: createLogger(config) });
 }
 
 /** Prunes the change log's old events in the background, in bounded batches (storage/change-log-retention.ts). */
