@@ -268,7 +268,7 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
       this.timeout(60_000);
       for (const field of ['Media.ResourceRecordKey', 'OpenHouse.ListingKey', 'PropertyUnitTypes.ListingKey', 'ListingKey']) {
         const r = await runCli(fx.db.url, ['clients', 'add', '--name', 'x', '--hide', field]);
-        expect(r.code, `${field}: ${r.stdout}${r.stderr}`).to.equal(1);
+        expect(r.code, `${field} (refused input: exit code 2): ${r.stdout}${r.stderr}`).to.equal(2);
         expect(r.stderr, field).to.match(/cannot be hidden/);
       }
     });

@@ -85,7 +85,7 @@ describeEachDatabase('Webhooks: subscriptions and their commands', (target) => {
     }
     expect(await service.webhooks.list()).to.deep.equal([]);
     const cli = await runCli(db.url, ['webhooks', 'add', '--client', 'idx', '--url', 'mailto:x@example.com', '--token', CONSUMER_TOKEN]);
-    expect(cli.code).to.equal(1);
+    expect(cli.code, 'refused input: exit code 2 (README, Exit codes)').to.equal(2);
     expect(cli.stderr.trim()).to.equal('reso-server: --url must be http or https (got mailto)');
   });
 

@@ -44,7 +44,7 @@ export function serverObservability(service: ListingService, given: Logger | und
       }
       say({
         url, database: service.db.description, host: config.host, pageSize: config.pageSize, maxPageSize: config.maxPageSize,
-        pageBatchSize: config.pageBatchSize, workers: config.workers, compression: config.compression, corsOrigins: config.corsOrigins,
+        pageBatchSize: config.pageBatchSize, workers: cluster.isWorker ? config.workers : 1, compression: config.compression, corsOrigins: config.corsOrigins,
         metrics: metricsUrl, logLevel: config.logLevel, ready,
       }, `serving ${url} from ${service.db.description}${ready ? '' : ' (503 until the start-up work is done)'}`);
     },
