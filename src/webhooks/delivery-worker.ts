@@ -52,6 +52,8 @@ export class DeliveryWorker {
   /** Who holds a lease, for the other instances; random so that no two processes share it. */
   readonly owner = `${hostname()} pid ${process.pid} ${randomBytes(4).toString('hex')}`;
   private timer?: NodeJS.Timeout;
+  /** Ends the POSTs in flight when the worker stops (their batches stay undelivered, and go out again). */
+  private readonly stopping = new AbortController();
   private turn?: Promise<unknown>;
   private stopped = false;
 
@@ -72,6 +74,7 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.stopping.abort();
     await this.turn;
   }
 
@@ -107,6 +110,7 @@ export class DeliveryWorker {
         outcome: { last_error: `reading events: ${e.message}`.slice(0, 1000) } as Outcome, more: false, sent: false,
       }));
       const kept = await this.parts.store.finish(claimed, outcome);
+      if (kept && outcome.state === 'paused') this.options.log?.(`webhooks: ${claimed.subscription_id} (client ${claimed.client_id}) paused: ${outcome.last_error}`);
       if (!kept) this.options.log?.(`webhooks: ${claimed.subscription_id} changed while a batch was out; it is delivered again`);
       if (sent) delivered++;
       row = more && kept ? await this.parts.store.get(claimed.subscription_id) : undefined;
@@ -128,7 +132,9 @@ export class DeliveryWorker {
     const batch = await this.parts.feed.after(client as Client, claimed.cursor, this.options.batchSize);
     if (batch.records.length === 0) return { outcome: {}, more: false, sent: false };
     const now = this.parts.clock.now();
-    const result = await postBatch(claimed, batch.records, this.options.timeoutMs, now);
+    const result = await postBatch(claimed, batch.records, this.options.timeoutMs, now, this.stopping.signal);
+    // Cut short by a stop, not by the consumer: no failure; the batch goes out again from the same cursor.
+    if (result.kind === 'failed' && this.stopped) return { outcome: {}, more: false, sent: false };
     return { ...this.outcomeOf(claimed, result, batch), sent: result.kind === 'delivered' };
   }
 

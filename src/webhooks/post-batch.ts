@@ -26,7 +26,9 @@ export function batchBody(records: readonly string[]): string {
   return `{"@reso.context":${JSON.stringify(ENTITY_EVENT_CONTEXT)},"value":[${records.join(',')}]}`;
 }
 
-export async function postBatch(target: PushTarget, records: readonly string[], timeoutMs: number, now: number): Promise<PushResult> {
+/** POSTs one batch; `stop` ends it early (the worker is stopping). */
+export async function postBatch(target: PushTarget, records: readonly string[], timeoutMs: number, now: number, stop?: AbortSignal): Promise<PushResult> {
+  const timeout = AbortSignal.timeout(timeoutMs);
   let res: Response;
   try {
     res = await fetch(target.url, {
@@ -38,10 +40,10 @@ export async function postBatch(target: PushTarget, records: readonly string[], 
       },
       body: batchBody(records),
       redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
     });
   } catch (e) {
-    return { kind: 'failed', error: failure(e, timeoutMs) };
+    return { kind: 'failed', error: timeout.aborted ? `no answer within ${timeoutMs} ms` : failure(e) };
   }
   // The body is not needed; reading it (bounded by the same timeout) frees the connection.
   await res.arrayBuffer().catch(() => undefined);
@@ -59,9 +61,8 @@ export function retryAfter(value: string | null, now: number): number | undefine
   return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
 }
 
-function failure(e: unknown, timeoutMs: number): string {
+function failure(e: unknown): string {
   const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
   const cause = err?.cause?.code ?? err?.cause?.message;
   return `${err?.message ?? String(e)}${cause ? ` (${cause})` : ''}`;
 }
