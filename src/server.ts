@@ -78,7 +78,9 @@ export async function startServer(
     changeLogMarks: service.changeLog,
   };
   const { manual, ...tuning } = app.webhooks ?? {};
-  const webhooks = deliveryWorker(service, config.feedScope, { ...config.webhooks, ...tuning, log });
+  // Pushed events are refused where the client's own query would be: retention passed the cursor, or its scope changed.
+  const guards = service.changeLog && { marks: service.changeLog, epochs: parts.scopeEpochs };
+  const webhooks = deliveryWorker(service, config.feedScope, guards, { ...config.webhooks, ...tuning, log });
   if (webhooks) observeWebhooks(observed.metrics, () => parts.subscriptions.lags());
   const handler = createApp(parts, {
     ...app,

@@ -77,6 +77,7 @@ describeEachDatabase('Webhooks: subscriptions and their commands', (target) => {
       [['remove', 'wh-nope'], /^no webhook subscription wh-nope \(see reso-server webhooks list\)$/],
       [['resume', 'wh-nope'], /^no webhook subscription wh-nope/],
       [['resume'], /^webhooks resume needs a subscription id/],
+      [['resume', 'wh-nope', '--from', 'latest'], /^--from needs a sequence number \(a non-negative integer\)$/],
     ];
     for (const [args, message] of cases) {
       const r = await webhooks(...args);

@@ -6,7 +6,8 @@ export const WEBHOOKS_USAGE = `reso-server webhooks add --client <id> --url <htt
                         [--source <EntityEventSource header; default: the client id>] [--from <sequence>]
 reso-server webhooks list [--json]
 reso-server webhooks remove <subscription id>
-reso-server webhooks resume <subscription id>   (a paused subscription is delivered again, its failures forgotten)`;
+reso-server webhooks resume <subscription id> [--from <sequence>]
+                        (a paused subscription is delivered again, its failures forgotten; --from: after that event)`;
 
 /** Runs one `webhooks …` command; bad input throws an Error whose message is one line (SubscriptionInvalid). */
 export async function runWebhooks(subs: Subscriptions | undefined, args: string[], log: (l: string) => void): Promise<number> {
@@ -37,7 +38,8 @@ export async function runWebhooks(subs: Subscriptions | undefined, args: string[
         await subs.remove(id);
         log(`webhook ${id} removed`);
       } else {
-        const s = await subs.resume(id);
+        const from = text(flags.get('--from'));
+        const s = await subs.resume(id, from === undefined ? undefined : Number(from));
         log(`webhook ${id} is active: the next batch after sequence ${s.cursor} goes out at the next poll`);
       }
       return 0;

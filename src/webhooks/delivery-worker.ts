@@ -11,6 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Client, ClientRegistry } from '../auth/clients';
 import type { Clock } from '../clock';
+import { Errors } from '../errors/catalogue';
+import { ServiceError } from '../errors/service-error';
 import type { Outcome, SubscriptionRow, SubscriptionStore } from '../storage/webhook-table';
 import type { ClientEventFeed, EventBatch } from './event-feed';
 import { postBatch, PushResult } from './post-batch';
@@ -36,6 +38,8 @@ export const DEFAULT_BACKOFF_MS = 1_000;
 export const DEFAULT_MAX_BACKOFF_MS = 300_000;
 /** What a claim holds beyond the POST's own timeout: the reads and writes around it, each bounded by the database's timeouts. */
 const LEASE_MARGIN_MS = 30_000;
+/** Refusals of a mark that only a walk of every resource (and a new cursor) can get past. */
+const MARK_REFUSED: ReadonlySet<string> = new Set([Errors.EventSequenceExpired.code, Errors.ScopeChanged.code]);
 /** Subscriptions one instance serves at once. */
 const PARALLEL = 8;
 /** Batches one subscription gets in a turn before the others are looked at again. */
@@ -129,7 +133,15 @@ export class DeliveryWorker {
     const client = await this.parts.clients.get(claimed.client_id);
     const gone = !client ? 'no longer exists' : client.revokedAt ? 'is revoked' : undefined;
     if (gone) return { outcome: { state: 'paused', last_error: `client ${claimed.client_id} ${gone}` }, more: false, sent: false };
-    const batch = await this.parts.feed.after(client as Client, claimed.cursor, this.options.batchSize);
+    let batch: EventBatch;
+    try {
+      batch = await this.parts.feed.after(client as Client, claimed.cursor, this.options.batchSize);
+    } catch (e) {
+      // The client's own query from the cursor would be refused too: the consumer walks again, and the operator resumes from a new cursor.
+      if (!(e instanceof ServiceError) || !MARK_REFUSED.has(e.code)) throw e;
+      const next = `then: reso-server webhooks resume ${claimed.subscription_id} --from <that sequence>`;
+      return { outcome: { state: 'paused', last_error: `${e.message}; ${next}`.slice(0, 1000) }, more: false, sent: false };
+    }
     if (batch.records.length === 0) return { outcome: {}, more: false, sent: false };
     const now = this.parts.clock.now();
     const result = await postBatch(claimed, batch.records, this.options.timeoutMs, now, this.stopping.signal);

@@ -7,6 +7,8 @@
 import type { Client } from '../auth/clients';
 import type { LicenceSource } from '../auth/licence';
 import type { EntitySetSpec, ServiceModel } from '../model/service-model';
+import { ChangeLogMarks, refuseEventMarkBefore, refuseExpiredMark } from '../paging/change-log-marks';
+import type { ScopeEpochs } from '../paging/scope-epoch';
 import { bindQuery } from '../query/bind-query';
 import { parseQueryOptions } from '../query/parse-options';
 import { both } from '../query/predicates';
@@ -24,10 +26,22 @@ export interface EventLag {
   readonly events: number;
 }
 
+/**
+ * What a client's own query is refused by when it cannot continue exactly from its mark: retention passed it
+ * (EventSequenceExpired), or the client's view changed after it (ScopeChanged).
+ */
+export interface MarkGuards {
+  readonly marks: ChangeLogMarks;
+  readonly epochs: ScopeEpochs;
+}
+
 export class ClientEventFeed {
   private readonly sets: ReadonlyMap<string, EntitySetSpec>;
 
-  constructor(model: ServiceModel, private readonly set: EntitySetSpec, private readonly stores: RecordStores, private readonly licences: LicenceSource) {
+  constructor(
+    model: ServiceModel, private readonly set: EntitySetSpec, private readonly stores: RecordStores, private readonly licences: LicenceSource,
+    private readonly guards?: MarkGuards,
+  ) {
     this.sets = new Map(model.entitySets.map((s) => [s.name, s]));
   }
 
@@ -36,8 +50,15 @@ export class ClientEventFeed {
     return this.set.name;
   }
 
-  /** Up to `limit` of the client's events after sequence `cursor`, in sequence order. */
+  /**
+   * Up to `limit` of the client's events after sequence `cursor`, in sequence order; refused as the client's own
+   * query would be (EventSequenceExpired, ScopeChanged) when they cannot continue exactly from the cursor.
+   */
   async after(client: Client, cursor: number, limit: number): Promise<EventBatch> {
+    if (this.guards) {
+      await refuseExpiredMark(this.set, cursor, this.guards.marks);
+      await refuseEventMarkBefore(await this.guards.epochs.of(client), this.set, cursor, this.guards.marks);
+    }
     const { where, orderBy, shown } = this.bound(client, cursor);
     const page = await this.stores.store(this.set).query({ where, orderBy, limit, projection: shown });
     const last = page.sortValues.length ? Number(page.sortValues[page.sortValues.length - 1][0]) : undefined;

@@ -106,9 +106,11 @@ export class Subscriptions {
     if (!(await this.store.remove(id))) throw new SubscriptionInvalid(`no webhook subscription ${id} (see reso-server webhooks list)`);
   }
 
-  /** Makes a paused (or backing-off) subscription due now, its failures forgotten. */
-  async resume(id: string): Promise<SubscriptionStatus> {
-    const done = await this.store.update(id, { state: 'active', failures: 0, next_attempt: 0 });
+  /** Makes a paused (or backing-off) subscription due now, its failures forgotten; `from` moves its cursor. */
+  async resume(id: string, from?: number): Promise<SubscriptionStatus> {
+    if (from !== undefined && (!Number.isSafeInteger(from) || from < 0)) throw new SubscriptionInvalid('--from needs a sequence number (a non-negative integer)');
+    const cursor = from === undefined ? {} : { cursor: from, waiting_since: null };
+    const done = await this.store.update(id, { state: 'active', failures: 0, next_attempt: 0, last_error: null, ...cursor });
     if (!done) throw new SubscriptionInvalid(`no webhook subscription ${id} (see reso-server webhooks list)`);
     return (await this.get(id))!;
   }

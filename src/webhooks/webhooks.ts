@@ -10,7 +10,7 @@ import type { EntitySetSpec, ServiceModel } from '../model/service-model';
 import type { RecordStores } from '../storage/record-stores';
 import type { SubscriptionStore } from '../storage/webhook-table';
 import { DeliveryOptions, DeliveryWorker } from './delivery-worker';
-import { ClientEventFeed } from './event-feed';
+import { ClientEventFeed, MarkGuards } from './event-feed';
 import { Subscriptions } from './subscriptions';
 
 export interface WebhookParts {
@@ -23,13 +23,13 @@ export interface WebhookParts {
 
 /** The entity set holding the change log (RCP-027's EntityEvent), as the dictionary declares it. */
 export function eventSetOf(model: ServiceModel): EntitySetSpec | undefined {
-  return model.entitySets.find((s) => (s as { changeLog?: unknown }).changeLog);
+  return model.entitySets.find((s) => s.changeLog);
 }
 
-/** The feed of each client's visible events; undefined when the dictionary has no event set. */
-export function eventFeed(parts: WebhookParts, feedScope: string | undefined): ClientEventFeed | undefined {
+/** The feed of each client's visible events (with `guards`, refused where its own query would be); undefined without an event set. */
+export function eventFeed(parts: WebhookParts, feedScope: string | undefined, guards?: MarkGuards): ClientEventFeed | undefined {
   const set = eventSetOf(parts.model);
-  return set && new ClientEventFeed(parts.model, set, parts.stores, new Licences(parts.model, feedScope));
+  return set && new ClientEventFeed(parts.model, set, parts.stores, new Licences(parts.model, feedScope), guards);
 }
 
 export function subscriptions(parts: WebhookParts, feedScope: string | undefined): Subscriptions {
@@ -37,7 +37,9 @@ export function subscriptions(parts: WebhookParts, feedScope: string | undefined
 }
 
 /** The worker `serve` starts; undefined when the dictionary has no event set (there is nothing to push). */
-export function deliveryWorker(parts: WebhookParts, feedScope: string | undefined, options: DeliveryOptions): DeliveryWorker | undefined {
-  const feed = eventFeed(parts, feedScope);
+export function deliveryWorker(
+  parts: WebhookParts, feedScope: string | undefined, guards: MarkGuards | undefined, options: DeliveryOptions,
+): DeliveryWorker | undefined {
+  const feed = eventFeed(parts, feedScope, guards);
   return feed && new DeliveryWorker({ store: parts.webhooks, clients: parts.clients, feed, clock: parts.clock }, options);
 }
