@@ -77,10 +77,8 @@ export async function startServer(
     subscriptions: subscriptions(service, config.feedScope),
     changeLogMarks: service.changeLog,
   };
-  const { manual, ...tuning } = app.webhooks ?? {};
-  // Pushed events are refused where the client's own query would be: retention passed the cursor, or its scope changed.
-  const guards = service.changeLog && { marks: service.changeLog, epochs: parts.scopeEpochs };
-  const webhooks = deliveryWorker(service, config.feedScope, guards, { ...config.webhooks, ...tuning, log });
+  const { manual, ...tuning } = app.webhooks ?? {}; // guards: pushes are refused where the client's own query would be
+  const webhooks = deliveryWorker(service, config.feedScope, service.changeLog && { marks: service.changeLog, epochs: parts.scopeEpochs }, { ...config.webhooks, ...tuning, log });
   if (webhooks) observeWebhooks(observed.metrics, () => parts.subscriptions.lags());
   const handler = createApp(parts, {
     ...app,
