@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ClientRegistry } from './auth/clients';
-import { listingRootOf, ServiceModel } from './model/service-model';
+import { EntitySetSpec, listingRootOf, ServiceModel } from './model/service-model';
 import { SkipTokens } from './paging/skiptoken';
 import { WHOLE_RECORD } from './query/projection';
 import { seedDemoData } from './seed/demo-data';
@@ -26,9 +26,11 @@ export const DEMO_CLIENT = 'demo';
 /** The settings row that says demo data is being written: a start that finds it there finishes the seeding. */
 const SEEDING = 'demo-seeding';
 /** The settings row holding the fingerprint of the work last done under the start-up lock. */
-const PREPARED_FOR = 'prepared-for';
+export const PREPARED_FOR = 'prepared-for';
 /** Changed when the locked work changes in a way a stored fingerprint must not hide. */
 const STARTUP_WORK_VERSION = 2;
+/** Settings rows (one per set) naming the fields its stored records were last written with. */
+export const RECORD_FIELDS = 'record-fields:';
 
 export interface StartupParts {
   readonly model: ServiceModel;
@@ -82,8 +84,16 @@ export async function startUp(parts: StartupParts, options: StartupOptions): Pro
 /** The work done under the start-up lock; returns the new demo client's token when it made one. */
 async function prepare(parts: StartupParts, options: StartupOptions): Promise<string | undefined> {
   const { model, db, stores, writer, settings } = parts;
-  const added = await ensureSchema(db, model.tables, model.valueTables);
-  for (const table of added.keys()) await backfill(model, stores, writer, table);
+  const added = await ensureSchema(db, model.tables);
+  for (const set of model.entitySets) {
+    // Stored records carry every field of their set (null ones as null): rewritten when the fields changed
+    // (or were stored by a version that left nulls out), as when a column was added.
+    const fields = recordFields(set);
+    if (added.has(set.table) || (await settings.get(RECORD_FIELDS + set.name)) !== fields) {
+      await backfill(model, stores, writer, set.table);
+      await db.transaction((tx) => settings.set(tx, RECORD_FIELDS + set.name, fields));
+    }
+  }
   await settings.ensureClock();
   await syncReferenceData(model, stores, writer);
   const seeded = await seedIfEmpty(parts, options.seedListings ?? 0, options.log);
@@ -96,7 +106,13 @@ async function prepare(parts: StartupParts, options: StartupOptions): Promise<st
  */
 function workFingerprint(model: ServiceModel): string {
   const reference = model.entitySets.flatMap((s) => (s.dictionaryRows ? [dictionaryRows(model, s.dictionaryRows)] : []));
-  return createHash('sha256').update(JSON.stringify([STARTUP_WORK_VERSION, INTERNAL_TABLES, model.tables, model.valueTables, reference])).digest('base64url');
+  const fields = model.entitySets.map(recordFields);
+  return createHash('sha256').update(JSON.stringify([STARTUP_WORK_VERSION, INTERNAL_TABLES, model.tables, model.valueTables, reference, fields])).digest('base64url');
+}
+
+/** The fields a set's stored records hold, in order, and the stored form's version. */
+function recordFields(set: EntitySetSpec): string {
+  return createHash('sha256').update(JSON.stringify([STARTUP_WORK_VERSION, set.fields.map((f) => f.name)])).digest('base64url');
 }
 
 /** The `demo` client (admin, all listings), with `token` as a static token; returns the token. */

@@ -96,7 +96,8 @@ describeEachDatabase('Serving', (target) => {
         for (const [name, value] of Object.entries(record)) {
           const f = property.fieldsByName[name];
           expect(f, `undeclared field ${name}`).to.exist;
-          if (f.collection) expect(value, name).to.be.an('array');
+          if (value === null) expect(f.nullable && !f.collection, `${name} is null`).to.equal(true);
+          else if (f.collection) expect(value, name).to.be.an('array');
           else if (f.type === 'Edm.DateTimeOffset') expect(value, name).to.match(TIMESTAMP);
           else if (f.type === 'Edm.Date') expect(value, name).to.match(DATE);
           else if (f.type === 'Edm.Boolean') expect(value, name).to.be.a('boolean');

@@ -173,7 +173,8 @@ function httpConventions(app: express.Express, options: AppOptions): void {
 
 /**
  * The version a response speaks: 4.01, or 4.0 for a client whose OData-MaxVersion is 4.0; undefined for a
- * client that can speak no version this service has (below 4.0, as RESO's Web API Core asks: 400).
+ * client that can speak no version this service has (below 4.0, as RESO's Web API Core asks: 400). What
+ * differs in a 4.0 response: json-format.ts and its users.
  */
 function odataVersion(req: Request): '4.0' | '4.01' | undefined {
   const max = req.headers['odata-maxversion'];

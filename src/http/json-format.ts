@@ -1,15 +1,29 @@
 /**
- * The JSON a data response is written in (OData JSON Format 4.01 §3): how much control information it carries
- * (`odata.metadata=minimal`, the default, or `none`: no context URL), from `$format` when given, else from the
- * `Accept` header's media ranges. A request that accepts no JSON at all gets 406, not a JSON body it did not
- * ask for; `odata.metadata=full` is answered as minimal, and the Content-Type says so.
+ * The JSON a data response is written in (OData JSON Format 4.01 §3, §4.1), negotiated once per request:
+ * how much control information it carries (`metadata=minimal`, the default, `full` or `none`; spelled with or
+ * without the 4.0 prefix `odata.`), whether Int64 and Decimal values are strings (`IEEE754Compatible=true`),
+ * whether null values are left out (`Prefer: omit-values=nulls`), and the protocol version it speaks (4.0 to
+ * a client whose OData-MaxVersion is 4.0). `$format` wins over `Accept`. A request that accepts no JSON at all
+ * gets 406, not a JSON body it did not ask for.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { Errors } from '../errors/catalogue';
 import { JSON_FORMAT } from '../query/formats';
 import { queryOptions } from './query-string';
 
-export type MetadataLevel = 'minimal' | 'none';
+export type MetadataLevel = 'minimal' | 'full' | 'none';
+export type ODataVersion = '4.0' | '4.01';
+
+export interface JsonFormat {
+  readonly metadata: MetadataLevel;
+  /** Int64 and Decimal values (and the count) as strings. */
+  readonly ieee754: boolean;
+  /** Null properties left out (`Prefer: omit-values=nulls`); otherwise every property is there. */
+  readonly omitNulls: boolean;
+  readonly version: ODataVersion;
+}
+
+const DEFAULT_FORMAT: JsonFormat = { metadata: 'minimal', ieee754: false, omitNulls: false, version: '4.01' };
 
 interface MediaRange {
   readonly type: string;
@@ -29,30 +43,43 @@ function mediaRange(text: string): MediaRange {
 }
 
 const JSON_RANGES = new Set(['application/json', 'application/*', '*/*']);
+const LEVELS: ReadonlySet<string> = new Set<MetadataLevel>(['minimal', 'full', 'none']);
 
-function levelOf(range: MediaRange): MetadataLevel {
-  return range.params.get('odata.metadata') === 'none' ? 'none' : 'minimal';
+/** The format parameters of the chosen range; unknown metadata values are answered as minimal, as the Content-Type says. */
+function formatOf(range: MediaRange): Pick<JsonFormat, 'metadata' | 'ieee754'> {
+  const level = range.params.get('odata.metadata') ?? range.params.get('metadata') ?? 'minimal';
+  return {
+    metadata: LEVELS.has(level) ? (level as MetadataLevel) : 'minimal',
+    ieee754: (range.params.get('ieee754compatible') ?? range.params.get('odata.ieee754compatible')) === 'true',
+  };
 }
 
 /** `$format` first (json, or application/json with parameters), then `Accept`; no Accept means any. */
-export function negotiateMetadataLevel(req: Request): MetadataLevel {
+function negotiateRange(req: Request): Pick<JsonFormat, 'metadata' | 'ieee754'> {
   const format = queryOptions(req).$format;
-  if (format !== undefined && JSON_FORMAT.test(format)) return levelOf(mediaRange(format.replace(/^json\b/i, 'application/json')));
+  if (format !== undefined && JSON_FORMAT.test(format)) return formatOf(mediaRange(format.replace(/^json\b/i, 'application/json')));
   // Any other $format is refused where the query is bound (FormatNotSupported).
-  if (format !== undefined) return 'minimal';
+  if (format !== undefined) return DEFAULT_FORMAT;
   const accept = req.headers.accept?.trim();
-  if (!accept) return 'minimal';
+  if (!accept) return DEFAULT_FORMAT;
   const json = accept.split(',').map(mediaRange).filter((r) => r.q > 0 && JSON_RANGES.has(r.type))
     .sort((a, b) => b.q - a.q);
   if (json.length === 0) throw Errors.MediaTypeNotAcceptable(accept, 'data');
-  return levelOf(json[0]);
+  return formatOf(json[0]);
 }
 
-/** Negotiates once per data request; handlers read the result with `metadataLevel`. */
+const OMIT_NULLS = /(?:^|[,;\s])omit-values\s*=\s*"?nulls"?\s*(?:$|[,;])/i;
+
+export function negotiateFormat(req: Request, version: ODataVersion): JsonFormat {
+  const prefer = req.headers.prefer;
+  return { ...negotiateRange(req), omitNulls: typeof prefer === 'string' && OMIT_NULLS.test(prefer), version };
+}
+
+/** Negotiates once per data request; handlers read the result with `jsonFormat`. */
 export function negotiateJson(): RequestHandler {
   return (req, res, next) => {
     try {
-      res.locals.odataMetadata = negotiateMetadataLevel(req);
+      res.locals.jsonFormat = negotiateFormat(req, odataVersionOf(res));
       next();
     } catch (e) {
       next(e);
@@ -60,10 +87,25 @@ export function negotiateJson(): RequestHandler {
   };
 }
 
-export function metadataLevel(res: Response): MetadataLevel {
-  return (res.locals.odataMetadata as MetadataLevel | undefined) ?? 'minimal';
+export function jsonFormat(res: Response): JsonFormat {
+  return (res.locals.jsonFormat as JsonFormat | undefined) ?? { ...DEFAULT_FORMAT, version: odataVersionOf(res) };
 }
 
-export function jsonContentType(level: MetadataLevel): string {
-  return `application/json; odata.metadata=${level}; charset=utf-8`;
+/** The version the response speaks (set by the app for every request). */
+export function odataVersionOf(res: Response): ODataVersion {
+  return res.getHeader('OData-Version') === '4.0' ? '4.0' : '4.01';
+}
+
+/**
+ * The Content-Type of a data response, echoing the format parameters applied. The `odata.` spelling of the
+ * metadata parameter is the one 4.0 requires and 4.01 clients read (the service writes one spelling for all).
+ */
+export function jsonContentType(format: Pick<JsonFormat, 'metadata' | 'ieee754'>): string {
+  return `application/json; odata.metadata=${format.metadata}${format.ieee754 ? '; IEEE754Compatible=true' : ''}; charset=utf-8`;
+}
+
+/** `Preference-Applied` for the preferences a response honoured (e.g. the page size), with omit-values added. */
+export function preferenceApplied(res: Response, ...applied: (string | undefined)[]): void {
+  const all = [...applied, jsonFormat(res).omitNulls ? 'omit-values=nulls' : undefined].filter((p): p is string => !!p);
+  if (all.length) res.setHeader('Preference-Applied', all.join(', '));
 }

@@ -27,7 +27,8 @@ import { parseKeyPredicate } from './key-predicate';
 import { queryOptions } from './query-string';
 import { PageBatches } from './page-batches';
 import { entityTag, notModified } from './caching';
-import { jsonContentType, metadataLevel } from './json-format';
+import { entityShaper } from './entity-shape';
+import { jsonContentType, jsonFormat, preferenceApplied } from './json-format';
 import { BodyWriter, collectionBody, collectionHead, collectionTail, contextFor, entityBody, sendJson, serviceRoot } from './response';
 
 function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
@@ -116,6 +117,8 @@ class ResourceRequests {
     await this.refuseStaleEventMarks(set, q, epoch, position?.last);
     const returned = position?.returned ?? 0;
     const top = q.top ?? Number.MAX_SAFE_INTEGER;
+    const format = jsonFormat(res);
+    const shaper = entityShaper(format, serviceRoot(req, this.options));
     const batches = new PageBatches(store, {
       where: filter,
       after: position?.last,
@@ -125,26 +128,27 @@ class ResourceRequests {
       skip: q.skip,
       batch: this.options.pageBatchSize,
       keyAt: q.orderBy.findIndex((o) => o.field.name === set.key),
-      expand: (keys, records) => withExpansions(stores, licence, q.expand, keys, records),
+      expand: (keys, records) => withExpansions(stores, licence, q.expand, keys, records, { set, shaper }),
     });
     const first = await batches.next();
     // Retention may have passed the mark while the page was read: what it read would then have a gap.
     if (set.changeLog && this.parts.changeLogMarks) await refuseExpiredMark(set, markOf(set, q.filter, q.orderBy, position?.last), this.parts.changeLogMarks);
     const count = q.count ? await store.count(filter) : undefined;
+    const countText = count !== undefined && format.ieee754 ? String(count) : count;
     // Another page follows when rows remain and $top (a total across pages) is not yet reached.
     const nextPage = () => (batches.more && returned + batches.read < top
       ? nextLink(serviceRoot(req, this.options), req, skipTokens().encode({ last: batches.last!, returned: returned + batches.read, epoch }, digest))
       : undefined);
-    if (size.applied) res.setHeader('Preference-Applied', size.applied);
-    const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}`);
+    preferenceApplied(res, size.applied);
+    const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand, format.version)}`);
     await this.charge(res, TRANSACTIONS.query, q);
     if (batches.done) {
-      sendJson(res, collectionBody(context, first, { count, nextLink: nextPage() }), this.options.writeStallMs);
+      sendJson(res, collectionBody(context, first, { count: countText, nextLink: nextPage() }), this.options.writeStallMs);
       return;
     }
-    res.setHeader('Content-Type', jsonContentType(metadataLevel(res)));
+    res.setHeader('Content-Type', jsonContentType(format));
     const body = new BodyWriter(res, this.options.writeStallMs);
-    await body.write(collectionHead(context, count));
+    await body.write(collectionHead(context, countText));
     await body.writeRecords(first, false);
     while (!batches.done) await body.writeRecords(await batches.next(), true);
     body.end(collectionTail(nextPage()));
@@ -178,8 +182,11 @@ class ResourceRequests {
     // Outside the client's licence is indistinguishable from absent.
     const json = await this.parts.stores.store(set).jsonByKey(key, shape, licence.visibility.of(set));
     if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
-    const [record] = await withExpansions(this.parts.stores, licence, q.expand, [key], [json]);
-    const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand)}/$entity`);
+    const format = jsonFormat(res);
+    const shaper = entityShaper(format, serviceRoot(req, this.options));
+    const [record] = await withExpansions(this.parts.stores, licence, q.expand, [key], [json], { set, shaper });
+    preferenceApplied(res);
+    const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand, format.version)}/$entity`);
     const body = entityBody(context, record);
     await this.charge(res, TRANSACTIONS.keyFetch, q);
     if (notModified(req, res, entityTag(body))) return;

@@ -1,7 +1,7 @@
 /** Writing responses without rebuilding records: stored record texts are spliced into the body as they are. */
 import type { Request, Response } from 'express';
 import type { AppOptions } from './app';
-import { jsonContentType, metadataLevel } from './json-format';
+import { jsonContentType, jsonFormat } from './json-format';
 
 export const SERVICE_ROOT = '/odata';
 
@@ -11,7 +11,7 @@ export function serviceRoot(req: Request, options: AppOptions): string {
 
 /** A whole JSON body; with `stallMs`, a reader that stops taking it is disconnected after that long. */
 export function sendJson(res: Response, body: string, stallMs?: number): void {
-  res.setHeader('Content-Type', jsonContentType(metadataLevel(res)));
+  res.setHeader('Content-Type', jsonContentType(jsonFormat(res)));
   endWatched(res, body, stallMs);
 }
 
@@ -20,7 +20,7 @@ export function sendJson(res: Response, body: string, stallMs?: number): void {
  * `odata.metadata=none`, so the body carries none.
  */
 export function contextFor(res: Response, context: string): string | undefined {
-  return metadataLevel(res) === 'none' ? undefined : context;
+  return jsonFormat(res).metadata === 'none' ? undefined : context;
 }
 
 /** One entity: the context annotation (if any) spliced in front of the stored record's fields. */
@@ -32,16 +32,19 @@ export function entityBody(context: string | undefined, recordJson: string): str
 
 /** A collection page: stored records joined into `value`. */
 export function collectionBody(
-  context: string | undefined, recordJsons: readonly string[], extra: { count?: number; nextLink?: string } = {},
+  context: string | undefined, recordJsons: readonly string[], extra: { count?: Count; nextLink?: string } = {},
 ): string {
   return `${collectionHead(context, extra.count)}${recordJsons.join(',')}${collectionTail(extra.nextLink)}`;
 }
 
+/** A count: a number, or a string to a client that asked for IEEE754Compatible (it is an Int64). */
+export type Count = number | string;
+
 /** A collection page up to the first record; the count is known before the records (it comes first). */
-export function collectionHead(context: string | undefined, count?: number): string {
+export function collectionHead(context: string | undefined, count?: Count): string {
   const annotations = [
     ...(context !== undefined ? [`"@odata.context":${JSON.stringify(context)}`] : []),
-    ...(count !== undefined ? [`"@odata.count":${count}`] : []),
+    ...(count !== undefined ? [`"@odata.count":${JSON.stringify(count)}`] : []),
   ];
   return `{${annotations.map((a) => `${a},`).join('')}"value":[`;
 }

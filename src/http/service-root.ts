@@ -9,6 +9,7 @@ import { JSON_FORMAT, requireJsonFormat, XML_FORMAT } from '../query/formats';
 import { contextFor, serviceRoot, sendJson } from './response';
 import { queryOptions } from './query-string';
 import { metadataTag, notModified } from './caching';
+import { odataVersionOf } from './json-format';
 
 export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOptions): RequestHandler {
   const value = sets.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name }));
@@ -19,17 +20,22 @@ export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOpti
   };
 }
 
-/** The metadata as the client is licensed to see it (without its hidden fields). */
+/**
+ * The metadata as the client is licensed to see it (without its hidden fields). The XML document declares
+ * the version the response speaks: 4.0 to a 4.0 client (the document uses nothing 4.01 added); CSDL JSON
+ * exists only since 4.01 and says so.
+ */
 export function metadataDocument(licences: Licences): RequestHandler {
   return (req, res) => {
     const view = licences.of(clientOf(res)).metadata();
     const json = metadataFormat(req) === 'json';
-    if (notModified(req, res, metadataTag(json ? view.json : view.xml))) return;
+    const xml = odataVersionOf(res) === '4.0' ? view.xml.replace(/<edmx:Edmx Version="4\.01"/, '<edmx:Edmx Version="4.0"') : view.xml;
+    if (notModified(req, res, metadataTag(json ? view.json : xml))) return;
     if (json) {
       sendJson(res, view.json);
     } else {
       res.setHeader('Content-Type', 'application/xml; charset=utf-8');
-      res.end(view.xml);
+      res.end(xml);
     }
   };
 }

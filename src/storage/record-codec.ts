@@ -1,6 +1,6 @@
 /**
  * Turns an incoming record into what storage keeps: the record as the exact JSON text a response carries
- * (declared fields only, in dictionary order, RESO value formats) and the values of its indexed columns.
+ * (every declared field, null ones as null, in dictionary order, RESO value formats) and the values of its indexed columns.
  * Validation happens here, once, at write time; reads never rebuild a record field by field.
  */
 import type { EntitySetSpec, FieldSpec, LookupSpec, TableSpec } from '../model/service-model';
@@ -39,15 +39,19 @@ export function recordEncoder(set: EntitySetSpec, table: TableSpec, lookups: rea
       if (!normalisers.has(name) && !name.startsWith('@')) throw new RecordError(name, `is not a field of ${set.name}`);
     }
     const value: Record<string, unknown> = {};
+    // Every field is in the stored text, a null one as null (JSON Format 4.01: a full entity carries every
+    // property), so the default response is the stored text as it is.
+    const served: Record<string, unknown> = {};
     for (const f of set.fields) {
       const v = normalisers.get(f.name)!(input[f.name]);
+      served[f.name] = v;
       if (v === null) {
         if (!f.nullable) throw new RecordError(f.name, 'is required');
         continue;
       }
       value[f.name] = v;
     }
-    const json = JSON.stringify(value);
+    const json = JSON.stringify(served);
     const row = columns.map((f) => toColumn(f, value[f.name]));
     row.push(json);
     return { key: value[set.key] as string | number, json, value, row };
