@@ -34,6 +34,7 @@ export interface BuiltEntitySet {
   namesLookups?: string;
   skipSupported?: true;
   changeLog?: ChangeLogSpec;
+  pagedByTop?: true;
   /** Columns stored for a residual check only (join discriminators, licences' name checks), which get no index. */
   unindexedColumns?: Set<string>;
   table: string;
@@ -117,6 +118,7 @@ function entitySetOf(setDef: EntitySetDef, typeDef: EntityTypeDef, fields: Field
     namesFields: fieldNamesOf(typeDef),
     namesLookups: lookupNamesOf(typeDef),
     skipSupported: setDef.skipSupported || undefined,
+    pagedByTop: setDef.pagedByTop || undefined,
     table: setDef.name,
     fields,
     navigations,

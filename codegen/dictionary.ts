@@ -69,6 +69,8 @@ export interface EntitySetDef {
   changeLogOf?: string;
   /** Capabilities.SkipSupported on the set, else on the container, else false (the spec refuses $skip). */
   skipSupported: boolean;
+  /** Policy.PagedByTop. */
+  pagedByTop: boolean;
 }
 
 export interface EnumDef {
@@ -228,6 +230,7 @@ function readEntitySet(es: Node, notes: Annotations, containerSkip: boolean): En
     describesDictionary: notes.string(es, `${POLICY}.DescribesDictionary`),
     changeLogOf: notes.string(es, `${POLICY}.ChangeLogOf`),
     skipSupported: notes.tag(es, SKIP_SUPPORTED) ?? containerSkip,
+    pagedByTop: notes.tag(es, `${POLICY}.PagedByTop`) ?? false,
   };
 }
 

@@ -45,6 +45,7 @@ function policyOf(set: BuiltEntitySet): Record<string, string> {
     namesLookups: set.namesLookups,
     skipSupported: set.skipSupported,
     changeLog: set.changeLog,
+    pagedByTop: set.pagedByTop,
   };
   return Object.fromEntries(Object.entries(stated).filter(([, v]) => v !== undefined).map(([k, v]) => [k, literal(v)]));
 }

@@ -579,6 +579,7 @@ export const Lookup: EntitySetSpec = {
   changeTimestamp: 'ModificationTimestamp',
   dictionaryRows: { kind: 'lookups', fields: { key: 'LookupKey', lookupName: 'LookupName', value: 'LookupValue', standardValue: 'StandardLookupValue', legacyValue: 'LegacyODataValue' } },
   namesLookups: 'LookupName',
+  pagedByTop: true,
   table: 'Lookup',
   fields: LookupFields,
   fieldsByName: byName(LookupFields),

@@ -7,7 +7,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { EntitySetSpec, ResourceHandlers, ServiceModel } from '../model/service-model';
 import { ChangeLogMarks, markOf, refuseEventMarkBefore, refuseExpiredMark } from '../paging/change-log-marks';
-import { nextLink, pageSize } from '../paging/page-request';
+import { nextLink, PageSize, pageSize } from '../paging/page-request';
 import { refuseMarkBefore, refusePositionBefore, ScopeEpochs } from '../paging/scope-epoch';
 import { queryDigest, SkipTokens } from '../paging/skiptoken';
 import { bindQuery, BindOptions } from '../query/bind-query';
@@ -30,6 +30,17 @@ import { entityTag, notModified } from './caching';
 import { entityShaper } from './entity-shape';
 import { jsonContentType, jsonFormat, preferenceApplied } from './json-format';
 import { BodyWriter, collectionBody, collectionHead, collectionTail, contextFor, entityBody, sendJson, serviceRoot } from './response';
+
+/**
+ * Records per page, and in all ($top). On a set whose dictionary declares Policy.PagedByTop, `$top` is the
+ * page size (within the client's odata.maxpagesize and MAX_PAGE_SIZE) and the walk goes on to the end.
+ */
+function pageLimits(set: EntitySetSpec, $top: number | undefined, size: PageSize, maxPageSize: number): { perPage: number; top: number } {
+  if ($top !== undefined && set.pagedByTop) {
+    return { perPage: Math.min($top, size.applied ? size.size : maxPageSize), top: Number.MAX_SAFE_INTEGER };
+  }
+  return { perPage: size.size, top: $top ?? Number.MAX_SAFE_INTEGER };
+}
 
 function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => { fn(req, res).catch(next); };
@@ -116,7 +127,7 @@ class ResourceRequests {
     if (position) refusePositionBefore(epoch, set, position.epoch);
     await this.refuseStaleEventMarks(set, q, epoch, position?.last);
     const returned = position?.returned ?? 0;
-    const top = q.top ?? Number.MAX_SAFE_INTEGER;
+    const { perPage, top } = pageLimits(set, q.top, size, this.options.maxPageSize);
     const format = jsonFormat(res);
     const shaper = entityShaper(format, serviceRoot(req, this.options));
     const batches = new PageBatches(store, {
@@ -124,7 +135,7 @@ class ResourceRequests {
       after: position?.last,
       orderBy: q.orderBy,
       projection: projection(set, q.select, licence.hiddenIn(set)),
-      limit: Math.min(size.size, top - returned),
+      limit: Math.min(perPage, top - returned),
       skip: q.skip,
       batch: this.options.pageBatchSize,
       keyAt: q.orderBy.findIndex((o) => o.field.name === set.key),

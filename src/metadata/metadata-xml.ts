@@ -59,7 +59,9 @@ function property(f: FieldSpec): string[] {
 
 function facets(f: FieldSpec): string {
   let out = '';
-  if (!f.nullable) out += ' Nullable="false"';
+  // On a collection, Nullable is about its items, which are never null (a record stores none; an absent
+  // collection is []): stated, since a collection without it leaves clients no default (CSDL 4.01 §7.2.1).
+  if (!f.nullable || f.collection) out += ' Nullable="false"';
   if (f.maxLength !== undefined) out += ` MaxLength="${f.maxLength}"`;
   if (f.precision !== undefined) out += ` Precision="${f.precision}"`;
   if (f.scale !== undefined) out += ` Scale="${f.scale}"`;

@@ -193,6 +193,11 @@ export interface EntitySetSpec {
   readonly skipSupported?: true;
   /** This set is the change log of other sets (EntityEvent). */
   readonly changeLog?: ChangeLogSpec;
+  /**
+   * Policy.PagedByTop: on this set `$top` bounds each page, not the walk (at most `$top` records a response,
+   * nextLinks to the end), for readers that take it as a page size (RESO's Lookup reader).
+   */
+  readonly pagedByTop?: true;
   /** Storage table. */
   readonly table: string;
   /** Fields in declaration order; this is also the order of fields in a stored record. */
