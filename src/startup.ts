@@ -84,7 +84,7 @@ export async function startUp(parts: StartupParts, options: StartupOptions): Pro
 /** The work done under the start-up lock; returns the new demo client's token when it made one. */
 async function prepare(parts: StartupParts, options: StartupOptions): Promise<string | undefined> {
   const { model, db, stores, writer, settings } = parts;
-  const added = await ensureSchema(db, model.tables);
+  const added = await ensureSchema(db, model.tables, model.valueTables);
   for (const set of model.entitySets) {
     // Stored records carry every field of their set (null ones as null): rewritten when the fields changed
     // (or were stored by a version that left nulls out), as when a column was added.
