@@ -160,6 +160,7 @@ function fieldsOf(setDef: EntitySetDef, typeDef: EntityTypeDef): FieldSpec[] {
       precision: p.precision,
       scale: p.scale,
       lookupName: p.lookupName,
+      enumType: p.enumType,
       column: indexed ? p.name : undefined,
       filterable: isFilterable,
       sortable: isSortable,

@@ -14,6 +14,8 @@ export interface PropertyDef {
   precision?: number;
   scale?: number;
   lookupName?: string;
+  /** For a property the dictionary types with an EnumType (read as a string lookup): that type, qualified. */
+  enumType?: string;
   restricted: boolean;
   /** Policy.ChangeTimestamp: the record's change timestamp. */
   changeTimestamp: boolean;

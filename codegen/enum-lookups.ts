@@ -36,7 +36,7 @@ export function enumsAsLookups(types: EntityTypeDef[], enumsByQualifiedName: Rea
       const element = collection ? p.type.slice('Collection('.length, -1) : p.type;
       const ref = refOf(element);
       if (!ref) return p;
-      return { ...p, type: collection || ref.flags ? 'Collection(Edm.String)' : 'Edm.String', lookupName: p.lookupName ?? ref.name };
+      return { ...p, type: collection || ref.flags ? 'Collection(Edm.String)' : 'Edm.String', lookupName: p.lookupName ?? ref.name, enumType: element };
     }),
   }));
 }

@@ -3,12 +3,12 @@
  * RESO's lookup flavours (string lookups with a Lookup resource, and EnumType lookups, read as string lookups):
  * generate into a temporary folder, load what it wrote, create storage, load records and serve them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { generate } from '../codegen/generate';
-import type { ServiceModel } from '../src/model/service-model';
+import type { LookupValueSpec, ServiceModel } from '../src/model/service-model';
 import { describeEachDatabase } from './support/databases';
 import { loadGenerated } from './support/generated-folder';
 import { get, startTestServer } from './support/http';
@@ -160,3 +160,112 @@ for (const flavour of FLAVOURS) {
     });
   });
 }
+
+/**
+ * The EnumType flavour with StandardStatus, Appliances and CurrentUse made filterable (FilterRestrictions on
+ * Property naming every other field): values named as OData names enumeration values — by qualified literal,
+ * by member name, with `has` on single and multi-value lookups, in `in (…)` and inside lambdas — select what
+ * the oracle over the stored records selects.
+ */
+describeEachDatabase('Full RESO DD 2.0 reference (EnumType lookups): enumeration literals, has and lambdas', (target) => {
+  const ENUMS = 'org.reso.metadata.enums';
+  const FILTERED = ['ListingKey', 'ModificationTimestamp', 'StandardStatus', 'Appliances', 'CurrentUse'];
+  let dir: string;
+  let db: Awaited<ReturnType<typeof target.create>>;
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let status: LookupValueSpec[];
+  let appliances: LookupValueSpec[];
+  const records: Record<string, any>[] = [];
+
+  before(async function () {
+    this.timeout(180_000);
+    if (!hasShared) return requireShared(this);
+    dir = mkdtempSync(join(tmpdir(), 'reso-dd-enum-'));
+    const xml = readFileSync(sharedPath('reso/dd-2.0-enum.xml'), 'utf8');
+    const type = xml.slice(xml.indexOf('<EntityType Name="Property"'), xml.indexOf('</EntityType>', xml.indexOf('<EntityType Name="Property"')));
+    const others = [...type.matchAll(/<Property Name="([^"]+)"/g)].map((m) => m[1]).filter((n) => !FILTERED.includes(n));
+    const restriction = '<Annotation Term="Org.OData.Capabilities.V1.FilterRestrictions"><Record><PropertyValue Property="NonFilterableProperties"><Collection>'
+      + others.map((n) => `<PropertyPath>${n}</PropertyPath>`).join('') + '</Collection></PropertyValue></Record></Annotation>';
+    const open = /<EntitySet Name="Property"[^>]*>/.exec(xml)![0];
+    writeFileSync(join(dir, 'dictionary.xml'), xml.replace(open, `${open}${restriction}`));
+    generate({ dictionary: join(dir, 'dictionary.xml'), outDir: join(dir, 'generated') });
+    const model = loadGenerated(join(dir, 'generated'));
+    const lookup = (name: string) => model.lookups.find((l) => l.name === name)!.values;
+    status = lookup('StandardStatus').slice(0, 3);
+    appliances = lookup('Appliances').slice(0, 4);
+    const uses = lookup(model.entitySets.find((s) => s.name === 'Property')!.fieldsByName.CurrentUse.lookupName!);
+    expect(status[1].value).not.to.equal(status[1].legacyODataValue); // 'Active Under Contract' / ActiveUnderContract
+    for (let i = 0; i < 12; i++) {
+      records.push({
+        ListingKey: `E-${i}`,
+        ModificationTimestamp: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`,
+        StandardStatus: status[i % 3].value,
+        Appliances: appliances.filter((_, j) => (i >> j) & 1).map((v) => v.value),
+        CurrentUse: [uses[i % 2].value],
+      });
+    }
+    db = await target.create();
+    server = await startTestServer(model, db.url);
+    const store = server.service.store('Property');
+    await server.service.writer.transaction((tx) => tx.upsert('Property', records.map((r) => store.encode(r))));
+  });
+  after(async () => {
+    await server?.close();
+    await db?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const keys = async (filter: string): Promise<string[]> => {
+    const r = await get(`${server.url}/Property?$select=ListingKey&$filter=${encodeURIComponent(filter)}`);
+    expect(r.status, `${filter}: ${r.text.slice(0, 300)}`).to.equal(200);
+    return r.json.value.map((x: any) => x.ListingKey).sort();
+  };
+  const expected = (test: (r: Record<string, any>) => boolean) => records.filter(test).map((r) => r.ListingKey).sort();
+
+  it('single-value lookups: eq and ne by qualified literal or member name, has, and in', async () => {
+    const [s0, s1, s2] = status;
+    const lit = (v: LookupValueSpec) => `${ENUMS}.StandardStatus'${v.legacyODataValue}'`;
+    const cases: [string, (r: Record<string, any>) => boolean][] = [
+      [`StandardStatus eq ${lit(s1)}`, (r) => r.StandardStatus === s1.value],
+      [`StandardStatus ne ${lit(s1)}`, (r) => r.StandardStatus !== s1.value],
+      [`StandardStatus eq '${s1.legacyODataValue}'`, (r) => r.StandardStatus === s1.value],
+      [`StandardStatus eq '${s1.value}'`, (r) => r.StandardStatus === s1.value],
+      [`StandardStatus has ${lit(s2)}`, (r) => r.StandardStatus === s2.value],
+      [`StandardStatus in (${lit(s0)}, ${lit(s2)})`, (r) => r.StandardStatus === s0.value || r.StandardStatus === s2.value],
+      [`StandardStatus in ('${s0.legacyODataValue}', '${s1.value}')`, (r) => r.StandardStatus === s0.value || r.StandardStatus === s1.value],
+    ];
+    for (const [filter, test] of cases) expect(await keys(filter), filter).to.deep.equal(expected(test));
+    expect(expected((r) => r.StandardStatus === s1.value)).to.have.length(4);
+  });
+
+  it('multi-value lookups: has (one member, or several at once), and members inside any/all', async () => {
+    const [a0, a1, a2] = appliances;
+    const lit = (...v: LookupValueSpec[]) => `${ENUMS}.Appliances'${v.map((x) => x.legacyODataValue).join(',')}'`;
+    const has = (r: Record<string, any>, v: LookupValueSpec) => r.Appliances.includes(v.value);
+    const cases: [string, (r: Record<string, any>) => boolean][] = [
+      [`Appliances has ${lit(a0)}`, (r) => has(r, a0)],
+      [`Appliances has ${lit(a0, a2)}`, (r) => has(r, a0) && has(r, a2)],
+      [`Appliances has ${lit(a0)} and Appliances has ${lit(a1)}`, (r) => has(r, a0) && has(r, a1)],
+      [`not (Appliances has ${lit(a1)})`, (r) => !has(r, a1)],
+      [`Appliances/any(a: a eq ${lit(a1)} or a eq '${a2.legacyODataValue}')`, (r) => has(r, a1) || has(r, a2)],
+      [`Appliances/all(a: a in (${lit(a0)}, ${lit(a1)}))`, (r) => r.Appliances.every((x: string) => x === a0.value || x === a1.value)],
+      [`Appliances/any(a: a has ${lit(a2)}) and StandardStatus eq ${ENUMS}.StandardStatus'${status[0].legacyODataValue}'`,
+        (r) => has(r, a2) && r.StandardStatus === status[0].value],
+    ];
+    for (const [filter, test] of cases) expect(await keys(filter), filter).to.deep.equal(expected(test));
+  });
+
+  it('refuses a member the enumeration does not have, another enumeration\'s literal, and has on other operands', async () => {
+    const cases: [string, number, string][] = [
+      [`StandardStatus eq ${ENUMS}.StandardStatus'NoSuchStatus'`, 400, 'LiteralInvalid'],
+      [`StandardStatus eq ${ENUMS}.Appliances'${appliances[0].legacyODataValue}'`, 400, 'TypeMismatch'],
+      [`StandardStatus eq ${ENUMS}.StandardStatus'${status[0].legacyODataValue},${status[1].legacyODataValue}'`, 400, 'LiteralInvalid'],
+      [`ListingKey has ${ENUMS}.StandardStatus'${status[0].legacyODataValue}'`, 400, 'HasNotApplicable'],
+      [`'Active' has StandardStatus`, 400, 'HasNotApplicable'],
+    ];
+    for (const [filter, code, name] of cases) {
+      const r = await get(`${server.url}/Property?$filter=${encodeURIComponent(filter)}`);
+      expect([r.status, r.json?.error?.code], filter).to.deep.equal([code, name]);
+    }
+  });
+});

@@ -209,6 +209,11 @@ describe('SQL compiler: lambdas on a collection, from its value table', function
     ["not Appliances/all(x: x in ('Dishwasher', 'Range'))", {
       sqlite: `EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND \`_value\` NOT IN (?, ?))`, params: ['Dishwasher', 'Range'],
     }],
+    // has on a multi-value lookup is any(x: x eq member); several members, each of them.
+    ["Appliances has org.example.Appliances'Dishwasher,Range'", {
+      sqlite: `(EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND \`_value\` = ?) AND EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND \`_value\` = ?))`,
+      params: ['Dishwasher', 'Range'],
+    }],
     // The set's own fields stay nameable inside; they resolve to the record outside the subquery.
     ["Appliances/any(x: x eq 'Range' and City eq 'Austin') or MlsStatus eq 'Active'", {
       sqlite: `(\`MlsStatus\` IN (?) OR EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND (\`_value\` = ? AND \`City\` = ?)))`,

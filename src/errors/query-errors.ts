@@ -64,7 +64,7 @@ export const FILTER_ERRORS = defineErrors({
     target: '$filter',
   },
   HasNotApplicable: {
-    message: () => 'has tests enumeration flags; this service has string lookups: compare with eq, or use in (…)',
+    message: () => "has tests a lookup field for the values an enumeration literal names (<field> has <namespace>.<lookup>'<value>'); otherwise compare with eq, or use in (…)",
     target: '$filter',
   },
   LiteralInvalid: {

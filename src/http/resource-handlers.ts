@@ -11,6 +11,7 @@ import { nextLink, PageSize, pageSize } from '../paging/page-request';
 import { refuseMarkBefore, refusePositionBefore, ScopeEpochs } from '../paging/scope-epoch';
 import { queryDigest, SkipTokens } from '../paging/skiptoken';
 import { bindQuery, BindOptions } from '../query/bind-query';
+import type { Lookups } from '../query/bind-enum';
 import type { BoundPredicate, BoundQuery } from '../query/bound';
 import { parseQueryOptions } from '../query/parse-options';
 import { both } from '../query/predicates';
@@ -78,14 +79,16 @@ export function resourceHandlers(parts: ResourceParts, options: AppOptions): Res
 /** One request's work against one set, for each kind of path. */
 class ResourceRequests {
   private readonly sets: ReadonlyMap<string, EntitySetSpec>;
+  private readonly lookups: Lookups;
 
   constructor(private readonly parts: ResourceParts, private readonly options: AppOptions) {
     this.sets = new Map(parts.model.entitySets.map((s) => [s.name, s]));
+    this.lookups = new Map(parts.model.lookups.map((l) => [l.name, l]));
   }
 
   private bind(set: EntitySetSpec, req: Request, licence: Licence, extra: BindOptions = {}) {
     const tree = parseQueryOptions(queryOptions(req), { maxFilterLength: this.options.maxFilterLength });
-    return { tree, q: bindQuery(set, tree, { sets: this.sets, hidden: (s) => licence.hiddenIn(s), ...extra }) };
+    return { tree, q: bindQuery(set, tree, { sets: this.sets, lookups: this.lookups, hidden: (s) => licence.hiddenIn(s), ...extra }) };
   }
 
   private where(set: EntitySetSpec, q: BoundQuery, licence: Licence, within?: BoundPredicate) {

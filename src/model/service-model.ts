@@ -28,6 +28,11 @@ export interface FieldSpec {
   readonly scale?: number;
   /** RESO.OData.Metadata.LookupName, for string lookups. */
   readonly lookupName?: string;
+  /**
+   * The EnumType a dictionary in RESO's EnumType flavour types the field with (qualified), read as the string
+   * lookup `lookupName`: filters may name its values by member (`'ActiveUnderContract'`) as well as by value.
+   */
+  readonly enumType?: string;
   /** Storage column holding the value, for fields that are filtered or sorted on; otherwise the value lives only in the stored record. */
   readonly column?: string;
   /**

@@ -8,6 +8,8 @@ import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import { normaliseTimestamp } from '../model/edm-values';
 import { VALUE_TABLE_VALUE } from '../model/service-model';
 import type { ExprNode, LambdaNode, LiteralNode } from './ast';
+import { Lookups, lookupValuesOf } from './bind-enum';
+import { datePartOfLiteral, hasSubMillisecond } from './literal-time';
 import type {
   BoundCall, BoundField, BoundLambda, BoundPredicate, BoundScalar, BoundValue, DatePartFunction, ValueType,
 } from './bound';
@@ -16,6 +18,11 @@ import type {
 interface RangeVariable {
   readonly name: string;
   readonly element: BoundField;
+}
+
+/** One element of a filterable collection, as a field: its value table's value column. */
+function elementOf(f: FieldSpec): BoundField {
+  return { kind: 'field', field: { ...f, collection: false, nullable: false, column: VALUE_TABLE_VALUE }, column: VALUE_TABLE_VALUE, type: fieldType(f) };
 }
 
 export function fieldType(f: FieldSpec): ValueType {
@@ -49,6 +56,8 @@ export class FilterBinder {
     private readonly now: () => string = () => new Date().toISOString(),
     /** Fields the client is not licensed to see. */
     private readonly hidden: ReadonlySet<string> = new Set(),
+    /** The dictionary's lookups by name, for the values enumeration literals name. */
+    private readonly lookups: Lookups = new Map(),
     /** Inside a lambda: its range variable, standing for one element of the collection. */
     private readonly range?: RangeVariable,
   ) {}
@@ -77,7 +86,7 @@ export class FilterBinder {
   }
 
   private compare(written: string, leftNode: ExprNode, rightNode: ExprNode): BoundPredicate {
-    if (written === 'has') throw Errors.HasNotApplicable();
+    if (written === 'has') return this.has(leftNode, rightNode);
     const cmp = written as 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
     const leftIsNull = leftNode.kind === 'literal' && leftNode.type === 'null';
     const rightIsNull = rightNode.kind === 'literal' && rightNode.type === 'null';
@@ -99,7 +108,7 @@ export class FilterBinder {
       this.checkComparable(left.type, right.type, literal);
       return { kind: 'compare', op, left, right };
     }
-    const right = this.literalAs(literal, left.type);
+    const right = this.lookupLiteral(left, literal) ?? this.literalAs(literal, left.type);
     if (left.type === 'dateTimeOffset' && hasSubMillisecond(literal)) {
       // Stored timestamps have millisecond precision; a literal with finer digits was truncated to the
       // millisecond, so `ge`/`gt` become `gt` it, `lt`/`le` become `le` it, and nothing equals it.
@@ -116,7 +125,7 @@ export class FilterBinder {
     const values = list.map((item) => {
       if (item.kind !== 'literal') throw Errors.InListInvalid('not-literal');
       if (item.type === 'null') throw Errors.InListInvalid('null');
-      return this.literalAs(item, left.type);
+      return this.lookupLiteral(left, item) ?? this.literalAs(item, left.type);
     });
     return { kind: 'in', left, values };
   }
@@ -169,21 +178,50 @@ export class FilterBinder {
    * with the range variable in scope; the set's other fields stay nameable in it, a lambda inside it is not.
    */
   private lambda(node: LambdaNode): BoundLambda {
-    const path = node.collection.path.join('/');
-    if (this.range) throw Errors.LambdaNotSupported(node.fn, path);
+    if (this.range) throw Errors.LambdaNotSupported(node.fn, node.collection.path.join('/'));
     const f = this.namedField(node.collection.path);
-    if (!f.collection) throw Errors.LambdaNeedsCollection(node.fn, f.name);
-    if (!f.filterable || !f.valueTable) throw Errors.FieldNotFilterable(f.name, this.set.name, filterableNames(this.set, this.hidden));
-    this.fieldsUsed.add(f.name);
-    const lambda = { kind: 'lambda' as const, fn: node.fn, collection: f, valueTable: f.valueTable, recordKey: this.set.fieldsByName[this.set.key].column! };
+    const lambda = this.lambdaOn(f, node.fn);
     if (!node.predicate || node.variable === undefined) return lambda;
-    const element: BoundField = {
-      kind: 'field', field: { ...f, collection: false, nullable: false, column: VALUE_TABLE_VALUE }, column: VALUE_TABLE_VALUE, type: fieldType(f),
-    };
-    const inner = new FilterBinder(this.set, this.now, this.hidden, { name: node.variable, element });
+    const inner = new FilterBinder(this.set, this.now, this.hidden, this.lookups, { name: node.variable, element: elementOf(f) });
     const predicate = inner.predicate(node.predicate);
     for (const name of inner.fieldsUsed) this.fieldsUsed.add(name);
     return { ...lambda, predicate };
+  }
+
+  /** A lambda on `f` without its predicate, once `f` is known to be a filterable collection. */
+  private lambdaOn(f: FieldSpec, fn: 'any' | 'all'): BoundLambda {
+    if (!f.collection) throw Errors.LambdaNeedsCollection(fn, f.name);
+    if (!f.filterable || !f.valueTable) throw Errors.FieldNotFilterable(f.name, this.set.name, filterableNames(this.set, this.hidden));
+    this.fieldsUsed.add(f.name);
+    return { kind: 'lambda', fn, collection: f, valueTable: f.valueTable, recordKey: this.set.fieldsByName[this.set.key].column! };
+  }
+
+  /**
+   * `Field has Namespace.Lookup'Member'` (several members: `'A,B'`, each of them): on a multi-value lookup,
+   * whether the collection holds the member, as `Field/any(x: x eq …)`; on a single-value one (or a lambda's
+   * variable), whether it is the member.
+   */
+  private has(leftNode: ExprNode, rightNode: ExprNode): BoundPredicate {
+    if (leftNode.kind !== 'member' || rightNode.kind !== 'literal') throw Errors.HasNotApplicable();
+    const isVariable = this.range !== undefined && leftNode.path[0] === this.range.name;
+    const f = isVariable ? undefined : this.namedField(leftNode.path);
+    const left = f?.collection ? elementOf(f) : this.scalar(leftNode);
+    const values = left.kind === 'field' ? lookupValuesOf(left.field, rightNode, this.lookups) : undefined;
+    if (!values || left.kind !== 'field') throw Errors.HasNotApplicable();
+    const each = values.map((v): BoundPredicate => {
+      const equals: BoundPredicate = { kind: 'compare', op: 'eq', left, right: { kind: 'value', type: 'string', value: v } };
+      return f?.collection ? { ...this.lambdaOn(f, 'any'), predicate: equals } : equals;
+    });
+    return each.length === 1 ? each[0] : { kind: 'logical', op: 'and', operands: each };
+  }
+
+  /** A literal naming a lookup value (an enumeration literal, or a member's name), as the stored value. */
+  private lookupLiteral(left: BoundScalar, literal: LiteralNode): BoundValue | undefined {
+    if (left.kind !== 'field') return undefined;
+    const values = lookupValuesOf(left.field, literal, this.lookups);
+    if (!values) return undefined;
+    if (values.length !== 1) throw Errors.LiteralInvalid(literalText(literal), `single value of lookup ${left.field.lookupName}`);
+    return { kind: 'value', type: 'string', value: values[0] };
   }
 
   private call(name: string, argNodes: readonly ExprNode[]): BoundCall | BoundValue {
@@ -286,21 +324,6 @@ export class FilterBinder {
   }
 }
 
-const LITERAL_PARTS = /^(?:(-?\d{4,})-(\d{2})-(\d{2}))?(?:T?(\d{2}):(\d{2})(?::(\d{2}))?)?/i;
-
-function datePartOfLiteral(name: string, node: LiteralNode): number {
-  const text = String(node.value);
-  const m = LITERAL_PARTS.exec(node.type === 'timeOfDay' ? `T${text}` : text)!;
-  const index = { year: 1, month: 2, day: 3, hour: 4, minute: 5, second: 6 }[name as DatePartFunction];
-  const part = m[index];
-  if (part === undefined) {
-    if (node.type === 'date' && index > 3) throw Errors.DatePartInapplicable(name, 'a date');
-    if (node.type === 'timeOfDay' && index <= 3) throw Errors.DatePartInapplicable(name, 'a time of day');
-    return 0;
-  }
-  return Number(part);
-}
-
 function natural(node: LiteralNode): ValueType {
   switch (node.type) {
     case 'string': return 'string';
@@ -318,11 +341,6 @@ function natural(node: LiteralNode): ValueType {
   }
 }
 
-function hasSubMillisecond(node: LiteralNode): boolean {
-  if (typeof node.value !== 'string') return false;
-  const m = /T\d{2}:\d{2}:\d{2}\.(\d+)/i.exec(node.value);
-  return !!m && m[1].length > 3 && /[1-9]/.test(m[1].slice(3));
-}
 
 function flip<T extends string>(op: T): T {
   const m: Record<string, string> = { gt: 'lt', lt: 'gt', ge: 'le', le: 'ge', eq: 'eq', ne: 'ne' };

@@ -8,6 +8,7 @@
 import { Errors } from '../errors/catalogue';
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import type { ExpandItem, QueryOptionsTree } from './ast';
+import type { Lookups } from './bind-enum';
 import { FilterBinder, licensedField } from './bind-filter';
 import type { BoundExpand, BoundOrder, BoundPredicate, BoundQuery } from './bound';
 import { both } from './predicates';
@@ -24,6 +25,8 @@ export interface BindOptions {
   defaultOrder?: readonly string[];
   /** Fields a set's records must not show this client (named, they answer as fields the set does not have). */
   hidden?: (set: EntitySetSpec) => ReadonlySet<string>;
+  /** The dictionary's lookups by name: the values enumeration literals name. */
+  lookups?: Lookups;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -40,7 +43,7 @@ export function bindQuery(set: EntitySetSpec, tree: QueryOptionsTree, options: B
   const expand = tree.expand ? bindExpand(set, tree.expand, options) : [];
 
   const hidden = options.hidden?.(set) ?? NONE;
-  const binder = new FilterBinder(set, options.now, hidden);
+  const binder = new FilterBinder(set, options.now, hidden, options.lookups);
   const filter: BoundPredicate | undefined = tree.filter ? binder.predicate(tree.filter) : undefined;
   return {
     filter,
@@ -147,7 +150,7 @@ function bindExpand(set: EntitySetSpec, items: readonly ExpandItem[], options: B
       if (value !== undefined) throw Errors.ExpandOptionNotSupported([option], name);
     }
     if (o.unsupported.length) throw Errors.ExpandOptionNotSupported(o.unsupported, name);
-    const bound = bindQuery(target, { ...o, expand: undefined }, { now: options.now, defaultOrder: navigation.order, hidden: options.hidden });
+    const bound = bindQuery(target, { ...o, expand: undefined }, { now: options.now, defaultOrder: navigation.order, hidden: options.hidden, lookups: options.lookups });
     return {
       navigation,
       target,
