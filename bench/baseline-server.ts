@@ -15,6 +15,9 @@
  *                           (`ModificationTimestamp >= ? AND (ModificationTimestamp > ? OR ListingKey > ?)`), as
  *                           `{"value":[…],"@odata.nextLink":"/walk?ts=…&key=…&limit=N"}`; one row more than N is read
  *                           to know whether another page follows, as the product does.
+ *   GET /events?limit=N[&after=S]
+ *                       ->  the change log's N events after sequence S, by its key (EntityEvent, the same keyset walk):
+ *                           SELECT _record, EntityEventSequence FROM EntityEvent WHERE EntityEventSequence > ? …
  *
  * Environment: PORT (0 = any free port), DATABASE_URL (sqlite:<path> or mysql://…).
  * Prints `baseline listening on http://localhost:<port>` once it accepts connections.
@@ -37,6 +40,7 @@ const WALK_COLUMNS = 'SELECT _record, ModificationTimestamp, ListingKey FROM Pro
 const WALK_ORDER = 'ORDER BY ModificationTimestamp, ListingKey LIMIT ?';
 const WALK_FIRST = `${WALK_COLUMNS} ${WALK_ORDER}`;
 const WALK_NEXT = `${WALK_COLUMNS} WHERE ModificationTimestamp >= ? AND (ModificationTimestamp > ? OR ListingKey > ?) ${WALK_ORDER}`;
+const EVENTS = 'SELECT _record, EntityEventSequence AS s FROM EntityEvent WHERE EntityEventSequence > ? ORDER BY EntityEventSequence LIMIT ?';
 const CONTENT_TYPE = 'application/json; charset=utf-8';
 const MAX_WALK_LIMIT = 10_000;
 
@@ -61,6 +65,20 @@ function walkBody(rows: WalkRow[], limit: number): string {
   const next = rows.length > limit
     ? `,"@odata.nextLink":${JSON.stringify(`/walk?ts=${encodeURIComponent(last.ModificationTimestamp)}&key=${encodeURIComponent(last.ListingKey)}&limit=${limit}`)}`
     : '';
+  return `{"value":[${page.map((r) => r._record).join(',')}]${next}}`;
+}
+
+/** The events walk's parameters, or undefined (400). */
+function eventsQuery(query: express.Request['query']): { params: number[]; limit: number } | undefined {
+  const limit = Number(query.limit);
+  const after = query.after === undefined ? 0 : Number(query.after);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WALK_LIMIT || !Number.isInteger(after)) return undefined;
+  return { params: [after, limit + 1], limit };
+}
+
+function eventsBody(rows: (Row & { s: number })[], limit: number): string {
+  const page = rows.length > limit ? rows.slice(0, limit) : rows;
+  const next = rows.length > limit ? `,"@odata.nextLink":${JSON.stringify(`/events?after=${page[page.length - 1].s}&limit=${limit}`)}` : '';
   return `{"value":[${page.map((r) => r._record).join(',')}]${next}}`;
 }
 
@@ -123,6 +141,13 @@ function createApp(url: string): { app: express.Express; close: () => Promise<vo
       res.setHeader('Content-Type', CONTENT_TYPE);
       res.end(walkBody(rows, q.limit));
     });
+    const events = db.prepare(EVENTS);
+    app.get('/events', (req, res) => {
+      const q = eventsQuery(req.query);
+      if (!q) { badRequest(res); return; }
+      res.setHeader('Content-Type', CONTENT_TYPE);
+      res.end(eventsBody(events.all(...q.params) as (Row & { s: number })[], q.limit));
+    });
     return { app, close: async () => { db.close(); } };
   }
   if (url.startsWith('mysql://')) {
@@ -164,6 +189,14 @@ function createApp(url: string): { app: express.Express; close: () => Promise<vo
       pool.execute(q.sql, q.params).then(([rows]) => {
         res.setHeader('Content-Type', CONTENT_TYPE);
         res.end(walkBody(rows as WalkRow[], q.limit));
+      }, next);
+    });
+    app.get('/events', (req, res, next) => {
+      const q = eventsQuery(req.query);
+      if (!q) { badRequest(res); return; }
+      pool.execute(EVENTS, q.params).then(([rows]) => {
+        res.setHeader('Content-Type', CONTENT_TYPE);
+        res.end(eventsBody(rows as (Row & { s: number })[], q.limit));
       }, next);
     });
     return { app, close: () => pool.end() };

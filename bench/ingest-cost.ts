@@ -10,13 +10,12 @@
  *
  * Uses only the service's public parts (seeding, ingestBatch), so the same script measures any revision.
  */
-import { rmSync } from 'node:fs';
-import * as mysql from 'mysql2/promise';
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch, IngestItem } from '../src/ingest/ingest';
 import { seedDemoData } from '../src/seed/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
+import { freshDatabase } from './fresh-database';
 
 const BATCH = 500;
 type Rec = Record<string, unknown>;
@@ -24,20 +23,6 @@ type Rec = Record<string, unknown>;
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
-
-async function freshDatabase(url: string): Promise<void> {
-  if (url.startsWith('sqlite:')) {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(url.slice('sqlite:'.length) + suffix, { force: true });
-    return;
-  }
-  const u = new URL(url);
-  const name = u.pathname.slice(1);
-  u.pathname = '/';
-  const conn = await mysql.createConnection(u.toString());
-  await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-  await conn.query(`CREATE DATABASE \`${name}\``);
-  await conn.end();
 }
 
 /** Lines per second of wall time, and per second of this process's CPU (steadier on a shared machine; SQLite runs in it). */

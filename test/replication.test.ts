@@ -15,6 +15,10 @@
  * A second phase (MariaDB only) has two server instances over the same database ingest at once, each with
  * its own writer, while the consumers read from both in turn (a walk's pages too).
  *
+ * The same clients also replicate by the change log alone (support/replication-events.ts): a walk of each set,
+ * then `EntityEvent?$filter=EntityEventSequence gt <mark>` increments, each named record fetched by key (404:
+ * dropped), killed mid-walk now and then, through both instances in the second phase; they must end exact too.
+ *
  * Knobs (environment): REPLICATION_SEED (writers' random seed), REPLICATION_OPS (writer operations per phase).
  */
 import { expect } from 'chai';
@@ -24,6 +28,7 @@ import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
 import { keyOf, RELATED, ReplicatedSet, ReplicationConsumer, SETS } from './support/replication-consumer';
+import { EventConsumer } from './support/replication-events';
 import { Random, RandomWriter, storedRecords, WriterStats } from './support/replication-writer';
 import { Rec, walkPages } from './support/replication-paging';
 
@@ -50,6 +55,8 @@ interface Subscriber {
   /** The client's scope, applied by hand (the feed scope comes on top). */
   readonly inScope: (r: Rec) => boolean;
   consumer?: ReplicationConsumer;
+  /** The same client replicating by the change log alone (EntityEvent, RCP-027). */
+  events?: EventConsumer;
 }
 
 /**
@@ -170,6 +177,11 @@ describeEachDatabase('Replication of every resource by the recommended practice 
       expect(s.consumer.deleted.size, 'Delete-status listings were seen').to.be.greaterThan(0);
       expect(allDifferences(consumerSets(s.consumer), withoutDeleted(await visibleFromDatabase(server, s.inScope))), s.name).to.deep.equal([]);
       expect(s.consumer.marks.Media).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      const events = new Random(SEED + 300 + i);
+      s.events = new EventConsumer(server.url, s.headers, INTERRUPT_CHANCE, () => events.next());
+      await s.events.initialWalk();
+      expect(s.events.mark, 'the seed was logged').to.be.greaterThan(0);
+      expect(allDifferences(s.events.replica(), withoutDeleted(await visibleFromDatabase(server, s.inScope))), `${s.name} by EntityEvent`).to.deep.equal([]);
     }
   });
 
@@ -193,10 +205,12 @@ describeEachDatabase('Replication of every resource by the recommended practice 
         for (const set of SETS) for (const r of s.consumer!.stores[set].byKey.values()) consumer.stores[set].upsert(r);
         for (const k of s.consumer!.deleted) consumer.deleted.add(k);
         s.consumer = consumer;
+        s.events!.bases = [server.url, other.url];
       }
       const writers = [await RandomWriter.create(server.service, SEED + 1), await RandomWriter.create(other.service, SEED + 2)];
       await concurrentPhase(server, subscribers, writers, OPERATIONS / 2);
     } finally {
+      for (const s of subscribers) s.events!.bases = [server.url];
       await other.close();
     }
   });
@@ -229,6 +243,7 @@ async function concurrentPhase(server: RunningServer, subscribers: Subscriber[],
       while (writing) {
         for (const [i, consumer] of consumers.entries()) {
           await consumer.incrementalPull();
+          await subscribers[i].events!.increment();
           if (rounds % 3 === 1) {
             // Anything committed after this instant has a later timestamp (the service's clock).
             const clockAtStart = Number(await server.service.settings.get('modification-clock'));
@@ -275,6 +290,13 @@ async function concurrentPhase(server: RunningServer, subscribers: Subscriber[],
     for (const [set, n] of Object.entries(consumer.stats.incrementRecords)) expect(n, `records from ${set}'s increments`).to.be.greaterThan(0);
     expect(allDifferences(await servedOverHttp(server.url, s.headers), visible), `${s.name}: what HTTP serves after the writes against the tables`).to.deep.equal([]);
     expect(allDifferences(consumerSets(consumer), expected), `${s.name}: the replica (missing, kept although removed, stale)`).to.deep.equal([]);
+    const events = s.events!;
+    events.interruptChance = 0;
+    await events.increment();
+    const e = events.stats;
+    console.log(`      ${s.name} by EntityEvent: ${e.requests} requests, ${e.events} events, ${e.fetched} fetches, ${e.dropped} dropped on 404, ${e.interruptions} walks killed mid-way`);
+    expect(e.events, 'events read while the writers ran').to.be.greaterThan(0);
+    expect(allDifferences(events.replica(), expected), `${s.name} by EntityEvent: the replica (missing, kept although removed, stale)`).to.deep.equal([]);
   }
 }
 

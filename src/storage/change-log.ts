@@ -85,13 +85,18 @@ export class ChangeLog {
   /** Appends events numbered from `first`, in the order given, committed at `committed`, with their prior images. */
   async append(ex: Executor, first: number, committed: string, events: readonly (PendingEvent & { readonly set: string })[]): Promise<void> {
     const s = this.spec;
-    const encode = this.store(this.log).encode;
-    await this.store(this.log).upsert(ex, events.map((e, i) => encode({ [s.sequence]: first + i, [s.resourceName]: e.set, [s.recordKey]: String(e.key) })));
+    const store = this.store(this.log);
+    // New numbers only: plain multi-row inserts, a few statements for a whole transaction's events.
+    const rows = events.map((e, i) => store.encode({ [s.sequence]: first + i, [s.resourceName]: e.set, [s.recordKey]: String(e.key) }).row);
+    await this.insert(ex, store.table.name, store.table.columns.map((c) => c.name), rows);
     const empty = this.priorColumns.slice(3).map(() => null);
-    const priors = events.map((e, i) => [first + i, committed, e.prior ? 1 : 0, ...(e.prior ?? empty)]);
-    const batch = Math.max(1, Math.floor(this.db.dialect.maxParams / this.priorColumns.length / 4));
-    for (let i = 0; i < priors.length; i += batch) {
-      const q = this.db.statements.insert(s.priorImage.table, this.priorColumns, priors.slice(i, i + batch));
+    await this.insert(ex, s.priorImage.table, this.priorColumns, events.map((e, i) => [first + i, committed, e.prior ? 1 : 0, ...(e.prior ?? empty)]));
+  }
+
+  private async insert(ex: Executor, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void> {
+    const batch = Math.max(1, Math.min(1000, Math.floor(this.db.dialect.maxParams / columns.length / 2)));
+    for (let i = 0; i < rows.length; i += batch) {
+      const q = this.db.statements.insert(table, columns, rows.slice(i, i + batch));
       await ex.run(q.sql, q.params);
     }
   }
@@ -134,8 +139,8 @@ export class ChangeLogAppends {
 
   constructor(private readonly log: ChangeLog, private readonly ex: Executor, private readonly lock: () => Promise<string>) {}
 
-  /** Before records of `set` with these keys are written or removed. */
-  async records(set: EntitySetSpec, keys: readonly Key[]): Promise<void> {
+  /** Before records of `set` with these keys are written or (`removing`) removed: removing what is not there changes nothing. */
+  async records(set: EntitySetSpec, keys: readonly Key[], removing = false): Promise<void> {
     const spec = this.log.logged.get(set.name);
     const mine = this.bucket(set);
     const fresh = [...new Set(keys.map(String))].filter((k) => !mine.has(k));
@@ -144,7 +149,7 @@ export class ChangeLogAppends {
     const keyColumn = set.fieldsByName[set.key].column!;
     const rows = await this.log.rows(this.ex, set, spec, (batch) => this.log.db.statements.in(keyColumn, batch), fresh);
     const byKey = new Map(rows.map((r) => [String(r[keyColumn]), r]));
-    await this.note(set, spec, fresh.map((k) => [k, byKey.get(k)]));
+    await this.note(set, spec, fresh.filter((k) => !removing || byKey.has(k)).map((k) => [k, byKey.get(k)]));
   }
 
   /** Before the records of `set` whose `field` holds one of `values` (and that `belongs`, if given) are changed. */

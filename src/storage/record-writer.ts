@@ -60,7 +60,7 @@ export function recordWriter(
           await store(set).upsert(ex, records);
         },
         deleteByKeys: async (set, keys) => {
-          await events?.records(store(set).set, keys);
+          await events?.records(store(set).set, keys, true);
           await store(set).deleteByKeys(ex, keys);
         },
       });

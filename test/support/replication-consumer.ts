@@ -89,13 +89,13 @@ export interface ConsumerOptions {
 
 class Interrupted extends Error {}
 
+/** An empty store for each replicated set. */
+export function emptyStores(): Record<ReplicatedSet, SetStore> {
+  return Object.fromEntries(SETS.map((set) => [set, new SetStore(keyOf(set))])) as Record<ReplicatedSet, SetStore>;
+}
+
 export class ReplicationConsumer {
-  readonly stores: Record<ReplicatedSet, SetStore> = {
-    Property: new SetStore('ListingKey'),
-    Media: new SetStore('MediaKey'),
-    OpenHouse: new SetStore('OpenHouseKey'),
-    HistoryTransactional: new SetStore('HistoryTransactionalKey'),
-  };
+  readonly stores = emptyStores();
   /** Listings seen in status Delete (and not seen otherwise since): their related records are not kept. */
   readonly deleted = new Set<string>();
   /** High-water mark per set: the last ModificationTimestamp a completed pull of that set returned. */
