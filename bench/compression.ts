@@ -18,7 +18,7 @@ import { startProduct } from './product-process';
 import { writeBenchSection } from './doc-section';
 
 const ROOT = resolve(__dirname, '../..');
-const TOKEN = 'bench-compression-token';
+const TOKEN = 'bench-compression-token-7f3a9c1e5b2d8046';
 const CODINGS = ['identity', 'gzip', 'br'] as const;
 
 interface Options { seconds: number; connections: number; listings: number; write: boolean }

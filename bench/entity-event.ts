@@ -27,8 +27,8 @@ import { startProduct } from './product-process';
 import { walk, WalkResult } from './walk';
 
 const ROOT = resolve(__dirname, '../..');
-const TOKEN = 'bench-entity-event-token';
-const SCOPED_TOKEN = 'bench-entity-event-scoped';
+const TOKEN = 'bench-entity-event-token-4c8e1a7f9b3d5062';
+const SCOPED_TOKEN = 'bench-entity-event-scoped-9d2b6f0a4e8c1735';
 const BATCH = 500;
 
 function option(name: string, fallback: string): string {

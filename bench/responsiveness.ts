@@ -20,7 +20,7 @@ import { startProduct } from './product-process';
 
 const ROOT = resolve(__dirname, '../..');
 const DOC = join(ROOT, 'docs/benchmarks.md');
-const TOKEN = 'bench-responsiveness-token';
+const TOKEN = 'bench-responsiveness-token-2e6a0c4f8b1d5937';
 const MAX_FILTER = 32 * 1024;
 const CONNECTIONS = 16;
 const SIMPLE = '/Property?$top=1&$select=ListingKey';

@@ -19,7 +19,7 @@ import { startProduct } from './product-process';
 import { writeBenchSection } from './doc-section';
 
 const ROOT = resolve(__dirname, '../..');
-const TOKEN = 'bench-token-endpoint-token';
+const TOKEN = 'bench-token-endpoint-token-6b0d4f8a2c7e1953';
 
 interface Options { seconds: number; listings: number; rate: number; write: boolean }
 
