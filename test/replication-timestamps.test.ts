@@ -7,10 +7,10 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import { emptyReport, ingestBatch } from '../src/ingest/ingest';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
+import { ListingFixtures, listingFixtures } from './support/listing-fixtures';
 import { get, startTestServer } from './support/http';
 import { odataString, Rec } from './support/replication-paging';
 import { storedRecords } from './support/replication-writer';
@@ -21,8 +21,7 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 describeEachDatabase('Replication timestamps (§2, §4)', (target) => {
   let db: TestDatabase;
   let server: RunningServer;
-  let listingTemplate: Rec;
-  let mediaTemplate: Rec;
+  let fixtures: ListingFixtures;
   let seq = 0;
 
   before(async function () {
@@ -30,8 +29,7 @@ describeEachDatabase('Replication timestamps (§2, §4)', (target) => {
     db = await target.create();
     server = await startTestServer(serviceModel, db.url);
     await seedDemoData(server.service, { listings: 5 });
-    listingTemplate = (await storedRecords(server.service, 'Property')).find((r) => r.MlsStatus === 'Active')!;
-    mediaTemplate = (await storedRecords(server.service, 'Media')).find((r) => r.MediaCategory === 'Photo')!;
+    fixtures = await listingFixtures(server.service, 'T');
     const { client } = await server.service.clients.add({ id: 'timestamps-scoped', name: 'Scoped', scope: "MlsStatus ne 'Withdrawn'" });
     await server.service.clients.issueToken(client.id, undefined, SCOPED_TOKEN);
   });
@@ -40,16 +38,9 @@ describeEachDatabase('Replication timestamps (§2, §4)', (target) => {
     await db?.drop();
   });
 
-  async function ingest(set: string, ...inputs: Rec[]): Promise<void> {
-    const report = emptyReport();
-    await ingestBatch(server.service, set, inputs.map((input, i) => ({ line: i + 1, input })), report);
-    expect(report.errors).to.deep.equal([]);
-  }
-  const listing = (key: string, status: string): Rec => ({ ...listingTemplate, ListingKey: key, ListingId: `T${key}`, MlsStatus: status });
-  const photo = (listingKey: string, key: string): Rec => ({
-    ...mediaTemplate, MediaKey: key, ResourceRecordKey: listingKey, ResourceName: 'Property', ResourceRecordID: `T${listingKey}`,
-    MediaCategory: 'Photo', MediaObjectID: key, OriginatingSystemMediaKey: key, SourceSystemMediaKey: key,
-  });
+  const ingest = (set: string, ...inputs: Rec[]) => fixtures.ingest(set, ...inputs);
+  const listing = (key: string, status: string) => fixtures.listing(key, status);
+  const photo = (listingKey: string, key: string) => fixtures.photo(listingKey, key);
   const asScoped = (path: string) => get(`${server.url}/${path}`, { Authorization: `Bearer ${SCOPED_TOKEN}` });
   const mediaKeys = (r: { json: any }) => r.json.value.map((m: Rec) => m.MediaKey);
 
