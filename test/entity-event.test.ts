@@ -6,6 +6,13 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
+import { bindQuery } from '../src/query/bind-query';
+import { parseQueryOptions } from '../src/query/parse-options';
+import { both } from '../src/query/predicates';
+import { WHOLE_RECORD } from '../src/query/projection';
+import { Visibility } from '../src/query/visibility';
+import { pageQuery } from '../src/storage/record-queries';
+import { Statements } from '../src/storage/statements';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
@@ -209,6 +216,23 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
       const seen = await events(as(HIDING_TOKEN), 0);
       expect(seen.filter((e) => e.ResourceName === 'HistoryTransactional' && price.includes(e.ResourceRecordKey))).to.deep.equal([]);
       expect(seen.length).to.be.greaterThan(all.length / 2);
+    });
+
+    it('a scoped client\'s page reads the log in sequence order from its mark and seeks each record by key (query plan)', async () => {
+      const log = serviceModel.entitySets.find((s) => s.changeLog)!;
+      const where = both(new Visibility(serviceModel, ["MlsStatus ne 'Withdrawn'"]).of(log), bindQuery(log, parseQueryOptions({ $filter: 'EntityEventSequence gt 5' })).filter);
+      const page = pageQuery(new Statements(server.service.db.dialect), log.table, { where, orderBy: bindQuery(log, parseQueryOptions({})).orderBy, limit: 1000, projection: WHOLE_RECORD });
+      const plan = (await server.service.db.all(`${target.label === 'SQLite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${page.sql}`, page.params)).map((r) => JSON.stringify(r));
+      const logRows = plan.filter((r) => r.includes(log.table) && !r.includes('_q'));
+      // One read of the log, by its key from the mark, in order: no index per resource name, no sort of the rest.
+      expect(logRows, plan.join('\n')).to.have.length(1);
+      expect(plan.join('\n')).not.to.match(/TEMP B-TREE|MULTI-INDEX|filesort|index_merge/i);
+      // Every other table is reached by a seek per event (SQLite: SEARCH … (key=?); MariaDB: a dependent subquery
+      // through an index, never a scan nor a materialised whole).
+      const seeks = plan.filter((r) => r.includes('_q'));
+      expect(seeks.length, plan.join('\n')).to.be.greaterThan(5);
+      const seek = target.label === 'SQLite' ? /SEARCH _q\d USING (INDEX|PRIMARY KEY)[^"]*=\?/ : /"DEPENDENT SUBQUERY".*"type":"(eq_ref|ref|range)"/;
+      for (const row of seeks) expect(row, plan.join('\n')).to.match(seek);
     });
   });
 });

@@ -9,7 +9,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { bindQuery } from '../src/query/bind-query';
 import { parseQueryOptions } from '../src/query/parse-options';
-import { both, fieldEquals } from '../src/query/predicates';
+import type { BoundPredicate } from '../src/query/bound';
+import { both, fieldEquals, fieldOf } from '../src/query/predicates';
 import { projection, WHOLE_RECORD } from '../src/query/projection';
 import { Visibility } from '../src/query/visibility';
 import type { SqlDialect } from '../src/storage/dialect';
@@ -50,7 +51,7 @@ const filterOf = (text: string) => bind({ $filter: text }).filter!;
 
 function filterCases(cases: readonly (readonly [string, Snapshot])[]): void {
   for (const [filter, snapshot] of cases) {
-    it(filter, () => expectSnapshot((d) => compileFilter(filterOf(filter), d), snapshot));
+    it(filter, () => expectSnapshot((d) => compileFilter(filterOf(filter), d, 'Property'), snapshot));
   }
 }
 
@@ -97,7 +98,7 @@ describe('SQL compiler: and, or, not', function () {
     const filter = Array.from({ length: 17 }, (_, i) => `ListPrice gt ${i}`).join(' or ');
     const terms = Array.from({ length: 17 }, () => '`ListPrice` > ?');
     const group = (t: string[]) => `(${t.join(' OR ')})`;
-    expectSnapshot((d) => compileFilter(filterOf(filter), d), {
+    expectSnapshot((d) => compileFilter(filterOf(filter), d, 'Property'), {
       sqlite: `(${group(terms.slice(0, 9))} OR ${group(terms.slice(9))})`,
       params: Array.from({ length: 17 }, (_, i) => i),
     });
@@ -124,26 +125,26 @@ describe('SQL compiler: long in (…) lists bind one JSON parameter', function (
 
   it(`up to ${LONG_LIST} values, one parameter each`, () => {
     const values = keys.slice(0, LONG_LIST);
-    expectSnapshot((d) => compileFilter(filterOf(`ListingKey in (${list(values)})`), d), {
+    expectSnapshot((d) => compileFilter(filterOf(`ListingKey in (${list(values)})`), d, 'Property'), {
       sqlite: `\`ListingKey\` IN (${values.map(() => '?').join(', ')})`, params: values,
     });
   });
   it(`over ${LONG_LIST}, text: json_each on SQLite, JSON_TABLE read as CHAR in the connection's collation on MariaDB`, () => {
-    expectSnapshot((d) => compileFilter(filterOf(`ListingKey in (${list(keys)})`), d), {
+    expectSnapshot((d) => compileFilter(filterOf(`ListingKey in (${list(keys)})`), d, 'Property'), {
       sqlite: '`ListingKey` IN (SELECT value FROM json_each(?))',
       mysql: `\`ListingKey\` IN (${jsonTable('VARCHAR(64)')})`,
       params: [JSON.stringify(keys)],
     });
   });
   it('negated, null stays outside the list as in the short form', () => {
-    expectSnapshot((d) => compileFilter(filterOf(`not (City in (${list(keys)}))`), d), {
+    expectSnapshot((d) => compileFilter(filterOf(`not (City in (${list(keys)}))`), d, 'Property'), {
       sqlite: '(`City` NOT IN (SELECT value FROM json_each(?)) OR `City` IS NULL)',
       mysql: `(\`City\` NOT IN (${jsonTable('VARCHAR(64)')}) OR \`City\` IS NULL)`,
       params: [JSON.stringify(keys)],
     });
   });
   it('equalities joined into one list by or go the same way', () => {
-    expectSnapshot((d) => compileFilter(filterOf(keys.map((k) => `City eq '${k}'`).join(' or ')), d), {
+    expectSnapshot((d) => compileFilter(filterOf(keys.map((k) => `City eq '${k}'`).join(' or ')), d, 'Property'), {
       sqlite: '(`City` IN (SELECT value FROM json_each(?)))',
       mysql: `(\`City\` IN (${jsonTable('VARCHAR(64)')}))`,
       params: [JSON.stringify(keys)],
@@ -151,7 +152,7 @@ describe('SQL compiler: long in (…) lists bind one JSON parameter', function (
   });
   it('the VARCHAR is never narrower than the longest value (in powers of two), so nothing is truncated into a match', () => {
     const long = [...keys.slice(1), 'x'.repeat(100)];
-    expectSnapshot((d) => compileFilter(filterOf(`City in (${list(long)})`), d), {
+    expectSnapshot((d) => compileFilter(filterOf(`City in (${list(long)})`), d, 'Property'), {
       sqlite: '`City` IN (SELECT value FROM json_each(?))',
       mysql: `\`City\` IN (${jsonTable('VARCHAR(128)')})`,
       params: [JSON.stringify(long)],
@@ -159,14 +160,14 @@ describe('SQL compiler: long in (…) lists bind one JSON parameter', function (
   });
   it('numbers as DOUBLE, as a bound number compares; timestamps as their stored text', () => {
     const prices = Array.from({ length: LONG_LIST + 1 }, (_, i) => i + 0.5);
-    expectSnapshot((d) => compileFilter(filterOf(`ListPrice in (${list(prices)})`), d), {
+    expectSnapshot((d) => compileFilter(filterOf(`ListPrice in (${list(prices)})`), d, 'Property'), {
       sqlite: '`ListPrice` IN (SELECT value FROM json_each(?))',
       mysql: `\`ListPrice\` IN (${jsonTable('DOUBLE', 'v')})`,
       params: [JSON.stringify(prices)],
     });
     const times = Array.from({ length: LONG_LIST + 1 }, (_, i) => `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}+01:00`);
     const stored = times.map((t) => new Date(t).toISOString());
-    expectSnapshot((d) => compileFilter(filterOf(`ModificationTimestamp in (${times.join(', ')})`), d), {
+    expectSnapshot((d) => compileFilter(filterOf(`ModificationTimestamp in (${times.join(', ')})`), d, 'Property'), {
       sqlite: '`ModificationTimestamp` IN (SELECT value FROM json_each(?))',
       mysql: `\`ModificationTimestamp\` IN (${jsonTable('VARCHAR(64)')})`,
       params: [JSON.stringify(stored)],
@@ -369,10 +370,12 @@ describe('SQL compiler: visibility', function () {
     });
   });
 
-  it('a related record is visible unless its listing is outside the scope (a semi-join); records without a listing stay visible', function () {
+  it('a related record is visible unless its listing is outside the scope (a correlated anti-join seeking the listing by key); records without a listing stay visible', function () {
     expectSnapshot((d) => countQuery(statements(d), 'Media', scoped.of(media)), {
-      sqlite: 'SELECT COUNT(*) AS n FROM `Media` WHERE (`ResourceRecordKey` NOT IN (SELECT `ListingKey` FROM `Property` WHERE `MlsStatus` = ?) '
-        + 'OR `ResourceRecordKey` IS NULL)',
+      sqlite: 'SELECT COUNT(*) AS n FROM `Media` WHERE NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
+        + 'WHERE `_q1`.`ListingKey` = `Media`.`ResourceRecordKey` AND `MlsStatus` = ?)',
+      mysql: 'SELECT COUNT(*) AS n FROM `Media` WHERE NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
+        + 'WHERE `_q1`.`ListingKey` <=> `Media`.`ResourceRecordKey` AND `MlsStatus` = ?)',
       params: ['Withdrawn'],
     });
   });
@@ -382,10 +385,28 @@ describe('SQL compiler: visibility', function () {
     const where = both(both(two.of(media), fieldEquals(media.fieldsByName.ResourceRecordKey, 'L1')), filterOfMedia('Order lt 3'));
     const order = bind({}, media).orderBy;
     expectSnapshot((d) => pageQuery(statements(d), 'Media', { where, orderBy: order, limit: 3, projection: WHOLE_RECORD }), {
-      sqlite: 'SELECT `_record`, `ModificationTimestamp`, `MediaKey` FROM `Media` WHERE (((`ResourceRecordKey` NOT IN (SELECT `ListingKey` FROM `Property` '
-        + 'WHERE (`MlsStatus` IN (?) OR (`City` <> ? OR `City` IS NULL))) OR `ResourceRecordKey` IS NULL) AND `ResourceRecordKey` = ?) AND `Order` < ?) '
-        + 'ORDER BY `ModificationTimestamp` ASC, `MediaKey` ASC LIMIT ?',
+      sqlite: 'SELECT `_record`, `ModificationTimestamp`, `MediaKey` FROM `Media` WHERE ((NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
+        + 'WHERE `_q1`.`ListingKey` = `Media`.`ResourceRecordKey` AND (`MlsStatus` IN (?) OR (`City` <> ? OR `City` IS NULL))) '
+        + 'AND `ResourceRecordKey` = ?) AND `Order` < ?) ORDER BY `ModificationTimestamp` ASC, `MediaKey` ASC LIMIT ?',
+      mysql: 'SELECT `_record`, `ModificationTimestamp`, `MediaKey` FROM `Media` WHERE ((NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
+        + 'WHERE `_q1`.`ListingKey` <=> `Media`.`ResourceRecordKey` AND (`MlsStatus` IN (?) OR (`City` <> ? OR `City` IS NULL))) '
+        + 'AND `ResourceRecordKey` = ?) AND `Order` < ?) ORDER BY `ModificationTimestamp` ASC, `MediaKey` ASC LIMIT ?',
       params: ['Withdrawn', 'Oslo', 'L1', 3, 3],
+    });
+  });
+
+  it('a choice by a field\'s value is one CASE (no index for the planner to take instead of the page\'s order); negated, each branch is', function () {
+    const key = fieldOf(listings.fieldsByName.ListingKey);
+    const choice: BoundPredicate = {
+      kind: 'choice', on: key, cases: [{ value: { kind: 'value', type: 'string', value: 'L1' }, then: filterOf("City eq 'Oslo'") }], otherwise: filterOf('ListPrice gt 5'),
+    };
+    expectSnapshot((d) => compileFilter(choice, d, 'Property'), {
+      sqlite: '(CASE `ListingKey` WHEN ? THEN `City` = ? ELSE `ListPrice` > ? END)',
+      params: ['L1', 'Oslo', 5],
+    });
+    expectSnapshot((d) => compileFilter({ kind: 'not', operand: choice }, d, 'Property'), {
+      sqlite: '(CASE `ListingKey` WHEN ? THEN (`City` <> ? OR `City` IS NULL) ELSE (`ListPrice` <= ? OR `ListPrice` IS NULL) END)',
+      params: ['L1', 'Oslo', 5],
     });
   });
 

@@ -71,10 +71,23 @@ export interface BoundNot {
  */
 export interface BoundInQuery {
   readonly kind: 'inQuery';
-  readonly left: BoundScalar;
+  readonly left: BoundField;
   readonly set: EntitySetSpec;
   readonly column: BoundField;
   readonly where: BoundPredicate;
+}
+
+/**
+ * The predicate of the case `on` equals, else `otherwise`: `on` never null. Never written by a client; the
+ * change log's visibility builds it, one case per logged set. Unlike an `or` of `on eq v and p` terms, it
+ * offers the planner no index on `on`, so a page still scans the table in its own key order and stops at its
+ * limit, instead of reading every later row of each case and sorting them.
+ */
+export interface BoundChoice {
+  readonly kind: 'choice';
+  readonly on: BoundField;
+  readonly cases: readonly { readonly value: BoundValue; readonly then: BoundPredicate }[];
+  readonly otherwise: BoundPredicate;
 }
 
 /** A predicate the binder could decide alone (e.g. `ModificationTimestamp eq <sub-millisecond instant>`). */
@@ -105,7 +118,7 @@ export interface BoundLambda {
 }
 
 export type BoundPredicate =
-  | BoundCompare | BoundIsNull | BoundIn | BoundInQuery | BoundLogical | BoundNot | BoundConstant | BoundTruth | BoundLambda;
+  | BoundCompare | BoundIsNull | BoundIn | BoundInQuery | BoundChoice | BoundLogical | BoundNot | BoundConstant | BoundTruth | BoundLambda;
 
 export interface BoundOrder {
   readonly field: FieldSpec;

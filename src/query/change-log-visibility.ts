@@ -8,7 +8,7 @@
  * shows it an event, nor its key. A licence without conditions sees every event, at no cost.
  */
 import type { EntitySetSpec, FieldSpec, ServiceModel } from '../model/service-model';
-import type { BoundPredicate } from './bound';
+import type { BoundChoice, BoundPredicate } from './bound';
 import { both, fieldEquals, fieldOf } from './predicates';
 
 export interface LicenceConditions {
@@ -29,19 +29,25 @@ export function changeLogCondition(model: ServiceModel, log: EntitySetSpec, lice
   const priorImages = { ...log, table: spec.priorImage.table } as EntitySetSpec;
   const flag: FieldSpec = { name: spec.priorImage.existed, type: 'Edm.Boolean', collection: false, nullable: false, column: spec.priorImage.existed, filterable: false, sortable: false, restricted: false };
   const existed: BoundPredicate = { kind: 'truth', operand: fieldOf(flag) };
-  let conditioned = false;
-  const terms = spec.sets.map((logged): BoundPredicate => {
+  const cases: BoundChoice['cases'][number][] = [];
+  const open: BoundPredicate[] = [];
+  for (const logged of spec.sets) {
     const set = model.entitySets.find((s) => s.name === logged.name)!;
-    const ofSet = fieldEquals(resource, set.name);
     const now = licence.of(set);
-    if (!now) return ofSet;
-    conditioned = true;
+    if (!now) {
+      open.push(fieldEquals(resource, set.name));
+      continue;
+    }
     const visibleNow: BoundPredicate = { kind: 'inQuery', left: fieldOf(log.fieldsByName[spec.recordKey]), set, column: fieldOf(set.fieldsByName[set.key]), where: now };
     const before = both(existed, both(listingPart(model, set, logged.listing !== undefined, licence.scope), licence.named(set)))!;
     const visibleBefore: BoundPredicate = { kind: 'inQuery', left: sequence, set: priorImages, column: sequence, where: before };
-    return both(ofSet, { kind: 'logical', op: 'or', operands: [visibleNow, visibleBefore] })!;
-  });
-  return conditioned ? { kind: 'logical', op: 'or', operands: terms } : undefined;
+    cases.push({ value: { kind: 'value', type: 'string', value: set.name }, then: { kind: 'logical', op: 'or', operands: [visibleNow, visibleBefore] } });
+  }
+  if (!cases.length) return undefined;
+  // One case per conditioned set, not an `or` of `ResourceName eq …` terms, which the planners answer by reading
+  // every later event of each set through the (ResourceName, sequence) index and sorting them, on every page.
+  const otherwise: BoundPredicate = open.length ? { kind: 'logical', op: 'or', operands: open } : { kind: 'constant', value: false };
+  return { kind: 'choice', on: fieldOf(resource), cases, otherwise };
 }
 
 /**

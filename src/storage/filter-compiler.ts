@@ -9,7 +9,7 @@
  * Nothing is re-validated here: the binder already did.
  */
 import { VALUE_TABLE_KEY } from '../model/service-model';
-import type { BoundCall, BoundField, BoundLambda, BoundPredicate, BoundScalar, BoundValue } from '../query/bound';
+import type { BoundCall, BoundChoice, BoundField, BoundInQuery, BoundLambda, BoundPredicate, BoundScalar, BoundValue } from '../query/bound';
 import type { SqlDialect } from './dialect';
 import { join, param, raw, Sql, sql } from './sql';
 import { valueList } from './value-list';
@@ -27,13 +27,17 @@ const FLAT_CHAIN = 16;
 const TRUE = raw('1 = 1');
 const FALSE = raw('1 = 0');
 
-/** `negated`: the exact complement, in OData's two-valued logic (records with nulls land on one side). */
-export function compileFilter(p: BoundPredicate, dialect: SqlDialect, negated = false): Sql {
-  return new FilterCompiler(dialect).predicate(p, negated);
+/**
+ * A condition on the rows of `table` (named as the statement's FROM names it, unaliased). `negated`: the exact
+ * complement, in OData's two-valued logic (records with nulls land on one side).
+ */
+export function compileFilter(p: BoundPredicate, dialect: SqlDialect, table: string, negated = false): Sql {
+  return new FilterCompiler(dialect, table, 0).predicate(p, negated);
 }
 
 class FilterCompiler {
-  constructor(private readonly d: SqlDialect) {}
+  /** `row`: how the rows being filtered are named here; `depth`: how many semi-joins enclose them. */
+  constructor(private readonly d: SqlDialect, private readonly row: string, private readonly depth: number) {}
 
   predicate(p: BoundPredicate, negated: boolean): Sql {
     switch (p.kind) {
@@ -47,10 +51,10 @@ class FilterCompiler {
         return sql`${this.scalar(p.operand)} ${raw(p.negated !== negated ? 'IS NOT NULL' : 'IS NULL')}`;
       case 'in':
         return this.member(p.left, valueList(this.d, p.values.map(stored)), negated);
-      case 'inQuery': {
-        const sub = sql`SELECT ${this.d.id(p.column.column)} FROM ${this.d.id(p.set.table)} WHERE ${this.predicate(p.where, false)}`;
-        return this.member(p.left, sub, negated);
-      }
+      case 'inQuery':
+        return this.semiJoin(p, negated);
+      case 'choice':
+        return this.choice(p, negated);
       case 'truth': {
         // A Boolean field or a boolean function; null is neither true nor false, so not(null) stays out.
         if (p.operand.kind === 'field') return sql`${this.scalar(p.operand)} = ${raw(negated ? '0' : '1')}`;
@@ -80,7 +84,31 @@ class FilterCompiler {
     return sql`${raw(exists ? 'EXISTS' : 'NOT EXISTS')} (SELECT 1 FROM ${table} WHERE ${elements})`;
   }
 
-  /** `left IN (…)`, a list or a subquery; negated, a null `left` is outside the list too. */
+  /**
+   * A correlated EXISTS seeking the other set's row by its column for each row filtered, never an IN (SELECT …):
+   * both databases would build the whole subquery's result for each statement, a scan per page (the scoped
+   * EntityEvent walk read every visible record and prior image for each page of 1,000 events). The other set is
+   * aliased by depth, so its condition's unqualified columns resolve to it and a set may meet itself. The column
+   * is a key, never null, so NOT EXISTS is the exact complement: a null `left` is outside, as OData wants.
+   */
+  private semiJoin(p: BoundInQuery, negated: boolean): Sql {
+    const alias = `_q${this.depth + 1}`;
+    const [inner, outer] = [sql`${this.d.id(alias)}.${this.d.id(p.column.column)}`, sql`${this.d.id(this.row)}.${this.d.id(p.left.column)}`];
+    const correlated = negated ? this.d.antiJoinKey(inner, outer) : sql`${inner} = ${outer}`;
+    const where = new FilterCompiler(this.d, alias, this.depth + 1).predicate(p.where, false);
+    return sql`${raw(negated ? 'NOT EXISTS' : 'EXISTS')} (SELECT 1 FROM ${this.d.id(p.set.table)} ${this.d.id(alias)} WHERE ${correlated} AND ${where})`;
+  }
+
+  /**
+   * `CASE on WHEN v THEN p … ELSE q END`, true where the chosen branch is. `on` is never null, so negating every
+   * branch negates the whole.
+   */
+  private choice(p: BoundChoice, negated: boolean): Sql {
+    const branches = p.cases.map((c) => sql`WHEN ${this.value(c.value)} THEN ${this.predicate(c.then, negated)}`);
+    return sql`(CASE ${this.scalar(p.on)} ${join(branches, ' ')} ELSE ${this.predicate(p.otherwise, negated)} END)`;
+  }
+
+  /** `left IN (…)` a list; negated, a null `left` is outside the list too. */
   private member(l: BoundScalar, list: Sql, negated: boolean): Sql {
     const left = this.scalar(l);
     if (!negated) return sql`${left} IN (${list})`;

@@ -38,18 +38,18 @@ const ROW = '_row';
 /** One page of records; the sort columns are read too, for the keyset position of the last row. */
 export function pageQuery(s: Statements, table: string, q: RecordQuery): Sql {
   const d = s.dialect;
-  const where = s.and([q.where && compileFilter(q.where, d), q.after && keysetAfter(d, q.orderBy, q.after)]);
+  const where = s.and([q.where && compileFilter(q.where, d, table), q.after && keysetAfter(d, q.orderBy, q.after)]);
   const columns = [...new Set([...q.projection.columns, ...q.orderBy.map((o) => o.column)])];
   return s.select({ from: table, columns, where, orderBy: q.orderBy, limit: q.limit, offset: q.offset });
 }
 
 export function countQuery(s: Statements, table: string, where?: BoundPredicate): Sql {
-  return s.count(table, where && compileFilter(where, s.dialect));
+  return s.count(table, where && compileFilter(where, s.dialect, table));
 }
 
 /** One record by key, when `scope` (if any) admits it. */
 export function keyQuery(s: Statements, table: string, key: string, value: unknown, columns: readonly string[], scope?: BoundPredicate): Sql {
-  return s.select({ from: table, columns, where: s.and([s.eq(key, value), scope && compileFilter(scope, s.dialect)]) });
+  return s.select({ from: table, columns, where: s.and([s.eq(key, value), scope && compileFilter(scope, s.dialect, table)]) });
 }
 
 /**
@@ -59,7 +59,7 @@ export function keyQuery(s: Statements, table: string, key: string, value: unkno
 export function relatedQuery(s: Statements, table: string, q: RelatedQuery): Sql {
   const fk = s.id(q.foreignKey);
   const keys = valueList(s.dialect, q.keys);
-  const filter = q.where ? sql` AND (${compileFilter(q.where, s.dialect)})` : raw('');
+  const filter = q.where ? sql` AND (${compileFilter(q.where, s.dialect, table)})` : raw('');
   const where = sql`${fk} IN (${keys})${filter}`;
   const select = sql`${fk} AS ${raw(PARENT)}, ${s.columns([...new Set(q.projection.columns)])}`;
   const order = s.orderBy(q.orderBy);
