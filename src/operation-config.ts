@@ -24,7 +24,8 @@ export interface OperationConfig {
   corsOrigins: readonly string[];
 }
 
-export function operationConfigFromEnv(env: NodeJS.ProcessEnv): OperationConfig {
+/** `terminal`: standard output is a terminal, where a person reads the lines (pretty by default, not JSON). */
+export function operationConfigFromEnv(env: NodeJS.ProcessEnv, terminal = process.stdout.isTTY === true): OperationConfig {
   const metricsPort = env.METRICS_PORT ? Number(env.METRICS_PORT) : undefined;
   if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
     throw new Error(`METRICS_PORT must be an integer from 0 to 65535 (got "${env.METRICS_PORT}")`);
@@ -32,7 +33,7 @@ export function operationConfigFromEnv(env: NodeJS.ProcessEnv): OperationConfig 
   return {
     host: env.HOST || '127.0.0.1',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, terminal ? 'pretty' : 'json'),
     metricsPort,
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     compression: oneOf(env, 'COMPRESSION', ['on', 'off'] as const, 'on') === 'on',

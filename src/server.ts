@@ -4,6 +4,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { Config, maxRequestHead, usageOptions } from './config';
 import type { Clock } from './clock';
 import { AppOptions, createApp } from './http/app';
+import { answerClientErrors } from './http/client-errors';
 import { ScopeEpochs } from './paging/scope-epoch';
 import { EntitySetSpec, listingRootOf, ServiceModel } from './model/service-model';
 import { isTransient } from './readiness';
@@ -95,8 +96,10 @@ export async function startServer(
     metrics: observed.metrics,
     metricsOnServicePort: config.metricsPort === undefined,
   });
-  // Long query strings must reach the service, which answers 413 with an OData body, instead of Node's bare 431.
+  // Long query strings must reach the service, which answers 413 with an OData body; beyond even this head
+  // limit, client-errors.ts answers 431 with one.
   const server = createServer({ maxHeaderSize: maxRequestHead(config) }, handler);
+  answerClientErrors(server, maxRequestHead(config));
   server.keepAliveTimeout = 65_000;
   const pruning = pruneChangeLog(service, config.changeLogPruneMs, log);
   const inFlight = requestsInFlight(server);

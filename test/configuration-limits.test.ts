@@ -7,6 +7,7 @@
  * the secret (SkipTokenInvalid).
  */
 import { expect } from 'chai';
+import { connect } from 'node:net';
 import { serviceModel } from '../generated';
 import { configFromEnv } from '../src/config';
 import { seedDemoData } from '../src/seed/demo-data';
@@ -122,6 +123,31 @@ describeEachDatabase('Configuration at its largest: FILTER_MAX_LENGTH, PAGE_SIZE
       const over = await filtered(`MlsStatus eq '${value}x'`);
       expect(over.status).to.equal(413);
       expect(odataError(over).code).to.equal('FilterTooLong');
+    });
+  });
+
+  describe('what the HTTP parser refuses still gets an OData error body', () => {
+    /** Sends `bytes` on a connection of its own; answers what the server wrote before it closed. */
+    const rawExchange = (bytes: string) => new Promise<string>((resolve, reject) => {
+      const { hostname, port } = new URL(base);
+      const socket = connect(Number(port), hostname, () => socket.end(bytes));
+      let out = '';
+      socket.on('data', (c: Buffer) => { out += c.toString(); }).on('close', () => resolve(out)).on('error', reject);
+    });
+    const parts = (answer: string) => ({ head: answer.slice(0, answer.indexOf('\r\n\r\n')), body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) });
+
+    it('a request line beyond the head limit (1 MiB + 9 × FILTER_MAX_LENGTH): 431 RequestHeadTooLarge, then the connection closes', async function () {
+      this.timeout(60_000);
+      const { head, body } = parts(await rawExchange(`GET /odata/Property?$filter=${'x'.repeat(1024 * 1024 + 9 * filterMax)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+      expect(head).to.match(/^HTTP\/1\.1 431 /).and.match(/Content-Type: application\/json/).and.match(/Connection: close/);
+      expect(body.error.code).to.equal('RequestHeadTooLarge');
+      expect(body.error.message).to.include(String(1024 * 1024 + 9 * filterMax));
+    });
+
+    it('bytes that are not HTTP: 400 RequestMalformed', async () => {
+      const { head, body } = parts(await rawExchange('HELLO THERE\r\n\r\n'));
+      expect(head).to.match(/^HTTP\/1\.1 400 /);
+      expect(body.error).to.include({ code: 'RequestMalformed' });
     });
   });
 

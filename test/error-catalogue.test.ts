@@ -80,6 +80,8 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   ServiceUnavailable: ['database', 5],
   RequestMalformed: ['Failed to decode param'],
   RequestTooLarge: ['request entity too large'],
+  RequestHeadTooLarge: [1048576],
+  RequestTimedOut: [],
   MediaTypeNotSupported: ['unsupported charset "KOI8-R"'],
   InternalError: [],
 };
@@ -88,8 +90,11 @@ function make<C extends ErrorCode>(code: C): ServiceError {
   return (Errors[code] as (...a: Parameters<(typeof Errors)[C]>) => ServiceError)(...SAMPLES[code]);
 }
 
-/** The statuses this service answers with (409: the operator adds a client whose id is taken); a code may only map to one of them. */
-const KNOWN_STATUSES = new Set([400, 401, 403, 404, 405, 406, 409, 413, 415, 429, 500, 501, 503]);
+/**
+ * The statuses this service answers with (409: the operator adds a client whose id is taken; 408 and 431: what
+ * Node's HTTP parser refuses, answered by client-errors.ts); a code may only map to one of them.
+ */
+const KNOWN_STATUSES = new Set([400, 401, 403, 404, 405, 406, 408, 409, 413, 415, 429, 431, 500, 501, 503]);
 
 describe('§7 Errors: one catalogue of stable codes, statuses assigned at the HTTP edge', () => {
   it('the catalogue is not empty and its sections hold each code once', () => {

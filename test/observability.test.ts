@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serviceModel } from '../generated';
 import { createLogger } from '../src/observability/logger';
+import { operationConfigFromEnv } from '../src/operation-config';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
@@ -231,5 +232,15 @@ describe('Issue 13 §1 /ready while the database cannot be used (SQLite)', () =>
     expect(r.status).to.equal(503);
     expect(r.headers.get('retry-after')).to.match(/^\d+$/);
     expect(odataError(r).code).to.equal('ServiceUnavailable');
+  });
+});
+
+describe('Issue 13 §1 Log format by where the lines go', () => {
+  it('plain lines for a person at a terminal, JSON for a collector (a pipe, a file, a service manager); LOG_FORMAT decides when set', () => {
+    expect(operationConfigFromEnv({}, true).logFormat).to.equal('pretty');
+    expect(operationConfigFromEnv({}, false).logFormat).to.equal('json');
+    expect(operationConfigFromEnv({ LOG_FORMAT: 'json' }, true).logFormat).to.equal('json');
+    expect(operationConfigFromEnv({ LOG_FORMAT: 'pretty' }, false).logFormat).to.equal('pretty');
+    expect(() => operationConfigFromEnv({ LOG_FORMAT: 'xml' }, true)).to.throw(/LOG_FORMAT/);
   });
 });

@@ -19,6 +19,12 @@ export const SERVICE_ERRORS = defineErrors({
   RequestTooLarge: {
     message: (reason: string) => reason || 'the request is too large',
   },
+  RequestHeadTooLarge: {
+    message: (limitBytes: number) => `the request line and headers together are larger than this service reads (${limitBytes} bytes); send a shorter query (long $filter key lists: split them over several requests)`,
+  },
+  RequestTimedOut: {
+    message: () => 'the request did not arrive whole in time; send it again',
+  },
   MediaTypeNotSupported: {
     message: (reason: string) => reason || 'the request body is in a media type this service does not read',
   },

@@ -94,6 +94,8 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   ServiceUnavailable: { status: 503, headers: retryAfter },
   RequestMalformed: { status: 400 },
   RequestTooLarge: { status: 413 },
+  RequestHeadTooLarge: { status: 431 },
+  RequestTimedOut: { status: 408 },
   MediaTypeNotSupported: { status: 415 },
   InternalError: { status: 500 },
 };

@@ -1,6 +1,6 @@
 /**
- * The process's logger (pino): one JSON object a line by default, `LOG_FORMAT=pretty` for people at a terminal
- * (pino-pretty, in process, loaded only then). Tests and embedders that pass none get a silent one.
+ * The process's logger (pino): one JSON object a line for a log collector, or lines for people at a terminal
+ * (`LOG_FORMAT=pretty`, the default when standard output is a terminal: pino-pretty, in process, loaded only then). Tests and embedders that pass none get a silent one.
  */
 import pino, { DestinationStream, Logger } from 'pino';
 import type { LogFormat, LogLevel } from '../operation-config';
