@@ -169,6 +169,28 @@ describeEachDatabase('Lambdas on multi-value lookups (Web API Core 2.1.0)', (tar
     expect([r.status, odataError(r).code, odataError(r).message]).to.deep.equal([400, 'FieldNotFound', 'Property has no field Appliances']);
     expect(await keysOf(server.url, `CurrentUse/any(x: x eq '${u[0]}')`, token)).to.deep.equal(expected((x) => list(x, 'CurrentUse').includes(u[0])));
   });
+
+  it('a scope that is a lambda: the client sees exactly its listings, and the media of those alone (the lambda inside the media\'s semi-join)', async function () {
+    this.timeout(60_000);
+    const { client } = await server.service.clients.add({ id: 'with-dishwashers', name: 'Lambda scope', scope: `Appliances/any(x: x eq '${a[0]}')` });
+    const token = await server.service.clients.issueToken(client.id, undefined);
+    const inScope = expected((x) => list(x, 'Appliances').includes(a[0]));
+    expect(inScope.length).to.be.within(1, records.length - 1);
+    expect(await keysOf(server.url, 'true', token)).to.deep.equal(inScope);
+    const media = await loadRecords(server.service, 'Media');
+    const seen: string[] = [];
+    let url: string | undefined = `${server.url}/Media?$select=MediaKey`;
+    while (url) {
+      const r = await get(url, { Authorization: `Bearer ${token}` });
+      expect(r.status, r.text.slice(0, 300)).to.equal(200);
+      seen.push(...r.json.value.map((x: Rec) => x.MediaKey as string));
+      url = r.json['@odata.nextLink'];
+    }
+    const listed = new Set(inScope);
+    const wanted = media.filter((m) => m.ResourceName !== 'Property' || listed.has(m.ResourceRecordKey as string)).map((m) => m.MediaKey as string);
+    expect(wanted.length).to.be.lessThan(media.length);
+    expect(seen.sort()).to.deep.equal(wanted.sort());
+  });
 });
 
 describeEachDatabase('Lambdas: the shipped dictionary and stored databases', (target) => {

@@ -189,35 +189,35 @@ describe('SQL compiler: lambdas on a collection, from its value table', function
   const VT = '`_values_Property_Appliances`';
   const KEY = `${VT}.\`_key\``;
   filterCases([
-    ["Appliances/any(x: x eq 'Dishwasher')", { sqlite: `EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND \`_value\` = ?)`, params: ['Dishwasher'] }],
+    ["Appliances/any(x: x eq 'Dishwasher')", { sqlite: `EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`Property\`.\`ListingKey\` AND \`_value\` = ?)`, params: ['Dishwasher'] }],
     // Equalities on the variable join into one list, as on a field.
     ["Appliances/any(x: x eq 'Dishwasher' or x eq 'Range')", {
-      sqlite: `EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND (\`_value\` IN (?, ?)))`, params: ['Dishwasher', 'Range'],
+      sqlite: `EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`Property\`.\`ListingKey\` AND (\`_value\` IN (?, ?)))`, params: ['Dishwasher', 'Range'],
     }],
     // all(x: p) is "no element fails p": an empty collection meets it. MariaDB correlates NOT EXISTS with <=>
     // (the same on keys that are never null), which keeps it a per-row seek of the primary key.
     ["Appliances/all(x: x eq 'Dishwasher')", {
-      sqlite: `NOT EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND \`_value\` <> ?)`,
-      mysql: `NOT EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} <=> \`ListingKey\` AND \`_value\` <> ?)`,
+      sqlite: `NOT EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`Property\`.\`ListingKey\` AND \`_value\` <> ?)`,
+      mysql: `NOT EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} <=> \`Property\`.\`ListingKey\` AND \`_value\` <> ?)`,
       params: ['Dishwasher'],
     }],
-    ['Appliances/any()', { sqlite: `EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\`)`, params: [] }],
+    ['Appliances/any()', { sqlite: `EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`Property\`.\`ListingKey\`)`, params: [] }],
     ['not Appliances/any()', {
-      sqlite: `NOT EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\`)`,
-      mysql: `NOT EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} <=> \`ListingKey\`)`,
+      sqlite: `NOT EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`Property\`.\`ListingKey\`)`,
+      mysql: `NOT EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} <=> \`Property\`.\`ListingKey\`)`,
       params: [],
     }],
     ["not Appliances/all(x: x in ('Dishwasher', 'Range'))", {
-      sqlite: `EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND \`_value\` NOT IN (?, ?))`, params: ['Dishwasher', 'Range'],
+      sqlite: `EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`Property\`.\`ListingKey\` AND \`_value\` NOT IN (?, ?))`, params: ['Dishwasher', 'Range'],
     }],
     // has on a multi-value lookup is any(x: x eq member); several members, each of them.
     ["Appliances has org.example.Appliances'Dishwasher,Range'", {
-      sqlite: `(EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND \`_value\` = ?) AND EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND \`_value\` = ?))`,
+      sqlite: `(EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`Property\`.\`ListingKey\` AND \`_value\` = ?) AND EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`Property\`.\`ListingKey\` AND \`_value\` = ?))`,
       params: ['Dishwasher', 'Range'],
     }],
     // The set's own fields stay nameable inside; they resolve to the record outside the subquery.
     ["Appliances/any(x: x eq 'Range' and City eq 'Austin') or MlsStatus eq 'Active'", {
-      sqlite: `(\`MlsStatus\` IN (?) OR EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`ListingKey\` AND (\`_value\` = ? AND \`City\` = ?)))`,
+      sqlite: `(\`MlsStatus\` IN (?) OR EXISTS (SELECT 1 FROM ${VT} WHERE ${KEY} = \`Property\`.\`ListingKey\` AND (\`_value\` = ? AND \`City\` = ?)))`,
       params: ['Active', 'Range', 'Austin'],
     }],
   ]);

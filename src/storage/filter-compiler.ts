@@ -72,13 +72,13 @@ class FilterCompiler {
    * A correlated EXISTS on the collection's value table, which both databases answer by seeking its primary
    * key (record key, value) for each record they consider, or (MariaDB, when few records hold the values)
    * its (value, record key) index first. `all(x: p)` is "no element fails p", so an empty
-   * collection meets it (OData); negation swaps EXISTS and NOT EXISTS. The set's key stands unqualified: the
-   * value table's own columns have other names, so it resolves to the record being filtered.
+   * collection meets it (OData); negation swaps EXISTS and NOT EXISTS. The set's key is qualified by the rows
+   * being filtered: inside a semi-join another table that has a column of that name may enclose them.
    */
   private lambda(p: BoundLambda, negated: boolean): Sql {
     const table = this.d.id(p.valueTable);
     const exists = (p.fn === 'any') !== negated;
-    const [inner, outer] = [sql`${table}.${this.d.id(VALUE_TABLE_KEY)}`, this.d.id(p.recordKey)];
+    const [inner, outer] = [sql`${table}.${this.d.id(VALUE_TABLE_KEY)}`, sql`${this.d.id(this.row)}.${this.d.id(p.recordKey)}`];
     const correlated = exists ? sql`${inner} = ${outer}` : this.d.antiJoinKey(inner, outer);
     const elements = p.predicate ? sql`${correlated} AND ${this.predicate(p.predicate, p.fn === 'all')}` : correlated;
     return sql`${raw(exists ? 'EXISTS' : 'NOT EXISTS')} (SELECT 1 FROM ${table} WHERE ${elements})`;
