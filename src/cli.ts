@@ -1,24 +1,28 @@
-/** `reso-server <command>`: the operator's command line (README "Command line"; exit codes in src/exit-codes.ts). */
+/** `reso-server <command>`: the operator's command line on commander (README "Command line"; exit codes in src/exit-codes.ts). */
 import cluster from 'node:cluster';
+import { Command } from 'commander';
+import { generateCommand } from '../codegen/command';
 import { serviceModel } from '../generated';
-import { choiceOption, HELP, integerOption, parseCommand, usageError } from './admin/command-line';
-import { CLIENTS_HELP, INGEST_HELP, MAIN_HELP, SEED_HELP, USAGE_HELP } from './admin/help';
-import { parseClients, parseUsage, runClients, runUsage } from './admin/operator-cli';
-import { runWebhooks, WEBHOOKS_USAGE } from './admin/webhooks-cli';
-import { Progress } from './admin/progress';
+import { CommandContext, CommandEnvironment, exitCodeOf, throwInsteadOfExiting, wholeNumber } from './admin/command-line';
+import { ingestCommand, seedCommand } from './admin/data-cli';
+import { clientsCommand } from './admin/operator-cli';
+import { usageCommand } from './admin/usage-cli';
+import { webhooksCommand } from './admin/webhooks-cli';
 import { failed } from './cluster/messages';
 import { Config, configFromEnv, usageOptions } from './config';
-import { ExitCode, explainFailure, OperatorError } from './exit-codes';
-import { ingestFile } from './ingest/ndjson';
+import { ExitCode, explainFailure } from './exit-codes';
 import { serve } from './serve';
-import { seedDemoData } from './seed/demo-data';
 import { ListingService } from './service';
 import { openDatabase } from './storage/database';
 import { version } from './version';
-import { SubscriptionInvalid } from './webhooks/subscriptions';
-import { subscriptions } from './webhooks/webhooks';
 
 const log = (line: string) => console.log(line);
+
+const ENVIRONMENT = `
+Environment: PORT, HOST, DATABASE_URL (sqlite:<path>, default sqlite:data/reso.sqlite, or
+mysql://user:pass@host:3306/db; the MariaDB database must exist), PAGE_SIZE, MAX_PAGE_SIZE,
+WORKERS, SHUTDOWN_TIMEOUT_MS, DEMO_TOKEN, SEED_LISTINGS, … (README "Configuration").
+Exit codes: 0 done, 1 failure, 2 usage or configuration, 3 database, 4 port, 5 bad input lines.`;
 
 /**
  * The service as configured, its start-up work done, for commands other than serve (they never charge, but
@@ -35,97 +39,66 @@ async function openService(config: Config): Promise<ListingService> {
   return service;
 }
 
-async function withService(config: Config, fn: (service: ListingService) => Promise<number>): Promise<number> {
-  const service = await openService(config);
-  try {
-    return await fn(service);
-  } finally {
-    await service.close();
-  }
+function serveCommand(context: CommandContext): Command {
+  return new Command('serve')
+    .summary('Start the OData service at http://localhost:$PORT/odata, on every core')
+    .description('Serve the OData service at http://localhost:$PORT/odata, configured by environment (README "Configuration"); '
+      + 'on an empty database it first writes $SEED_LISTINGS demo listings')
+    .usage('[--workers N]')
+    .option('--workers <N>', 'server processes (default: $WORKERS, else one per core; 1: no cluster). SIGHUP replaces them one at a time; '
+      + 'SIGTERM or SIGINT drain requests in progress for up to $SHUTDOWN_TIMEOUT_MS, then exit 0', wholeNumber())
+    .action((options: { workers?: number }) => context.run(() => serve(options, () => context.config())));
 }
 
-type Command = (args: string[], config: () => Config) => Promise<number>;
-
-const COMMANDS: Record<string, Command> = {
-  serve: (args, config) => serve(args, config, log),
-  seed: async (args, config) => {
-    const parsed = parseCommand('seed', args, { listings: { type: 'string' }, seed: { type: 'string' } });
-    if (parsed === HELP) { log(SEED_HELP); return ExitCode.ok; }
-    const listings = integerOption('seed', 'listings', parsed.values.listings, 0);
-    if (listings === undefined) throw usageError('seed', 'missing --listings N');
-    const seed = integerOption('seed', 'seed', parsed.values.seed) ?? 1;
-    return withService(config(), async (service) => {
-      const progress = new Progress('listings', listings);
-      const summary = await seedDemoData(service, { listings, seed }, log, (n) => progress.update(n));
-      progress.finish(summary.listings);
-      log(`seeded ${JSON.stringify(summary)} into ${service.db.description}`);
-      return ExitCode.ok;
-    });
-  },
-  ingest: async (args, config) => {
-    const parsed = parseCommand('ingest', args, { 'on-error': { type: 'string' }, json: { type: 'boolean' } }, { names: ['<Resource>', '<file.ndjson>'] });
-    if (parsed === HELP) { log(INGEST_HELP); return ExitCode.ok; }
-    const onError = choiceOption('ingest', 'on-error', parsed.values['on-error'], ['skip', 'reject'] as const, 'skip');
-    const [resource, file] = parsed.positionals;
-    return withService(config(), async (service) => {
-      const progress = new Progress('lines', undefined);
-      const report = await ingestFile(service, resource, file, { onError, onProgress: (n) => progress.update(n) });
-      progress.finish(report.lines);
-      for (const e of report.errors) console.error(`line ${e.line}: ${e.message}`);
-      const { errors, ...counts } = report;
-      if (parsed.values.json) log(JSON.stringify({ ...counts, errors: errors.length }));
-      else log(ingestSummary(file, report));
-      return errors.length > 0 ? ExitCode.badInput : ExitCode.ok;
-    });
-  },
-  clients: async (args, config) => {
-    const command = parseClients(args);
-    if (command === HELP) { (args.length ? log : console.error)(CLIENTS_HELP); return args.length ? ExitCode.ok : ExitCode.usage; }
-    const settings = config();
-    return withService(settings, (service) => runClients(service, command, log, { tokenUrl: tokenUrl(settings) }));
-  },
-  webhooks: async (args, config) => {
-    if (args.length === 0 || args.includes('--help') || args.includes('-h')) { (args.length ? log : console.error)(WEBHOOKS_USAGE); return args.length ? ExitCode.ok : ExitCode.usage; }
-    const settings = config();
-    return withService(settings, (service) => runWebhooks(subscriptions(service, settings.feedScope), args, log).catch((e: unknown) => {
-      throw e instanceof SubscriptionInvalid ? new OperatorError(e.message, ExitCode.usage) : e;
-    }));
-  },
-  usage: async (args, config) => {
-    const command = parseUsage(args);
-    if (command === HELP) { log(USAGE_HELP); return ExitCode.ok; }
-    return withService(config(), (service) => runUsage(service.meter, service.clients, command, log));
-  },
-  generate: async (args) => {
-    const { runGenerate, GENERATE_USAGE } = await loadGenerator();
-    if (args.includes('--help') || args.includes('-h')) { log(GENERATE_USAGE); return ExitCode.ok; }
-    runGenerate(args);
+/** The whole command line; `context` is what its actions use. */
+function commandLine(context: CommandContext): Command {
+  const program = new Command('reso-server')
+    .description('A read-only RESO Web API (OData 4.01) server for listing data')
+    .version(version(), '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'print this help (each command has its own: reso-server <command> --help)')
+    .addHelpText('after', ENVIRONMENT);
+  for (const command of [serveCommand, seedCommand, ingestCommand, clientsCommand, webhooksCommand, usageCommand]) program.addCommand(command(context));
+  program.addCommand(generateCommand((options) => context.run(async () => {
+    (await loadGenerator()).runGenerate(options);
     return ExitCode.ok;
-  },
-};
-
-function ingestSummary(file: string, r: Awaited<ReturnType<typeof ingestFile>>): string {
-  const counts = Object.entries(r).filter(([k, v]) => typeof v === 'number' && k !== 'lines' && v > 0).map(([k, v]) => `${v} ${k}`);
-  if (r.rejected) return `REJECTED, nothing written: ${r.errors.length} bad of ${r.lines} lines read from ${file}`;
-  return `${r.lines} lines read from ${file}: ${counts.join(', ') || 'nothing written'}${r.errors.length ? `; ${r.errors.length} bad lines skipped` : ''}`;
+  })));
+  throwInsteadOfExiting(program);
+  return program;
 }
 
-/** Where clients get tokens: BASE_URL's origin, else this host at $PORT. */
-function tokenUrl(config: Config): string {
-  const origin = config.baseUrl ? new URL(config.baseUrl).origin : `http://localhost:${config.port || 8080}`;
-  return `${origin}/oauth2/token`;
+/**
+ * Runs the command line `argv` in `environment`; returns the exit code. Failures are thrown (see `run`); help,
+ * the version and refusals of what was typed are printed by commander or thrown as one-line OperatorErrors.
+ */
+export async function runCommandLine(argv: readonly string[], environment: CommandEnvironment): Promise<number> {
+  let code: number = ExitCode.ok;
+  const context: CommandContext = { ...environment, run: async (work) => { code = await work(); } };
+  try {
+    await commandLine(context).parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    const printed = exitCodeOf(e);
+    if (printed === undefined) throw e;
+    return printed;
+  }
+  return code;
 }
 
-/** Runs a command; returns its exit code. Failures are thrown (see `run`). */
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv;
-  if (command === undefined) { console.error(MAIN_HELP); return ExitCode.usage; }
-  if (['--help', '-h', 'help'].includes(command)) { log(MAIN_HELP); return ExitCode.ok; }
-  if (['--version', '-v', 'version'].includes(command)) { log(version()); return ExitCode.ok; }
-  const run = COMMANDS[command];
-  if (!run) throw usageError('', `unknown ${command.startsWith('-') ? 'option' : 'command'} ${command}; commands: ${Object.keys(COMMANDS).join(', ')}`);
+/** Runs a command with the configuration from the environment; returns its exit code. */
+export function main(argv: string[]): Promise<number> {
   let config: Config | undefined;
-  return run(args, () => (config ??= configFromEnv()));
+  const environment: CommandEnvironment = {
+    log,
+    config: () => (config ??= configFromEnv()),
+    withService: async (work) => {
+      const service = await openService(environment.config());
+      try {
+        return await work(service);
+      } finally {
+        await service.close();
+      }
+    },
+  };
+  return runCommandLine(argv, environment);
 }
 
 /**

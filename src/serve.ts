@@ -6,8 +6,6 @@
  */
 import cluster from 'node:cluster';
 import { serviceModel } from '../generated';
-import { HELP, integerOption, parseCommand } from './admin/command-line';
-import { SERVE_HELP } from './admin/help';
 import { runPrimary } from './cluster/primary';
 import { LISTEN_WHEN_READY, WORKER_READY } from './cluster/messages';
 import type { Config } from './config';
@@ -18,10 +16,9 @@ import { demoTokenNotice, startServer } from './server';
 import { ListingService } from './service';
 import { openOnUse } from './storage/open-on-use';
 
-export async function serve(args: string[], config: () => Config, log: (line: string) => void): Promise<number> {
-  const parsed = parseCommand('serve', args, { workers: { type: 'string' } });
-  if (parsed === HELP) { log(SERVE_HELP); return ExitCode.ok; }
-  const workers = integerOption('serve', 'workers', parsed.values.workers);
+/** `options.workers`: `serve --workers N`, over WORKERS. */
+export async function serve(options: { workers?: number }, config: () => Config): Promise<number> {
+  const { workers } = options;
   const settings = { ...config(), ...(workers === undefined ? {} : { workers }) };
   // The start-up banner, the shutdown line and this module's lines go through the request log's logger.
   const logger = createLogger(settings);

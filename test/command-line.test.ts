@@ -8,11 +8,16 @@ import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import { hourOption } from '../src/admin/command-line';
+import { hourOf } from '../src/admin/command-line';
 import { Progress } from '../src/admin/progress';
 import { MYSQL_URL } from './support/databases';
 import { CliResult, pool, runCli } from './support/licence-http';
 import { spawnServer } from './support/server-process';
+
+const COMMANDS = ['serve', 'seed', 'ingest', 'clients', 'webhooks', 'usage', 'generate'];
+
+/** `text` matched literally in a RegExp. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 const VERSION = (JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as { version: string }).version;
 
@@ -35,46 +40,97 @@ describe('Command line: help, version and validation', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('--version prints the package version; --help lists the commands', async () => {
-    const v = await runCli(nowhere, ['--version']);
-    expect(v.code).to.equal(0);
-    expect(v.stdout.trim()).to.equal(VERSION);
+  it('--version (and -v) prints the package version; --help lists the commands', async () => {
+    for (const flag of ['--version', '-v']) {
+      const v = await runCli(nowhere, [flag]);
+      expect(v.code, flag).to.equal(0);
+      expect(v.stdout.trim(), flag).to.equal(VERSION);
+    }
     const h = await runCli(nowhere, ['--help']);
     expect(h.code).to.equal(0);
-    for (const command of ['serve', 'seed', 'ingest', 'clients', 'usage', 'generate']) expect(h.stdout).to.match(new RegExp(`^  ${command} `, 'm'));
+    for (const command of COMMANDS) expect(h.stdout).to.match(new RegExp(`^  ${command} `, 'm'));
   });
 
-  it('every command has its own --help, printed without opening the database', async () => {
-    for (const [args, first] of [
-      [['serve', '--help'], /^Usage: reso-server serve \[--workers N\]/], [['seed', '--help'], /^Usage: reso-server seed --listings N/],
-      [['ingest', '--help'], /^Usage: reso-server ingest <Resource>/], [['usage', '--help'], /^Usage: reso-server usage /],
-      [['clients', '--help'], /^Usage:\n  reso-server clients add/], [['clients', 'add', '--help'], /^Usage:\n  reso-server clients add/],
-      [['generate', '--help'], /^Usage: reso-server generate/],
-    ] as const) {
-      const r = await runCli(nowhere, args);
+  it('every command and subcommand has its own --help, describing each of its options, printed without opening the database', async () => {
+    const helps: [string[], RegExp, string[]][] = [
+      [['serve'], /^Usage: reso-server serve \[--workers N\]/, ['--workers <N>']],
+      [['seed'], /^Usage: reso-server seed --listings N/, ['--listings <N>', '--seed <S>', '--json']],
+      [['ingest'], /^Usage: reso-server ingest \[options\] <Resource> <file\.ndjson>/, ['--on-error <mode>', '--json']],
+      [['usage'], /^Usage: reso-server usage /, ['--client <id>', '--from <date>', '--to <date>', '--by <period>', '--json', '--csv']],
+      [['generate'], /^Usage: reso-server generate/, ['--dictionary <csdl.xml>', '--out <folder>']],
+      [['clients'], /^Usage: reso-server clients /, ['add', 'list', 'show', 'scope', 'revoke', 'rotate']],
+      [['clients', 'add'], /^Usage: reso-server clients add/, ['--name <name>', '--id <id>', '--scope <filter>', '--hide <fields>', '--rate <requests/minute>', '--admin', '--static-token']],
+      [['clients', 'list'], /^Usage: reso-server clients list/, ['--json']],
+      [['clients', 'show'], /^Usage: reso-server clients show \[options\] <id>/, ['--json']],
+      [['clients', 'scope'], /^Usage: reso-server clients scope \[options\] <id>/, ['--scope <filter>']],
+      [['clients', 'revoke'], /^Usage: reso-server clients revoke \[options\] <id>/, []],
+      [['clients', 'rotate'], /^Usage: reso-server clients rotate \[options\] <id>/, []],
+      [['webhooks'], /^Usage: reso-server webhooks /, ['add', 'list', 'remove', 'resume']],
+      [['webhooks', 'add'], /^Usage: reso-server webhooks add/, ['--client <id>', '--url <url>', '--token <token>', '--source <name>', '--from <sequence>']],
+      [['webhooks', 'list'], /^Usage: reso-server webhooks list/, ['--json']],
+      [['webhooks', 'remove'], /^Usage: reso-server webhooks remove \[options\] <id>/, []],
+      [['webhooks', 'resume'], /^Usage: reso-server webhooks resume \[options\] <id>/, ['--from <sequence>']],
+    ];
+    const results = await pool(helps.map(([args]) => () => runCli(nowhere, [...args, '--help'])), 4);
+    helps.forEach(([args, first, entries], i) => {
+      const r = results[i];
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).to.equal(0);
       expect(r.stdout, args.join(' ')).to.match(first);
-    }
+      // Each option or subcommand on a line of its own, with words after it that say what it does.
+      for (const entry of [...entries, '-h, --help']) expect(r.stdout, `${args.join(' ')} ${entry}`).to.match(new RegExp(`^  ${escape(entry)}( \\S+)*\\s{2,}\\w`, 'm'));
+    });
+    const viaHelpCommand = await runCli(nowhere, ['help', 'seed']);
+    expect(viaHelpCommand.stdout).to.match(/^Usage: reso-server seed --listings N/);
     expect(existsSync(join(dir, 'absent'))).to.equal(false);
+  });
+
+  it('no command, or a command without its subcommand: its help on stderr, exit code 2', async () => {
+    for (const args of [[], ['clients'], ['webhooks']]) {
+      const r = await runCli(nowhere, args);
+      expect(r.code, args.join(' ')).to.equal(2);
+      expect(r.stdout, args.join(' ')).to.equal('');
+      expect(r.stderr, args.join(' ')).to.match(new RegExp(`^Usage: reso-server ${args.join(' ')}`));
+    }
   });
 
   it('unknown commands and options, missing values and stray arguments: one line, exit code 2', async () => {
     const cases: [string[], RegExp][] = [
-      [['usage', '--frm', '2026-11-01'], /usage: unknown option --frm \(see reso-server usage --help\)/],
-      [['serve', '--wokers', '2'], /serve: unknown option --wokers/],
-      [['serve', '--workers', 'many'], /--workers needs a whole number/],
-      [['seed', '--listings'], /seed: --listings needs a value/],
-      [['seed', '--listings', 'ten'], /--listings needs a whole number/],
-      [['seed'], /seed: missing --listings/],
-      [['seed', '--listings', '5', 'more'], /unexpected argument more/],
-      [['ingest', 'Property'], /ingest: missing <file.ndjson>/],
-      [['ingest', 'Property', 'x.ndjson', '--on-error', 'ignore'], /--on-error must be skip or reject/],
-      [['clients', 'add'], /clients add: missing --name/],
-      [['clients', 'add', '--name', 'X', '--rate', 'fast'], /--rate needs a whole number/],
-      [['clients', 'list', '--all'], /clients list: unknown option --all/],
-      [['clients', 'drop', 'x'], /clients: unknown subcommand drop/],
-      [['clients', 'revoke'], /clients revoke: missing <id>/],
-      [['frobnicate'], /unknown command frobnicate/],
+      [['usage', '--frm', '2026-11-01'], /usage: unknown option '--frm' \(Did you mean --from\?\) \(see reso-server usage --help\)/],
+      [['serve', '--wokers', '2'], /serve: unknown option '--wokers'/],
+      [['serve', '--workers', 'many'], /serve: option '--workers <N>' argument 'many' is invalid\. Expected a whole number of at least 1\./],
+      [['serve', '--workers', '0'], /argument '0' is invalid\. Expected a whole number of at least 1\./],
+      [['seed', '--listings'], /seed: option '--listings <N>' argument missing/],
+      [['seed', '--listings', 'ten'], /argument 'ten' is invalid\. Expected a whole number/],
+      [['seed', '--listings', '5', '--seed', '-3'], /seed: option '--seed <S>' argument '-3' is invalid/],
+      [['seed'], /seed: required option '--listings <N>' not specified/],
+      [['seed', '--listings', '5', 'more'], /seed: too many arguments for 'seed'/],
+      [['seed', '--listings', '5', '--bogus'], /seed: unknown option '--bogus'/],
+      [['ingest', 'Property'], /ingest: missing required argument 'file\.ndjson'/],
+      [['ingest', 'Property', 'x.ndjson', '--on-error', 'ignore'], /ingest: option '--on-error <mode>' argument 'ignore' is invalid\. Allowed choices are skip, reject\./],
+      [['ingest', 'Property', 'x.ndjson', 'y.ndjson'], /ingest: too many arguments/],
+      [['ingest', 'Property', 'x.ndjson', '--bogus'], /ingest: unknown option '--bogus'/],
+      [['usage', '--by', 'week'], /usage: option '--by <period>' argument 'week' is invalid\. Allowed choices are hour, day, month\./],
+      [['usage', '--json', '--csv'], /usage: option '--json' cannot be used with option '--csv'/],
+      [['usage', '--client'], /usage: option '--client <id>' argument missing/],
+      [['usage', 'today'], /usage: too many arguments/],
+      [['generate', '--bogus'], /generate: unknown option '--bogus'/],
+      [['clients', 'add'], /clients add: required option '--name <name>' not specified/],
+      [['clients', 'add', '--name', 'X', '--rate', 'fast'], /clients add: option '--rate <requests\/minute>' argument 'fast' is invalid/],
+      [['clients', 'add', '--name', 'X', '--bogus'], /clients add: unknown option '--bogus'/],
+      [['clients', 'list', '--all'], /clients list: unknown option '--all' \(see reso-server clients list --help\)/],
+      [['clients', 'show'], /clients show: missing required argument 'id'/],
+      [['clients', 'show', 'x', '--bogus'], /clients show: unknown option '--bogus'/],
+      [['clients', 'scope', 'x', '--scop', 'y'], /clients scope: unknown option '--scop' \(Did you mean --scope\?\)/],
+      [['clients', 'revoke'], /clients revoke: missing required argument 'id'/],
+      [['clients', 'rotate', 'x', 'y'], /clients rotate: too many arguments/],
+      [['clients', 'drop', 'x'], /clients: unknown command 'drop' \(see reso-server clients --help\)/],
+      [['webhooks', 'add', '--url', 'https://x.example'], /webhooks add: required option '--client <id>' not specified/],
+      [['webhooks', 'list', '--bogus'], /webhooks list: unknown option '--bogus'/],
+      [['webhooks', 'remove'], /webhooks remove: missing required argument 'id'/],
+      [['webhooks', 'resume', 'wh-1', '--from', 'latest'], /webhooks resume: option '--from <sequence>' argument 'latest' is invalid/],
+      [['webhooks', 'drop'], /webhooks: unknown command 'drop'/],
+      [['frobnicate'], /^reso-server: unknown command 'frobnicate' \(see reso-server --help\)$/],
+      [['--bogus'], /^reso-server: unknown option '--bogus' \(see reso-server --help\)$/],
     ];
     const results = await pool(cases.map(([args]) => () => runCli(nowhere, args)), 4);
     cases.forEach(([, pattern], i) => expectOneLine(results[i], 2, pattern));
@@ -83,13 +139,18 @@ describe('Command line: help, version and validation', () => {
 
   it('usage dates: YYYY-MM-DD or YYYY-MM-DDTHH on the calendar, from before to; anything else refused', async () => {
     const bad = ['yesterday', '2026-13-45', '2026-02-30', '2026-11-01T24', '11/01/2026', '2026-1-1'];
-    const results = await pool(bad.map((b) => () => runCli(nowhere, ['usage', '--from', b])), 4);
-    bad.forEach((b, i) => expectOneLine(results[i], 2, new RegExp(`--from needs a UTC date YYYY-MM-DD or hour YYYY-MM-DDTHH.*"${b}"`)));
-    expectOneLine(await runCli(nowhere, ['usage', '--from', '2026-11-02', '--to', '2026-11-01']), 2, /--from 2026-11-02 is after --to 2026-11-01/);
-    expect(hourOption('usage', 'from', '2026-11-01')).to.equal('2026-11-01T00');
-    expect(hourOption('usage', 'to', '2026-11-01')).to.equal('2026-11-01T23');
-    expect(hourOption('usage', 'to', '2024-02-29T07')).to.equal('2024-02-29T07');
-    expect(hourOption('usage', 'from', '2026-11-01T13:00:00Z')).to.equal('2026-11-01T13');
+    const results = await pool([
+      ...bad.map((b) => () => runCli(nowhere, ['usage', '--from', b])), () => runCli(nowhere, ['usage', '--to', '2026-04-31']),
+    ], 4);
+    bad.forEach((b, i) => expectOneLine(results[i], 2,
+      new RegExp(`usage: option '--from <date>' argument '${b}' is invalid\\. Expected a UTC date YYYY-MM-DD or hour YYYY-MM-DDTHH on the calendar`)));
+    expectOneLine(results[bad.length], 2, /option '--to <date>' argument '2026-04-31' is invalid/);
+    expectOneLine(await runCli(nowhere, ['usage', '--from', '2026-11-02', '--to', '2026-11-01']), 2, /usage: --from \(2026-11-02T00\) is after --to \(2026-11-01T23\)/);
+    expect(hourOf('2026-11-01', 'from')).to.equal('2026-11-01T00');
+    expect(hourOf('2026-11-01', 'to')).to.equal('2026-11-01T23');
+    expect(hourOf('2024-02-29T07', 'to')).to.equal('2024-02-29T07');
+    expect(hourOf('2026-11-01T13:00:00Z', 'from')).to.equal('2026-11-01T13');
+    expect(hourOf('2025-02-29', 'from')).to.equal(undefined);
   });
 
   it('progress is bounded: at most one line per interval, whatever the number of updates, and the last figure at the end', () => {

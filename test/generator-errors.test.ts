@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { DictionaryError } from '../codegen/dictionary';
 import { generate } from '../codegen/generate';
-import { runGenerate } from '../codegen/main';
 import { literal } from '../codegen/typescript-source';
+import { runCommandLine } from '../src/cli';
 import { REPO_ROOT } from './support/shared';
 
 const BASE = readFileSync(join(REPO_ROOT, 'test/fixtures/codegen/related/dictionary.xml'), 'utf8');
@@ -163,8 +163,13 @@ describe('Generator: the dictionary errors it raises', () => {
 });
 
 describe('Generator: its command line and its writer refuse what they cannot do', () => {
-  it('reso-server generate names an unknown argument and shows its usage', () => {
-    expect(() => runGenerate(['--frobnicate'])).to.throw(/^unknown argument --frobnicate\n\nUsage: reso-server generate/);
+  it('reso-server generate names an unknown option and its help, and generates nothing', async () => {
+    const nothing = () => { throw new Error('not to be used'); };
+    const out = join(tmpdir(), `reso-gen-never-${process.pid}`);
+    const refused = await runCommandLine(['generate', '--frobnicate', '--out', out], { log: nothing, config: nothing, withService: nothing })
+      .then(() => undefined, (e: Error) => e.message);
+    expect(refused).to.equal("generate: unknown option '--frobnicate' (see reso-server generate --help)");
+    expect(existsSync(out)).to.equal(false);
   });
 
   it('the literal writer refuses a value that is not plain data', () => {

@@ -1,7 +1,8 @@
 /**
  * README "Command line": what the operator's commands print. clients list/show --json, the token URL and curl
  * command of clients add (and a token got with them), client names beside ids in usage, ingest --on-error reject
- * counting the lines it read, seed's progress on stderr, and the first start's hint asking for five listings.
+ * counting the lines it read, seed's and ingest's progress on stderr and summaries on stdout (seed --json: only the
+ * counts), and the first start's hint asking for five listings.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,6 +92,8 @@ describeEachDatabase('Operator commands', (target) => {
     const skip = await runCli(db.url, ['ingest', 'Office', file]);
     expect(skip.code).to.equal(5);
     expect(skip.stdout.trim().split('\n').pop()).to.match(new RegExp(`^5 lines read from ${file}: .*4 .*; 1 bad lines skipped$`));
+    // The time it took on stderr, beside the bad lines (a file this short shows no progress).
+    expect(skip.stderr).to.match(/^ingest: 5 lines in [\d.]+ s, [\d,]+ lines\/s$/m);
   });
 
   it('seed shows its progress on stderr and its summary on stdout', async () => {
@@ -100,6 +103,16 @@ describeEachDatabase('Operator commands', (target) => {
     expect(progress.length).to.be.within(1, 10);
     expect(progress[progress.length - 1]).to.match(/^listings: 150\/150 \(100%\), [\d,]+\/s, 0 s left$/);
     expect(r.stdout).to.match(/^seeded \{"offices":\d+,"members":\d+,"listings":150,/m);
+    // The human summary: counts and the time it took.
+    expect(r.stdout).to.match(/^demo data \(seed 7\): 150 listings, \d+ media, .* in [\d.]+s on /m);
+  });
+
+  it('seed --json prints only the counts, as one JSON object, on stdout', async () => {
+    const r = await runCli(db.url, ['seed', '--listings', '20', '--seed', '8', '--json']);
+    expect(r.code, r.stderr).to.equal(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines, r.stdout).to.have.length(1);
+    expect(JSON.parse(lines[0])).to.include({ listings: 20 }).and.have.keys('offices', 'members', 'listings', 'media', 'openHouses', 'history', 'rooms', 'units');
   });
 });
 

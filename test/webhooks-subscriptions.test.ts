@@ -5,7 +5,8 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import { runWebhooks } from '../src/admin/webhooks-cli';
+import { runCommandLine } from '../src/cli';
+import { configFromEnv } from '../src/config';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 import { maskToken } from '../src/webhooks/subscriptions';
@@ -35,11 +36,11 @@ describeEachDatabase('Webhooks: subscriptions and their commands', (target) => {
     await db?.drop();
   });
 
-  /** Runs `webhooks <args>` in this process; returns what it printed, or the error's message. */
+  /** Runs `webhooks <args>` in this process, on this suite's service; returns what it printed, or the error's message. */
   async function webhooks(...args: string[]): Promise<{ out: string; error?: string }> {
     const lines: string[] = [];
     try {
-      await runWebhooks(subscriptions(service, undefined), args, (l) => lines.push(l));
+      await runCommandLine(['webhooks', ...args], { log: (l) => lines.push(l), config: () => configFromEnv({}), withService: (work) => work(service) });
       return { out: lines.join('\n') };
     } catch (e) {
       return { out: lines.join('\n'), error: (e as Error).message };
@@ -67,17 +68,17 @@ describeEachDatabase('Webhooks: subscriptions and their commands', (target) => {
       [['add', '--client', 'idx', '--url', 'ftp://consumer.example/x', '--token', CONSUMER_TOKEN], /^--url must be http or https \(got ftp\)$/],
       [['add', '--client', 'idx', '--url', 'consumer.example/x', '--token', CONSUMER_TOKEN], /^--url "consumer.example\/x" is not an absolute URL/],
       [['add', '--client', 'idx', '--url', 'https://u:p@consumer.example/', '--token', CONSUMER_TOKEN], /^--url must not carry credentials/],
-      [['add', '--client', 'idx', '--url', 'https://consumer.example/'], /^webhooks add needs --token$/],
-      [['add', '--url', 'https://consumer.example/', '--token', CONSUMER_TOKEN], /^webhooks add needs --client$/],
+      [['add', '--client', 'idx', '--url', 'https://consumer.example/'], /^webhooks add: required option '--token <token>' not specified \(see reso-server webhooks add --help\)$/],
+      [['add', '--url', 'https://consumer.example/', '--token', CONSUMER_TOKEN], /^webhooks add: required option '--client <id>' not specified/],
       [['add', '--client', 'nobody', '--url', 'https://consumer.example/', '--token', CONSUMER_TOKEN], /^no client nobody \(see reso-server clients list\)$/],
       [['add', '--client', 'gone', '--url', 'https://consumer.example/', '--token', CONSUMER_TOKEN], /^client gone is revoked$/],
       [['add', '--client', 'idx', '--url', 'https://consumer.example/', '--token', 'two\nlines'], /^--token may hold only printable ASCII characters$/],
-      [['add', '--client', 'idx', '--url', 'https://consumer.example/', '--token', CONSUMER_TOKEN, '--from', '-1'], /^--from needs a sequence number/],
-      [['add', '--client', 'idx', '--url', 'https://consumer.example/', '--token', CONSUMER_TOKEN, '--bogus', 'x'], /^webhooks add: unknown option --bogus$/],
+      [['add', '--client', 'idx', '--url', 'https://consumer.example/', '--token', CONSUMER_TOKEN, '--from', '-1'], /^webhooks add: option '--from <sequence>' argument '-1' is invalid\. Expected a whole number of at least 0\./],
+      [['add', '--client', 'idx', '--url', 'https://consumer.example/', '--token', CONSUMER_TOKEN, '--bogus', 'x'], /^webhooks add: unknown option '--bogus' \(see reso-server webhooks add --help\)$/],
       [['remove', 'wh-nope'], /^no webhook subscription wh-nope \(see reso-server webhooks list\)$/],
       [['resume', 'wh-nope'], /^no webhook subscription wh-nope/],
-      [['resume'], /^webhooks resume needs a subscription id/],
-      [['resume', 'wh-nope', '--from', 'latest'], /^--from needs a sequence number \(a non-negative integer\)$/],
+      [['resume'], /^webhooks resume: missing required argument 'id'/],
+      [['resume', 'wh-nope', '--from', 'latest'], /^webhooks resume: option '--from <sequence>' argument 'latest' is invalid\. Expected a whole number/],
     ];
     for (const [args, message] of cases) {
       const r = await webhooks(...args);

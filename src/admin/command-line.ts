@@ -1,93 +1,92 @@
 /**
- * Reading a command's arguments: node's own `util.parseArgs` in strict mode (no dependency: it refuses unknown
- * options, options without their value and stray positionals, which is all a handful of flat commands needs; the
- * help texts are written per command in help.ts). Every failure is an OperatorError (exit code 2) naming the
- * command and pointing at its `--help`.
+ * What the command line shares, on commander: each command's options are declared with their checks (the value
+ * parsers below, given to `argParser`, refuse a bad value with InvalidArgumentError), and every refusal becomes
+ * one line naming the command and its `--help`, with exit code 2 (README "Exit codes").
  */
-import { parseArgs } from 'node:util';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { Config } from '../config';
 import { ExitCode, OperatorError } from '../exit-codes';
+import type { ListingService } from '../service';
 
-export type OptionKinds = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-
-export interface CommandArgs {
-  readonly values: Record<string, string | boolean | undefined>;
-  readonly positionals: string[];
+/** What the commands run in: configuration and the service are opened only by the actions that need them. */
+export interface CommandEnvironment {
+  readonly log: (line: string) => void;
+  config(): Config;
+  /** The service as configured, its start-up work done; closed when `work` is done. */
+  withService(work: (service: ListingService) => Promise<number>): Promise<number>;
 }
 
-/** `--help` asked for; the caller prints the command's help. */
-export const HELP = Symbol('help');
-
-/**
- * The options and positionals of `command` (e.g. "usage" or "clients add"), with `positionals` the names of the
- * ones it takes (`required`: how many of them must be given; all, unless it says fewer).
- */
-export function parseCommand(
-  command: string, args: readonly string[], options: OptionKinds, positionals: { names: readonly string[]; required?: number } = { names: [] },
-): CommandArgs | typeof HELP {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({ args: [...args], options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
-  } catch (e) {
-    throw usageError(command, parseArgsMessage(e as Error & { code?: string }));
-  }
-  if (parsed.values.help) return HELP;
-  const required = positionals.required ?? positionals.names.length;
-  if (parsed.positionals.length > positionals.names.length) {
-    throw usageError(command, `unexpected argument ${parsed.positionals[positionals.names.length]}`);
-  }
-  if (parsed.positionals.length < required) throw usageError(command, `missing ${positionals.names.slice(parsed.positionals.length, required).join(' and ')}`);
-  return { values: parsed.values as CommandArgs['values'], positionals: parsed.positionals };
+/** What a command's action may use. */
+export interface CommandContext extends CommandEnvironment {
+  /** Runs the command's work and keeps its exit code for the command line to return. */
+  run(work: () => Promise<number>): Promise<void>;
 }
 
-/** `command` empty: the command line as a whole. */
-export function usageError(command: string, problem: string): OperatorError {
-  return new OperatorError(`${command ? `${command}: ` : ''}${problem} (see reso-server ${command ? `${command} ` : ''}--help)`, ExitCode.usage);
-}
-
-/** parseArgs's messages, shortened to the problem and the option. */
-function parseArgsMessage(e: Error & { code?: string }): string {
-  const option = /'(-[^' ]*)/.exec(e.message)?.[1];
-  switch (e.code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': return `unknown option ${option}`;
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': return /argument missing/.test(e.message) ? `${option} needs a value` : `${option} takes no value`;
-    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL': return `unexpected argument ${/'([^']*)'/.exec(e.message)?.[1]}`;
-    default: return e.message;
-  }
-}
-
-export const text = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
-
-/** A whole number from `min`, or undefined when the option is absent. */
-export function integerOption(command: string, name: string, v: string | boolean | undefined, min = 1): number | undefined {
-  if (v === undefined) return undefined;
-  const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n) || n < min) throw usageError(command, `--${name} needs a whole number of at least ${min} (got "${String(v)}")`);
-  return n;
-}
-
-/** One of `choices`, or `fallback` when absent. */
-export function choiceOption<T extends string>(command: string, name: string, v: string | boolean | undefined, choices: readonly T[], fallback: T): T {
-  if (v === undefined) return fallback;
-  if (typeof v === 'string' && (choices as readonly string[]).includes(v)) return v as T;
-  throw usageError(command, `--${name} must be ${choices.join(' or ')} (got "${String(v)}")`);
+/** A parser for a whole number from `min`. */
+export function wholeNumber(min = 1): (value: string) => number {
+  return (value) => {
+    const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`Expected a whole number of at least ${min}.`);
+    return n;
+  };
 }
 
 const HOUR = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::00(?::00)?)?Z?)?$/;
 
 /**
  * A UTC hour as the usage table keys it (YYYY-MM-DDTHH) from `YYYY-MM-DD` or `YYYY-MM-DDTHH` (minutes, if given,
- * :00): a date alone is its first hour for `from`, its last for `to`. Anything else, or a day the calendar does
- * not have (2026-13-45, 2026-02-30), is refused.
+ * :00): a date alone is its first hour for `from`, its last for `to`. Undefined for anything else, or a day the
+ * calendar does not have (2026-13-45, 2026-02-30).
  */
-export function hourOption(command: string, name: 'from' | 'to', v: string | boolean | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  const m = typeof v === 'string' ? HOUR.exec(v.trim()) : null;
-  const refuse = () => usageError(command, `--${name} needs a UTC date YYYY-MM-DD or hour YYYY-MM-DDTHH, e.g. 2026-11-01 or 2026-11-01T13 (got "${String(v)}")`);
-  if (!m) throw refuse();
+export function hourOf(value: string, end: 'from' | 'to'): string | undefined {
+  const m = HOUR.exec(value.trim());
+  if (!m) return undefined;
   const [, y, mo, d, h] = m;
   const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0)));
   const real = date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d)
     && (h === undefined || Number(h) < 24);
-  if (!real) throw refuse();
-  return `${y}-${mo}-${d}T${h ?? (name === 'from' ? '00' : '23')}`;
+  return real ? `${y}-${mo}-${d}T${h ?? (end === 'from' ? '00' : '23')}` : undefined;
+}
+
+/** A parser for `--from` or `--to` (see hourOf). */
+export function utcHour(end: 'from' | 'to'): (value: string) => string {
+  return (value) => {
+    const hour = hourOf(value, end);
+    if (hour === undefined) throw new InvalidArgumentError('Expected a UTC date YYYY-MM-DD or hour YYYY-MM-DDTHH on the calendar, e.g. 2026-11-01 or 2026-11-01T13.');
+    return hour;
+  };
+}
+
+/** "clients add" for that command; empty for the program itself. */
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** A refusal of what the operator typed, in the words of every other one: the command, the problem, its help. */
+export function usageError(command: Command, problem: string): OperatorError {
+  const path = pathOf(command);
+  return new OperatorError(`${path ? `${path}: ` : ''}${problem} (see reso-server ${path ? `${path} ` : ''}--help)`, ExitCode.usage);
+}
+
+/**
+ * Makes `program` and all its commands throw instead of exiting: a refusal as one usageError line (commander
+ * prints nothing itself), help and version as the CommanderError that `exitCodeOf` reads.
+ */
+export function throwInsteadOfExiting(program: Command): void {
+  program.configureOutput({ outputError: () => undefined });
+  program.exitOverride((e) => {
+    if (e.code === 'commander.help' || e.code === 'commander.helpDisplayed' || e.code === 'commander.version') throw e;
+    // One line: commander puts its "Did you mean …?" on a line of its own.
+    throw usageError(program, e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '));
+  });
+  for (const command of program.commands) throwInsteadOfExiting(command);
+}
+
+/** The exit code of help or the version, which commander has printed; undefined for any other failure. */
+export function exitCodeOf(e: unknown): number | undefined {
+  if (!(e instanceof CommanderError)) return undefined;
+  // Help printed because a command was missing went to stderr: a usage error too.
+  return e.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
 }

@@ -1,105 +1,88 @@
-/** The operator's commands: `reso-server clients …` and `reso-server usage …` (and the parsing and tables `webhooks …` shares). */
+/** `reso-server clients …`: the operator's API clients (and the table that `usage` and `webhooks` share). */
+import { Command } from 'commander';
 import { CREDENTIAL_CHECK_MS, TOKEN_LIFETIME_SECONDS } from '../auth/clients';
-import type { Client, ClientRegistry, Rotation } from '../auth/clients';
+import type { Client, Rotation } from '../auth/clients';
 import { ExitCode, OperatorError } from '../exit-codes';
-import type { Meter, UsageReport } from '../metering/meter';
-import { USAGE_GRAINS, usageByPeriod, usageCsv, UsageGrain, UsagePeriodRow } from '../metering/usage-periods';
 import { addClient as addChecked, changeScope, ClientAdmin, listClients as allClients, revokeClient, rotateClient } from './client-admin';
-import { choiceOption, CommandArgs, HELP, hourOption, integerOption, OptionKinds, parseCommand, text, usageError } from './command-line';
-
-export type { ClientAdmin } from './client-admin';
-
-export { text } from './command-line';
-
-/** Flags and positionals, for `webhooks …` (the other commands read theirs with parseCommand, which refuses unknown ones). */
-export function options(args: string[]): { flags: Map<string, string | true>; positional: string[] } {
-  const flags = new Map<string, string | true>();
-  const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (!a.startsWith('--')) { positional.push(a); continue; }
-    const boolean = ['--admin', '--static-token', '--json', '--csv'].includes(a);
-    if (boolean) flags.set(a, true);
-    else if (args[i + 1] === undefined) throw new Error(`${a} needs a value`);
-    else flags.set(a, args[++i]);
-  }
-  return { flags, positional };
-}
+import { CommandContext, wholeNumber } from './command-line';
 
 /** Where a client asks for tokens, for the hint `clients add` prints (BASE_URL's origin, else localhost:$PORT). */
-export interface TokenEndpoint {
-  readonly tokenUrl: string;
+function tokenUrl(context: CommandContext): string {
+  const config = context.config();
+  const origin = config.baseUrl ? new URL(config.baseUrl).origin : `http://localhost:${config.port || 8080}`;
+  return `${origin}/oauth2/token`;
 }
 
-const CLIENT_OPTIONS = {
-  add: { name: { type: 'string' }, id: { type: 'string' }, scope: { type: 'string' }, hide: { type: 'string' }, rate: { type: 'string' },
-    admin: { type: 'boolean' }, 'static-token': { type: 'boolean' } },
-  list: { json: { type: 'boolean' } },
-  show: { json: { type: 'boolean' } },
-  scope: { scope: { type: 'string' } },
-  revoke: {},
-  rotate: {},
-} satisfies Record<string, OptionKinds>;
+const SCOPE = ['--scope <filter>', 'the listings the client sees: an OData filter on Property, e.g. "MlsStatus eq \'Active\'"'] as const;
 
-type ClientCommand = keyof typeof CLIENT_OPTIONS;
-
-/** A `clients …` command line, read and checked before the database is opened. */
-export interface ClientsCommand {
-  readonly sub: ClientCommand;
-  readonly values: CommandArgs['values'];
-  readonly id: string;
-}
-
-/** Reads `clients <sub> …`; HELP when help was asked for or no subcommand given. */
-export function parseClients(args: string[]): ClientsCommand | typeof HELP {
-  const [sub, ...rest] = args;
-  if (sub === undefined || sub === '--help' || sub === '-h') return HELP;
-  if (!(sub in CLIENT_OPTIONS)) throw usageError('clients', `unknown subcommand ${sub}; one of ${Object.keys(CLIENT_OPTIONS).join(', ')}`);
-  const parsed = parseCommand(`clients ${sub}`, rest, CLIENT_OPTIONS[sub as ClientCommand], sub === 'add' || sub === 'list' ? { names: [] } : { names: ['<id>'] });
-  if (parsed === HELP) return HELP;
-  if (sub === 'add' && !text(parsed.values.name)) throw usageError('clients add', 'missing --name');
-  integerOption('clients add', 'rate', parsed.values.rate);
-  return { sub: sub as ClientCommand, values: parsed.values, id: parsed.positionals[0] };
-}
-
-export async function runClients(admin: ClientAdmin, command: ClientsCommand, log: (l: string) => void, endpoint: TokenEndpoint): Promise<number> {
-  const { values, id } = command;
-  switch (command.sub) {
-    case 'add': return addClient(admin, values, log, endpoint);
-    case 'list': return listClients(admin, values.json === true, log);
-    case 'show': return showClient(admin, id, values.json === true, log);
-    case 'scope': {
-      const scope = text(values.scope);
-      await changeScope(admin, id, scope);
-      log(`client ${id} now sees ${scope ? `listings where ${scope}` : 'all listings'}; its replication marks and nextLinks from before now `
-        + 'are refused (ScopeChanged): it walks each set again');
+export function clientsCommand(context: CommandContext): Command {
+  const clients = new Command('clients')
+    .description('Manage API clients: add, list, show, scope, revoke, rotate')
+    .addHelpText('after', '\nAPI clients use OAuth2 client credentials: POST the id and secret to /oauth2/token for a bearer token '
+      + '(clients add prints the command).\nrevoke and rotate take effect on running servers within seconds.');
+  const withAdmin = (work: (admin: ClientAdmin) => Promise<number>) => context.run(() => context.withService(work));
+  clients.command('add').description('Add a client and print its id, secret (shown once), token URL and the curl command that gets a token')
+    .requiredOption('--name <name>', 'what the client is called, e.g. "IDX portal"')
+    .option('--id <id>', 'its client id: letters, digits, . _ - (default: client-<12 random hex digits>)')
+    .option(...SCOPE)
+    .option('--hide <fields>', 'fields it never sees, comma-separated: <field> (every set) or <Set>.<field>')
+    .option('--rate <requests/minute>', 'its rate limit', wholeNumber())
+    .option('--admin', 'an admin client: sees everything, may use the console and /admin')
+    .option('--static-token', 'also issue a token that does not expire (until the client is revoked or rotated)')
+    .action((options: AddOptions) => withAdmin((admin) => addClient(admin, options, context.log, tokenUrl(context))));
+  clients.command('list').description('Every client: id, name, state, role, scope, hidden fields, rate')
+    .option('--json', 'as a JSON array (never a secret)')
+    .action((options: { json?: boolean }) => withAdmin((admin) => listClients(admin, options.json === true, context.log)));
+  clients.command('show').description('One client, with when it was created').argument('<id>', 'its client id')
+    .option('--json', 'as a JSON object (never a secret)')
+    .action((id: string, options: { json?: boolean }) => withAdmin((admin) => showClient(admin, id, options.json === true, context.log)));
+  clients.command('scope').description('Change the listings a client sees (no --scope: all listings); its replication marks and nextLinks end')
+    .argument('<id>', 'its client id').option(...SCOPE)
+    .action((id: string, options: { scope?: string }) => withAdmin(async (admin) => {
+      await changeScope(admin, id, options.scope);
+      context.log(`client ${id} now sees ${options.scope ? `listings where ${options.scope}` : 'all listings'}; its replication marks and nextLinks `
+        + 'from before now are refused (ScopeChanged): it walks each set again');
       return ExitCode.ok;
-    }
-    case 'revoke':
+    }));
+  clients.command('revoke').description('End a client: its secret and all its tokens stop working').argument('<id>', 'its client id')
+    .action((id: string) => withAdmin(async (admin) => {
       await revokeClient(admin, id);
-      log(`client ${id} revoked: its secret and all its access tokens no longer work (on running servers within ${CREDENTIAL_CHECK_MS / 1000} s)`);
+      context.log(`client ${id} revoked: its secret and all its access tokens no longer work (on running servers within ${CREDENTIAL_CHECK_MS / 1000} s)`);
       return ExitCode.ok;
-    case 'rotate':
-      log(rotationReport(id, await rotateClient(admin, id)));
+    }));
+  clients.command('rotate').description('Give a client a new secret (and static token); the old ones and the tokens issued with them end')
+    .argument('<id>', 'its client id')
+    .action((id: string) => withAdmin(async (admin) => {
+      context.log(rotationReport(id, await rotateClient(admin, id)));
       return ExitCode.ok;
-  }
+    }));
+  return clients;
 }
 
-async function addClient(admin: ClientAdmin, values: CommandArgs['values'], log: (l: string) => void, endpoint: TokenEndpoint): Promise<number> {
-  const name = text(values.name)!;
+interface AddOptions {
+  readonly name: string;
+  readonly id?: string;
+  readonly scope?: string;
+  readonly hide?: string;
+  readonly rate?: number;
+  readonly admin?: boolean;
+  readonly staticToken?: boolean;
+}
+
+async function addClient(admin: ClientAdmin, options: AddOptions, log: (l: string) => void, tokenUrl: string): Promise<number> {
   const { client, secret, staticToken } = await addChecked(admin, {
-    id: text(values.id),
-    name,
-    scope: text(values.scope),
-    hiddenFields: text(values.hide)?.split(',').map((f) => f.trim()).filter(Boolean),
-    rateLimit: integerOption('clients add', 'rate', values.rate),
-    admin: values.admin === true,
-    staticToken: values['static-token'] === true,
+    id: options.id,
+    name: options.name,
+    scope: options.scope,
+    hiddenFields: options.hide?.split(',').map((f) => f.trim()).filter(Boolean),
+    rateLimit: options.rate,
+    admin: options.admin === true,
+    staticToken: options.staticToken === true,
   });
   log(`client_id:     ${client.id}\nclient_secret: ${secret}   (shown once; only its hash is stored)`);
   if (staticToken) log(`static token:  ${staticToken}   (does not expire; revoke the client to end it)`);
-  log(`token URL:     ${endpoint.tokenUrl}   (client credentials grant; a token lasts ${TOKEN_LIFETIME_SECONDS / 60} minutes)\n\n`
-    + `  curl -s -u '${client.id}:${secret}' -d grant_type=client_credentials ${endpoint.tokenUrl}`);
+  log(`token URL:     ${tokenUrl}   (client credentials grant; a token lasts ${TOKEN_LIFETIME_SECONDS / 60} minutes)\n\n`
+    + `  curl -s -u '${client.id}:${secret}' -d grant_type=client_credentials ${tokenUrl}`);
   return ExitCode.ok;
 }
 
@@ -130,53 +113,6 @@ function publicClient(c: Client): Record<string, unknown> {
     id: c.id, name: c.name, admin: c.admin, scope: c.scope ?? null, hiddenFields: c.hiddenFields, rateLimit: c.rateLimit ?? null,
     createdAt: c.createdAt, revokedAt: c.revokedAt ?? null,
   };
-}
-
-export interface UsageCommand {
-  readonly filter: { client?: string; from?: string; to?: string };
-  readonly by: UsageGrain;
-  readonly format: 'table' | 'json' | 'csv';
-}
-
-/** Reads `usage …`, dates checked, before the database is opened. */
-export function parseUsage(args: string[]): UsageCommand | typeof HELP {
-  const parsed = parseCommand('usage', args, {
-    client: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' }, csv: { type: 'boolean' },
-  });
-  if (parsed === HELP) return HELP;
-  const { values } = parsed;
-  const filter = { client: text(values.client), from: hourOption('usage', 'from', values.from), to: hourOption('usage', 'to', values.to) };
-  if (filter.from && filter.to && filter.from > filter.to) throw usageError('usage', `--from ${String(values.from)} is after --to ${String(values.to)}`);
-  if (values.json && values.csv) throw usageError('usage', '--json and --csv: one or the other');
-  const by = choiceOption('usage', 'by', values.by, USAGE_GRAINS, 'hour');
-  return { filter, by, format: values.json ? 'json' : values.csv ? 'csv' : 'table' };
-}
-
-/** `usage`: the report, after applying what processes that died left in their journals. */
-export async function runUsage(
-  meter: UsageReport & Pick<Meter, 'adoptAbandoned'>, clients: Pick<ClientRegistry, 'list'>, command: UsageCommand, log: (l: string) => void,
-): Promise<number> {
-  // Counts journaled by server processes that died are owed to the report: apply them first.
-  await meter.adoptAbandoned();
-  const rows = await meter.usage(command.filter);
-  // JSON rows are those of GET /admin/usage (names: clients list --json); the table shows each client's name.
-  if (command.format === 'json') {
-    log(JSON.stringify(rows));
-    return ExitCode.ok;
-  }
-  const periods = usageByPeriod(rows, command.by);
-  if (command.format === 'csv') {
-    process.stdout.write(usageCsv(periods, command.by));
-    return ExitCode.ok;
-  }
-  log(usageTable(periods, command.by, new Map((await clients.list()).map((c) => [c.id, c.name]))));
-  return ExitCode.ok;
-}
-
-function usageTable(periods: UsagePeriodRow[], by: UsageGrain, names: Map<string, string>): string {
-  const lines = periods.map((r) => [by === 'hour' ? `${r.period}:00Z` : r.period, r.client, names.get(r.client) ?? '(removed)', String(r.A), String(r.B)]);
-  lines.push(['total', '', '', String(periods.reduce((n, r) => n + r.A, 0)), String(periods.reduce((n, r) => n + r.B, 0))]);
-  return table([`${by} (UTC)`, 'client', 'name', 'class A', 'class B'], lines);
 }
 
 /** What `clients rotate` prints: the new credentials, and what became of the old ones. */

@@ -1,58 +1,67 @@
 /** `reso-server webhooks add | list | remove | resume`: the operator's webhook subscriptions (src/webhooks/). */
+import { Command } from 'commander';
+import { ExitCode, OperatorError } from '../exit-codes';
+import type { ListingService } from '../service';
 import { SubscriptionInvalid, Subscriptions, SubscriptionStatus } from '../webhooks/subscriptions';
-import { options, table, text } from './operator-cli';
+import { subscriptions } from '../webhooks/webhooks';
+import { CommandContext, wholeNumber } from './command-line';
+import { table } from './operator-cli';
 
-export const WEBHOOKS_USAGE = `reso-server webhooks add --client <id> --url <https://…> --token <consumer's bearer token>
-                        [--source <EntityEventSource header; default: the client id>] [--from <sequence>]
-reso-server webhooks list [--json]
-reso-server webhooks remove <subscription id>
-reso-server webhooks resume <subscription id> [--from <sequence>]
-                        (a paused subscription is delivered again, its failures forgotten; --from: after that event)`;
-
-/** Runs one `webhooks …` command; bad input throws an Error whose message is one line (SubscriptionInvalid). */
-export async function runWebhooks(subs: Subscriptions | undefined, args: string[], log: (l: string) => void): Promise<number> {
-  const [sub, ...rest] = args;
-  const { flags, positional } = options(rest);
-  if (!subs) throw new Error('the data dictionary declares no event log (RCP-027): there are no events to push');
-  switch (sub) {
-    case 'add': {
-      for (const f of flags.keys()) if (!['--client', '--url', '--token', '--source', '--from'].includes(f)) throw new SubscriptionInvalid(`webhooks add: unknown option ${f}`);
-      const from = text(flags.get('--from'));
-      const added = await subs.add({
-        client: required(flags, '--client'), url: required(flags, '--url'), token: required(flags, '--token'),
-        source: text(flags.get('--source')), from: from === undefined ? undefined : Number(from),
-      });
-      log(`webhook ${added.id}: client ${added.client}'s events go to ${added.url} (token ${added.token}, EntityEventSource ${added.source}) after sequence ${added.cursor}`);
-      return 0;
-    }
-    case 'list': {
-      const all = await subs.list();
-      log(flags.get('--json') ? JSON.stringify(all) : listing(all));
-      return 0;
-    }
-    case 'remove':
-    case 'resume': {
-      const id = positional[0];
-      if (!id) throw new SubscriptionInvalid(`webhooks ${sub} needs a subscription id (see reso-server webhooks list)`);
-      if (sub === 'remove') {
-        await subs.remove(id);
-        log(`webhook ${id} removed`);
-      } else {
-        const from = text(flags.get('--from'));
-        const s = await subs.resume(id, from === undefined ? undefined : Number(from));
-        log(`webhook ${id} is active: the next batch after sequence ${s.cursor} goes out at the next poll`);
-      }
-      return 0;
-    }
-    default:
-      throw new Error(WEBHOOKS_USAGE);
-  }
+interface AddOptions {
+  readonly client: string;
+  readonly url: string;
+  readonly token: string;
+  readonly source?: string;
+  readonly from?: number;
 }
 
-function required(flags: Map<string, string | true>, name: string): string {
-  const v = text(flags.get(name));
-  if (v === undefined) throw new SubscriptionInvalid(`webhooks add needs ${name}`);
-  return v;
+const FROM = ['--from <sequence>', 'deliver the events after this sequence number'] as const;
+
+export function webhooksCommand(context: CommandContext): Command {
+  const webhooks = new Command('webhooks').description('Push each client\'s EntityEvents to its consumer\'s URL: add, list, remove, resume');
+  /** Runs `work` on the subscriptions; a refused input is a usage error (exit code 2). */
+  const withSubscriptions = (work: (subs: Subscriptions) => Promise<void>) => context.run(() => context.withService(async (service) => {
+    await work(subscriptionsOf(service, context)).catch((e: unknown) => {
+      throw e instanceof SubscriptionInvalid ? new OperatorError(e.message, ExitCode.usage) : e;
+    });
+    return ExitCode.ok;
+  }));
+  webhooks.command('add').description('Subscribe a consumer\'s URL to a client\'s events (the events the client may see, nothing else)')
+    .requiredOption('--client <id>', 'the client whose events are pushed')
+    .requiredOption('--url <url>', 'the consumer\'s http or https URL')
+    .requiredOption('--token <token>', 'the consumer\'s bearer token, sent with each POST')
+    .option('--source <name>', 'the EntityEventSource header (default: the client id)')
+    .option(FROM[0], `${FROM[1]} (default 0: the client's whole feed)`, wholeNumber(0))
+    .action((options: AddOptions) => withSubscriptions(async (subs) => {
+      const added = await subs.add(options);
+      context.log(`webhook ${added.id}: client ${added.client}'s events go to ${added.url} (token ${added.token}, EntityEventSource ${added.source}) `
+        + `after sequence ${added.cursor}`);
+    }));
+  webhooks.command('list').description('Every subscription: state, cursor, lag, failures, last error')
+    .option('--json', 'as a JSON array (tokens masked)')
+    .action((options: { json?: boolean }) => withSubscriptions(async (subs) => {
+      const all = await subs.list();
+      context.log(options.json ? JSON.stringify(all) : listing(all));
+    }));
+  webhooks.command('remove').description('Remove a subscription').argument('<id>', 'the subscription id (see webhooks list)')
+    .action((id: string) => withSubscriptions(async (subs) => {
+      await subs.remove(id);
+      context.log(`webhook ${id} removed`);
+    }));
+  webhooks.command('resume').description('Deliver a paused subscription again, its failures forgotten')
+    .argument('<id>', 'the subscription id (see webhooks list)')
+    .option(FROM[0], `${FROM[1]} (default: where it stopped)`, wholeNumber(0))
+    .action((id: string, options: { from?: number }) => withSubscriptions(async (subs) => {
+      const s = await subs.resume(id, options.from);
+      context.log(`webhook ${id} is active: the next batch after sequence ${s.cursor} goes out at the next poll`);
+    }));
+  return webhooks;
+}
+
+function subscriptionsOf(service: ListingService, context: CommandContext): Subscriptions {
+  const subs = subscriptions(service, context.config().feedScope);
+  if (!subs) throw new Error('the data dictionary declares no event log (RCP-027): there are no events to push');
+  return subs;
 }
 
 function listing(all: readonly SubscriptionStatus[]): string {

@@ -1,0 +1,20 @@
+/**
+ * The generator's command, for `reso-server generate` and `npm run generate` alike: declared apart from the
+ * generator so that the server's command line can show its help without loading the generator's development
+ * dependencies.
+ */
+import { Command } from 'commander';
+
+export interface GenerateOptions {
+  readonly dictionary?: string;
+  readonly out?: string;
+}
+
+export function generateCommand(generate: (options: GenerateOptions) => Promise<void> | void): Command {
+  return new Command('generate')
+    .summary('Regenerate generated/ from the CSDL data dictionary')
+    .description('Regenerate generated/ (runtime tables, routers, storage schema, $metadata documents) from the CSDL data dictionary')
+    .option('--dictionary <csdl.xml>', 'the data dictionary (default: csdl/reso-dictionary.xml)')
+    .option('--out <folder>', 'where to write (default: generated/)')
+    .action((options: GenerateOptions) => generate(options));
+}
