@@ -48,7 +48,7 @@ export function ingestCommand(context: CommandContext): Command {
     .description('Upsert records of one resource by key from an NDJSON file, one JSON object per line; {"<Key>": "…", "@delete": true} '
       + 'deletes (a listing is marked deleted, as the dictionary says). The service keeps the timestamps. Progress on stderr; '
       + 'exit code 5 when any line was bad')
-    .argument('<Resource>', 'the entity set, e.g. Property or Office')
+    .argument('<Resource>', 'the entity set to write, by its name in $metadata')
     .argument('<file.ndjson>', 'the records, one JSON object per line')
     .addOption(new Option('--on-error <mode>', 'skip: report bad lines by number and write the others; '
       + 'reject: check the whole file first and write nothing if any line is bad').choices(['skip', 'reject']).default('skip'))
