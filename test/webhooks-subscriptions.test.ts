@@ -58,7 +58,9 @@ describeEachDatabase('Webhooks: subscriptions and their commands', (target) => {
     const [s] = JSON.parse(listed.stdout);
     expect(s).to.include({ client: 'idx', url: 'https://consumer.example/hooks', state: 'active', cursor: 0, failures: 0, source: 'idx', token: '…6789' });
     const table = await runCli(db.url, ['webhooks', 'list']);
-    expect(table.stdout).to.match(/^webhook\s+client\s+state\s+cursor\s+lag \(events\)/);
+    expect(table.stdout).to.match(/^webhook\s+client\s+name\s+state\s+cursor\s+lag \(events\)/);
+    const row = table.stdout.split('\n').find((l) => l.startsWith(s.id))!;
+    expect(row.split(/\s{2,}/).slice(1, 3)).to.deep.equal(['idx', 'IDX portal']);
     expect(table.stdout).to.include(s.id).and.not.include(CONSUMER_TOKEN);
     await webhooks('remove', s.id);
   });

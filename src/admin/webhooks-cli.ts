@@ -20,8 +20,8 @@ const FROM = ['--from <sequence>', 'deliver the events after this sequence numbe
 export function webhooksCommand(context: CommandContext): Command {
   const webhooks = new Command('webhooks').description('Push each client\'s EntityEvents to its consumer\'s URL: add, list, remove, resume');
   /** Runs `work` on the subscriptions; a refused input is a usage error (exit code 2). */
-  const withSubscriptions = (work: (subs: Subscriptions) => Promise<void>) => context.run(() => context.withService(async (service) => {
-    await work(subscriptionsOf(service, context)).catch((e: unknown) => {
+  const withSubscriptions = (work: (subs: Subscriptions, service: ListingService) => Promise<void>) => context.run(() => context.withService(async (service) => {
+    await work(subscriptionsOf(service, context), service).catch((e: unknown) => {
       throw e instanceof SubscriptionInvalid ? new OperatorError(e.message, ExitCode.usage) : e;
     });
     return ExitCode.ok;
@@ -39,9 +39,9 @@ export function webhooksCommand(context: CommandContext): Command {
     }));
   webhooks.command('list').description('Every subscription: state, cursor, lag, failures, last error')
     .option('--json', 'as a JSON array (tokens masked)')
-    .action((options: { json?: boolean }) => withSubscriptions(async (subs) => {
+    .action((options: { json?: boolean }) => withSubscriptions(async (subs, service) => {
       const all = await subs.list();
-      context.log(options.json ? JSON.stringify(all) : listing(all));
+      context.log(options.json ? JSON.stringify(all) : listing(all, new Map((await service.clients.list()).map((c) => [c.id, c.name]))));
     }));
   webhooks.command('remove').description('Remove a subscription').argument('<id>', 'the subscription id (see webhooks list)')
     .action((id: string) => withSubscriptions(async (subs) => {
@@ -64,10 +64,11 @@ function subscriptionsOf(service: ListingService, context: CommandContext): Subs
   return subs;
 }
 
-function listing(all: readonly SubscriptionStatus[]): string {
+/** `names`: each client's name by id (JSON rows carry the id alone, as GET /admin/webhooks does). */
+function listing(all: readonly SubscriptionStatus[], names: ReadonlyMap<string, string>): string {
   const rows = all.map((s) => [
-    s.id, s.client, s.state, String(s.cursor), s.lag ? String(s.lag.events) : `? (${s.lagError ?? 'no feed'})`,
+    s.id, s.client, names.get(s.client) ?? '(removed)', s.state, String(s.cursor), s.lag ? String(s.lag.events) : `? (${s.lagError ?? 'no feed'})`,
     s.waitingSince ?? '-', String(s.failures), s.lastSuccess ?? '-', s.nextAttempt ?? '-', s.lastError ?? '-', s.url,
   ]);
-  return table(['webhook', 'client', 'state', 'cursor', 'lag (events)', 'waiting since', 'failures', 'last success', 'next attempt', 'last error', 'url'], rows);
+  return table(['webhook', 'client', 'name', 'state', 'cursor', 'lag (events)', 'waiting since', 'failures', 'last success', 'next attempt', 'last error', 'url'], rows);
 }
