@@ -7,16 +7,25 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
 
-export function startProduct(databaseUrl: string, listings: number, token: string): Promise<{ base: string; child: ChildProcess }> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', WORKERS: '1', SEED_LISTINGS: String(listings), DEMO_TOKEN: token, BENCH_PARENT_PID: String(process.pid) };
-  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/product-server.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * `workers` above 1 runs a cluster (bench/workers.ts): resolved once every worker says it serves. `env`: more
+ * settings (MAX_CONCURRENT_REQUESTS, …).
+ */
+export function startProduct(
+  databaseUrl: string, listings: number, token: string, workers = 1, env: Record<string, string> = {},
+): Promise<{ base: string; child: ChildProcess }> {
+  const childEnv = {
+    ...process.env, DATABASE_URL: databaseUrl, PORT: '0', WORKERS: String(workers), SEED_LISTINGS: String(listings), DEMO_TOKEN: token,
+    BENCH_PARENT_PID: String(process.pid), ...env,
+  };
+  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/product-server.js')], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   return new Promise((resolveStart, reject) => {
     child.once('exit', (code) => reject(new Error(`the product exited (${code}) before serving:\n${out}`)));
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /serving (http:\/\/\S+\/odata)/.exec(out);
-      if (!m) return;
+      if (!m || (out.match(/serving http:\/\/\S+\/odata/g) ?? []).length < workers) return;
       // From here on its output (a line per request) is not kept: read and dropped, so the pipe never fills.
       child.stdout!.removeAllListeners('data');
       child.stdout!.resume();

@@ -94,7 +94,7 @@ export async function startServer(
     compression: config.compression,
     corsOrigins: config.corsOrigins,
     metrics: observed.metrics,
-    metricsOnServicePort: config.metricsPort === undefined,
+    scrapeOnServicePort: config.metricsPort === undefined ? observed.scrape : undefined,
   });
   // Long query strings must reach the service, which answers 413 with an OData body; beyond even this head
   // limit, client-errors.ts answers 431 with one.

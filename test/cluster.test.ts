@@ -4,39 +4,16 @@
  * usage counts stay exact across the workers, a killed one and a reload (each worker journals its own counts).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { TEST_TOKEN } from './support/http';
 import { call, parseCredentials, runCli } from './support/licence-http';
+import { fetchAlone, serving, stopCluster as stop, until } from './support/cluster-process';
 import { childPids, ServerProcess, spawnServer } from './support/server-process';
 
 const WORKERS = 2;
-
-/** GET over a connection of its own (no keep-alive), so that connections spread over the workers. */
-function fetchAlone(url: string, token: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    httpGet(url, { agent: false, headers: { Authorization: `Bearer ${token}`, Connection: 'close' } }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode ?? 0));
-      res.once('error', reject);
-    }).once('error', reject);
-  });
-}
-
-const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {
-  for (const began = Date.now(); !check();) {
-    if (Date.now() - began > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await pause(50);
-  }
-}
-
-/** Workers that said they serve (each logs it once, ready: the primary did the start-up work, or a replacement waits for it). */
-const serving = (server: ServerProcess) => (server.output().match(/serving http:\/\/\S+ from /g) ?? []).length;
 
 describeEachDatabase('Every core: serve --workers 2', (target) => {
   let db: TestDatabase;
@@ -66,15 +43,13 @@ describeEachDatabase('Every core: serve --workers 2', (target) => {
 
   /** Class A fetches by key on connections of their own; resolves with how many answered 200 (all must). */
   async function fetchKeys(server: ServerProcess, token: string, n: number): Promise<number> {
-    const statuses = await Promise.all(Array.from({ length: n }, (_, i) => fetchAlone(`${server.url}/Property('${keys[i % keys.length]}')`, token)));
+    const statuses = await Promise.all(Array.from({ length: n }, async (_, i) => (await fetchAlone(`${server.url}/Property('${keys[i % keys.length]}')`, token)).status));
     expect(statuses.filter((s) => s !== 200), 'statuses other than 200').to.deep.equal([]);
     return n;
   }
 
   async function stopCluster(server: ServerProcess): Promise<void> {
-    const exited = new Promise<number | null>((done) => (server.child.exitCode === null ? server.child.once('exit', (code) => done(code)) : done(server.child.exitCode)));
-    server.child.kill('SIGTERM');
-    expect(await exited, server.output()).to.equal(0);
+    expect(await stop(server), server.output()).to.equal(0);
   }
 
   it('two worker processes answer, each counting in a journal of its own', async function () {
@@ -128,7 +103,7 @@ describeEachDatabase('Every core: serve --workers 2', (target) => {
       const failures: string[] = [];
       const load = Array.from({ length: 3 }, async () => {
         while (loading) {
-          const status = await fetchAlone(`${server.url}/Property('${keys[sent % keys.length]}')`, token!).catch((e: Error) => e.message);
+          const status = await fetchAlone(`${server.url}/Property('${keys[sent % keys.length]}')`, token!).then((r) => r.status, (e: Error) => e.message);
           if (status === 200) sent++;
           else failures.push(String(status));
         }

@@ -9,14 +9,18 @@
  * - on SIGHUP replaces the workers one at a time: a new one is forked and ready before the old one drains, so
  *   the port always has a worker taking connections and no request in progress is cut;
  * - on SIGTERM or SIGINT has every worker drain (SHUTDOWN_TIMEOUT_MS), and exits 0 once all have stopped.
- * Prometheus metrics are per worker (src/observability/metrics.ts); adding them up belongs here, with prom-client's
- * AggregatorRegistry answering the scrapes (not done yet: a scrape answers with one worker's figures).
+ * - answers scrapes with every worker's metrics summed (src/cluster/cluster-metrics.ts): on METRICS_PORT, whose
+ *   listener it owns, and for the workers, whose service port takes `/metrics` and asks it over IPC.
  */
 import cluster, { Worker } from 'node:cluster';
+import type { Server } from 'node:http';
 import type { Config } from '../config';
+import { startMetricsServer } from '../http/metrics-endpoint';
+import { hostForUrl } from '../observability/server-observability';
 import { ExitCode } from '../exit-codes';
 import { version } from '../version';
-import { isFailed, isReady, LISTEN_WHEN_READY } from './messages';
+import { ClusterMetrics } from './cluster-metrics';
+import { isFailed, isMessage, isReady, LISTEN_WHEN_READY } from './messages';
 
 const RESTART_MIN_MS = 250;
 const RESTART_MAX_MS = 30_000;
@@ -35,11 +39,19 @@ interface Slot {
   retiring: boolean;
   /** Forked by a reload and not ready yet: if it fails, the reload says so and the old worker stays. */
   trial: boolean;
+  /** It answers the primary's metrics requests (it said so once its registries existed). */
+  sharesMetrics: boolean;
   readonly exited: Promise<void>;
 }
 
-export function runPrimary(count: number, config: Config, log: (line: string) => void): Promise<number> {
-  return new Promise((resolve) => new Primary(count, config, log, resolve).start());
+/** Opens the METRICS_PORT listener (if set: a failure to bind is thrown before any worker starts), then forks. */
+export async function runPrimary(count: number, config: Config, log: (line: string) => void): Promise<number> {
+  let done!: (code: number) => void;
+  const stopped = new Promise<number>((resolve) => { done = resolve; });
+  const primary = new Primary(count, config, log, done);
+  await primary.listenForScrapes();
+  primary.start();
+  return stopped;
 }
 
 class Primary {
@@ -50,11 +62,20 @@ class Primary {
   private reloading = false;
   /** Lines of workers that failed, printed once each (every worker of a misconfigured cluster fails alike). */
   private readonly failuresShown = new Set<string>();
+  private readonly metrics = new ClusterMetrics(() => [...this.slots].filter((s) => s.sharesMetrics).map((s) => s.worker));
+  private metricsServer?: Server;
 
   constructor(
     private readonly count: number, private readonly config: Config, private readonly log: (line: string) => void,
     private readonly done: (code: number) => void,
   ) {}
+
+  async listenForScrapes(): Promise<void> {
+    if (this.config.metricsPort === undefined) return;
+    this.metricsServer = await startMetricsServer(() => this.metrics.text(), this.config.metricsPort, this.config.metricsHost);
+    const port = (this.metricsServer.address() as { port: number }).port;
+    this.log(`metrics of every worker, summed, at http://${hostForUrl(this.config.metricsHost)}:${port}/metrics`);
+  }
 
   start(): void {
     this.log(`reso-server ${version()}: primary ${process.pid} starting ${this.count} workers (SIGHUP replaces them one at a time; SIGTERM stops)`);
@@ -67,10 +88,17 @@ class Primary {
     const othersServe = [...this.slots].some((s) => s.ready && !s.retiring);
     // WORKERS: what the worker's banner reports, whether it came from WORKERS or --workers.
     const worker = cluster.fork({ WORKERS: String(this.count), ...(othersServe ? { [LISTEN_WHEN_READY]: '1' } : {}) });
-    const slot: Slot = { worker, ready: false, retiring: false, trial, exited: new Promise((resolve) => worker.once('exit', () => resolve())) };
+    const slot: Slot = { worker, ready: false, retiring: false, trial, sharesMetrics: false, exited: new Promise((resolve) => worker.once('exit', () => resolve())) };
     this.slots.add(slot);
     worker.on('message', (message: unknown) => {
       if (isReady(message)) { slot.ready = true; slot.trial = false; }
+      if (isMessage(message, 'reso-server:metrics-shared')) slot.sharesMetrics = true;
+      this.metrics.received(worker, message);
+      if (isMessage(message, 'reso-server:scrape-request')) {
+        void this.metrics.collect().then((scrape) => {
+          if (worker.isConnected()) worker.send({ kind: 'reso-server:scrape-answer', id: message.id, ...scrape }, undefined, undefined, () => undefined);
+        });
+      }
       if (isFailed(message) && !this.failuresShown.has(message.line)) {
         this.failuresShown.add(message.line);
         console.error(`reso-server: ${message.line}`);
@@ -82,8 +110,9 @@ class Primary {
 
   private exited(slot: Slot, code: number | null, signal: string | null): void {
     this.slots.delete(slot);
+    this.metrics.gone(slot.worker);
     if (this.stopping) {
-      if (this.slots.size === 0) this.done(this.exitCode);
+      if (this.slots.size === 0) this.stopped();
       return;
     }
     if (slot.retiring || slot.trial) return;
@@ -151,7 +180,16 @@ class Primary {
     this.stopping = true;
     this.exitCode = code;
     this.log(`${reason}: stopping ${this.slots.size} workers (requests in progress get up to ${this.config.shutdownTimeoutMs} ms)`);
-    if (this.slots.size === 0) { this.done(code); return; }
+    // Scrapes waiting on a collection are answered 503 now; the listener takes no more.
+    this.metrics.stop();
+    this.metricsServer?.close();
+    if (this.slots.size === 0) { this.stopped(); return; }
     for (const slot of this.slots) void this.retire(slot);
+  }
+
+  /** Every worker is gone: a scrape's connection kept alive must not keep the primary running. */
+  private stopped(): void {
+    this.metricsServer?.closeAllConnections();
+    this.done(this.exitCode);
   }
 }

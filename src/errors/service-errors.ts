@@ -13,6 +13,9 @@ export const SERVICE_ERRORS = defineErrors({
     })[cause],
     facts: (_cause: 'starting' | 'database' | 'metering', retryAfterSeconds: number) => ({ retryAfterSeconds }),
   },
+  MetricsUnavailable: {
+    message: (reason: string) => `the cluster's metrics could not be collected (${reason}); scrape again`,
+  },
   RequestMalformed: {
     message: (reason: string) => reason || 'bad request',
   },

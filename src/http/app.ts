@@ -31,7 +31,7 @@ import { cachingHeaders, DATA_CACHE_CONTROL } from './caching';
 import { compressResponses, wholeBodyLength } from './compression';
 import { corsFor } from './cors';
 import { healthProbe, readinessProbe } from './health';
-import { adminMetrics } from './metrics-endpoint';
+import { adminMetrics, MetricsText } from './metrics-endpoint';
 import type { Logger } from '../observability/logger';
 import { silentLogger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
@@ -73,9 +73,10 @@ export interface AppOptions {
   compression?: boolean;
   /** Origins browsers may call from (http/cors.ts); none: CORS off. */
   corsOrigins?: readonly string[];
-  /** Observes every request; with `metricsOnServicePort`, admin clients scrape it at /metrics. */
+  /** Observes every request. */
   metrics?: ServiceMetrics;
-  metricsOnServicePort?: boolean;
+  /** With it, admin clients scrape /metrics on the service port, answered by it (one process's, or a cluster's). */
+  scrapeOnServicePort?: MetricsText;
 }
 
 /** What the application uses, each part for the handlers that need it. */
@@ -145,8 +146,7 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));
   app.use(SERVICE_ROOT, odata);
   app.get('/admin/usage', ready, authenticate, usageReport(parts.meter));
-  const metrics = options.metrics;
-  if (metrics && options.metricsOnServicePort) app.get('/metrics', ready, authenticate, adminMetrics(() => metrics.text()));
+  if (options.scrapeOnServicePort) app.get('/metrics', ready, authenticate, adminMetrics(options.scrapeOnServicePort));
   if (parts.subscriptions) app.get('/admin/webhooks', ready, authenticate, webhookReport(parts.subscriptions));
   app.get('/admin/usage/periods', ready, authenticate, usagePeriods(parts.meter));
   app.use(adminClients({ model: parts.model, clients: parts.clients }, [ready, authenticate]));

@@ -2,11 +2,14 @@
  * `GET /metrics` in the Prometheus text format. By default on the service's own port, for admin clients only
  * (a bearer token, as `/admin/usage`: scrape with `authorization: { credentials: <token> }`); with
  * METRICS_PORT, on a listener of its own bound to METRICS_HOST (loopback by default) without a token, and not on
- * the service's port. In a cluster, that listener belongs to the primary, which aggregates its workers.
+ * the service's port. In a cluster, that listener belongs to the primary, which sums its workers' figures, and a
+ * worker's service port answers with the same sum, asked of the primary; when it cannot be had in time the scrape
+ * gets 503 MetricsUnavailable with an OData error body.
  */
 import { createServer, Server } from 'node:http';
 import type { RequestHandler } from 'express';
-import { Errors } from '../errors/catalogue';
+import { Errors, ServiceError } from '../errors/catalogue';
+import { errorBody, httpAnswer } from './error-status';
 import { METRICS_CONTENT_TYPE } from '../observability/metrics';
 import { clientOf } from './authentication';
 
@@ -37,8 +40,10 @@ export async function startMetricsServer(text: MetricsText, port: number, host: 
       res.setHeader('Content-Type', METRICS_CONTENT_TYPE);
       res.end(body);
     }, (e: unknown) => {
-      res.statusCode = 500;
-      res.end(String((e as Error)?.message ?? e));
+      const error = e instanceof ServiceError ? e : Errors.MetricsUnavailable(String((e as Error)?.message ?? e));
+      const answer = httpAnswer(error);
+      res.writeHead(answer.status, { ...answer.headers, 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(errorBody(error)));
     });
   });
   await new Promise<void>((resolve, reject) => {

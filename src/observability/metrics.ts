@@ -3,11 +3,12 @@
  * in one process, as in tests): requests by endpoint, status and transaction class, their latency, requests in
  * progress, the database pool, the usage journal's lag, and Node's process metrics.
  *
- * Several worker processes behind one port: each worker's registry is handed to prom-client's cluster support
- * with `shareWithCluster` below, and the primary answers scrapes with `AggregatorRegistry.clusterMetrics()`
- * (counters and histograms summed, gauges per worker), so one scrape sees every worker.
+ * Several worker processes behind one port: the primary sums every worker's `registries()` into one scrape
+ * (src/cluster/cluster-metrics.ts), each metric by its prom-client `aggregator`: counters and histograms are
+ * summed, and so are gauges of what each worker has of its own (requests in progress, pool connections, journal
+ * bytes); gauges that every worker reads alike or that are a worst case take the largest.
  */
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../storage/database';
 
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -76,19 +77,10 @@ export class ServiceMetrics {
     return Registry.merge([this.registry, processRegistry()]).metrics();
   }
 
-  /** In a cluster worker: lets the primary's AggregatorRegistry collect this server's and this process's metrics. */
-  shareWithCluster(): void {
-    AggregatorRegistry.setRegistries([this.registry, processRegistry()]);
+  /** What a scrape reads: this server's registry and its process's; a cluster's primary sums them over workers. */
+  registries(): Registry[] {
+    return [this.registry, processRegistry()];
   }
-}
-
-/**
- * In a cluster's primary: the text of a scrape over every worker (each having called `shareWithCluster`),
- * counters and histograms summed, gauges per worker. For the METRICS_PORT listener, which the primary owns.
- */
-export function clusterMetricsText(): () => Promise<string> {
-  const aggregator = new AggregatorRegistry();
-  return () => aggregator.clusterMetrics();
 }
 
 let processMetrics: Registry | undefined;
@@ -124,6 +116,7 @@ function usageGauges(lag: () => { bytes: number; seconds: number }, registers: R
   });
   new Gauge({
     name: 'reso_usage_journal_lag_seconds', help: 'Seconds since the usage table last caught up with the usage journal (0 when it has)', registers,
+    aggregator: 'max',
     collect() { this.set(lag().seconds); },
   });
 }

@@ -1,11 +1,14 @@
 /**
  * What a server process tells its operator: its logger, its metrics (with the database pool and usage journal
- * gauges), the metrics listener when METRICS_PORT is set, the start-up banner and the shutdown line.
+ * gauges), the metrics listener when METRICS_PORT is set, the start-up banner and the shutdown line. A cluster's
+ * worker opens no metrics listener (its primary owns METRICS_PORT) and answers a scrape of its service port with
+ * the primary's sum over every worker.
  */
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Config } from '../config';
-import { startMetricsServer } from '../http/metrics-endpoint';
+import { shareWithPrimary } from '../cluster/worker-metrics';
+import { MetricsText, startMetricsServer } from '../http/metrics-endpoint';
 import type { ListingService } from '../service';
 import { Logger, silentLogger } from './logger';
 import { ServiceMetrics } from './metrics';
@@ -13,6 +16,8 @@ import { ServiceMetrics } from './metrics';
 export interface ServerObservability {
   readonly logger: Logger;
   readonly metrics: ServiceMetrics;
+  /** What a scrape answers: this process's metrics, or in a cluster's worker every worker's (from the primary). */
+  readonly scrape: MetricsText;
   /** Logs the banner once the server listens; starts the metrics listener (METRICS_PORT). */
   started(url: string, config: Config, ready: boolean): Promise<void>;
   /** Logs the shutdown line; closes the metrics listener. */
@@ -27,18 +32,19 @@ export function serverObservability(service: ListingService, given: Logger | und
     pool: service.db.poolStats ? () => service.db.poolStats?.() : undefined,
     usageLag: () => service.meter.lag(),
   });
-  // A cluster worker's metrics reach scrapes through the primary, which owns the METRICS_PORT listener.
-  if (cluster.isWorker) metrics.shareWithCluster();
+  const shared = cluster.isWorker ? shareWithPrimary(() => metrics.registries()) : undefined;
+  const scrape = shared ? () => shared.scrape() : () => metrics.text();
   let metricsServer: Server | undefined;
   return {
     logger,
     metrics,
+    scrape,
     async started(url, config, ready) {
       let metricsUrl = `${url.replace(/\/odata$/, '')}/metrics (admin token)`;
       if (config.metricsPort !== undefined && cluster.isWorker) {
         metricsUrl = `METRICS_PORT ${config.metricsPort} (the primary's, over every worker)`;
       } else if (config.metricsPort !== undefined) {
-        metricsServer = await startMetricsServer(() => metrics.text(), config.metricsPort, config.metricsHost);
+        metricsServer = await startMetricsServer(scrape, config.metricsPort, config.metricsHost);
         const port = (metricsServer.address() as { port: number }).port;
         metricsUrl = `http://${hostForUrl(config.metricsHost)}:${port}/metrics`;
       }
@@ -50,6 +56,7 @@ export function serverObservability(service: ListingService, given: Logger | und
     },
     async stopping(reason = 'closing') {
       say({ reason }, `shutting down (${reason}): no new connections; in-flight requests end, then the database closes`);
+      shared?.stop();
       if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
     },
   };
