@@ -45,8 +45,19 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-/** One load of one target against one server. */
-interface Turn { rps: number; serverCpuMsPerRequest: number; loadCpuMsPerRequest: number }
+/**
+ * One load of one target against one server. `serverCores`: the server's CPU seconds per second of load (what it
+ * got of the machine); `machineCores`: every process's, from /proc/stat (2.0 on this machine: nothing left idle).
+ */
+interface Turn { rps: number; serverCpuMsPerRequest: number; loadCpuMsPerRequest: number; serverCores: number; machineCores: number }
+
+/** Busy and total CPU ticks of the whole machine since boot (/proc/stat's first line). */
+function machineTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+  const ticks = fields.map(Number);
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - ticks[3] - ticks[4], total };
+}
 
 function load(url: string, seconds: number, connections: number): Promise<autocannon.Result> {
   return new Promise((resolveRun, rejectRun) => {
@@ -71,12 +82,18 @@ async function turn(url: string, pids: number[], o: Options): Promise<Turn> {
   await load(url, 1, o.connections);
   const server0 = serverCpu(pids);
   const self0 = process.cpuUsage();
+  const machine0 = machineTicks();
   const r = await load(url, o.seconds, o.connections);
   const server = serverCpu(pids) - server0;
   const self = process.cpuUsage(self0);
+  const machine = machineTicks();
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   const n = r.requests.total;
-  return { rps: n / r.duration, serverCpuMsPerRequest: (server * 1000) / n, loadCpuMsPerRequest: (self.user + self.system) / 1000 / n };
+  return {
+    rps: n / r.duration, serverCpuMsPerRequest: (server * 1000) / n, loadCpuMsPerRequest: (self.user + self.system) / 1000 / n,
+    serverCores: server / r.duration,
+    machineCores: (availableParallelism() * (machine.busy - machine0.busy)) / (machine.total - machine0.total),
+  };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -102,12 +119,13 @@ function table(turns: Turns): string {
       const perCpu = 1000 / cpu;
       const basePerCpu = 1000 / median(one.map((x) => x.serverCpuMsPerRequest));
       rows.push(`| ${target} | ${workers} | ${rps.toFixed(0)} | ${t.map((x) => x.rps.toFixed(0)).join(', ')} | ${(rps / median(one.map((x) => x.rps))).toFixed(2)} | `
-        + `${cpu.toFixed(2)} | ${perCpu.toFixed(0)} | ${(perCpu / basePerCpu).toFixed(2)} | ${median(t.map((x) => x.loadCpuMsPerRequest)).toFixed(2)} |`);
+        + `${cpu.toFixed(2)} | ${perCpu.toFixed(0)} | ${(perCpu / basePerCpu).toFixed(2)} | ${median(t.map((x) => x.loadCpuMsPerRequest)).toFixed(2)} | `
+        + `${median(t.map((x) => x.serverCores)).toFixed(2)} | ${median(t.map((x) => x.machineCores)).toFixed(2)} |`);
     }
   }
   return [
-    '| request | workers | req/s (median) | req/s each round | ratio | server CPU ms/request | requests per server CPU-s | ratio per CPU-s | load generator CPU ms/request |',
-    '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
+    '| request | workers | req/s (median) | req/s each round | ratio | server CPU ms/request | requests per server CPU-s | ratio per CPU-s | load generator CPU ms/request | server cores busy | machine cores busy |',
+    '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
   ].join('\n');
 }
@@ -118,7 +136,7 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const databaseUrl = process.env.DATABASE_URL ?? `sqlite:${join(dir, `workers-${o.listings}.sqlite`)}`;
   if (!process.env.DATABASE_URL) await freshDatabase(databaseUrl);
-  const env = { MAX_CONCURRENT_REQUESTS: String(o.connections), LOG_LEVEL: 'warn' };
+  const env = { MAX_CONCURRENT_REQUESTS: String(o.connections) };
   // The first start seeds (once, with one process); every turn after finds the listings there.
   const seeding = await startProduct(databaseUrl, o.listings, TOKEN, 1, env);
   const first = await fetch(`${seeding.base}/Property?$top=1&$select=ListingKey`, { headers: { Authorization: `Bearer ${TOKEN}` } });
@@ -136,7 +154,8 @@ async function main(): Promise<void> {
         for (const [target, path] of Object.entries(targets)) {
           const t = await turn(`${base}${path}`, pids, o);
           turns[target][workers].push(t);
-          console.error(`round ${round}, ${workers} worker(s), ${target}: ${t.rps.toFixed(0)} req/s, server ${t.serverCpuMsPerRequest.toFixed(2)} ms CPU/request`);
+          console.error(`round ${round}, ${workers} worker(s), ${target}: ${t.rps.toFixed(0)} req/s, server ${t.serverCpuMsPerRequest.toFixed(2)} ms CPU/request, `
+            + `server ${t.serverCores.toFixed(2)} cores, machine ${t.machineCores.toFixed(2)} cores busy`);
         }
       } finally {
         await stop(child);
