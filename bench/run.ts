@@ -29,6 +29,7 @@ import { openDatabase } from '../src/storage/database';
 import { CLIENTS_TABLE, TOKENS_TABLE, USAGE_TABLE } from '../src/storage/internal-schema';
 import { walk, WalkResult } from './walk';
 import { cpuSeconds } from './process-cpu';
+import { peakRssBytes, RssSpan, sampleRss } from './process-memory';
 
 const ROOT = resolve(__dirname, '../..');
 const BENCH_DIR = join(ROOT, '.bench');
@@ -66,6 +67,9 @@ const USAGE = `Usage: node dist/bench/run.js [options]   (npm run bench -- [opti
                     MYSQL_URL, default mysql://root@127.0.0.1:3306/test)
   --mysql-database NAME  mysql: the benchmark database's name (default ${MYSQL_DB}); one per data size
                     spares reseeding when runs of different sizes alternate
+  --without-children  seed the listings (with offices and members) but not their media, rooms, open houses…:
+                    the same Property records in a fraction of the disk (about 6 KB a listing instead of
+                    70 KB), for walks of a million listings; its own database (listings-N-without-children)
   --reseed          rebuild the benchmark database even if it holds the same data
   --drop            mysql: drop the benchmark database at the end (default: keep it for the next run)
   --no-pin          do not pin the servers to CPU 1 and the load generator to CPU 0
@@ -82,6 +86,7 @@ interface Options {
   warmup: number;
   db: 'sqlite' | 'mysql';
   mysqlDatabase: string;
+  withoutChildren: boolean;
   reseed: boolean;
   drop: boolean;
   pin: boolean;
@@ -92,7 +97,7 @@ function parseArgs(argv: string[]): Options {
   const o: Options = {
     scenarios: new Set(SCENARIOS), walkPageSize: 1000, walkRounds: 5,
     listings: 20000, duration: 10, connections: 16, rounds: 3, warmup: 2,
-    db: 'sqlite', mysqlDatabase: MYSQL_DB, reseed: false, drop: false, pin: true, write: false,
+    db: 'sqlite', mysqlDatabase: MYSQL_DB, withoutChildren: false, reseed: false, drop: false, pin: true, write: false,
   };
   const num = (i: number, name: string, min: number): number => {
     const n = Number(argv[i]);
@@ -128,6 +133,7 @@ function parseArgs(argv: string[]): Options {
         o.mysqlDatabase = v;
         break;
       }
+      case '--without-children': o.withoutChildren = true; break;
       case '--reseed': o.reseed = true; break;
       case '--drop': o.drop = true; break;
       case '--no-pin': o.pin = false; break;
@@ -146,8 +152,8 @@ let loadAtStart = NaN;
 // The benchmark database
 
 /** What the seeded data depends on: if any of it changes, a kept benchmark database is rebuilt. */
-function dataFingerprint(listings: number): string {
-  const h = createHash('sha256').update(`listings=${listings}\n`);
+function dataFingerprint(listings: number, withoutChildren: boolean): string {
+  const h = createHash('sha256').update(`listings=${listings}\n${withoutChildren ? 'without children\n' : ''}`);
   const files = [
     join(ROOT, 'dist/generated/storage-schema.js'),
     join(ROOT, 'dist/generated/field-tables.js'),
@@ -168,14 +174,14 @@ interface BenchDatabase {
 
 async function prepareDatabase(o: Options): Promise<BenchDatabase> {
   mkdirSync(BENCH_DIR, { recursive: true });
-  const fingerprint = dataFingerprint(o.listings);
+  const fingerprint = dataFingerprint(o.listings, o.withoutChildren);
   let url: string;
   let description: string;
   let wipe: () => Promise<void>;
   let cleanup = async () => undefined;
   let stampFile: string;
   if (o.db === 'sqlite') {
-    const file = join(BENCH_DIR, `listings-${o.listings}.sqlite`);
+    const file = join(BENCH_DIR, `listings-${o.listings}${o.withoutChildren ? '-without-children' : ''}.sqlite`);
     url = `sqlite:${file}`;
     description = `sqlite:${relative(ROOT, file)}`;
     stampFile = `${file}.stamp`;
@@ -186,6 +192,7 @@ async function prepareDatabase(o: Options): Promise<BenchDatabase> {
     target.pathname = `/${o.mysqlDatabase}`;
     url = target.href;
     description = `mysql://${target.host}/${o.mysqlDatabase}`;
+    if (o.withoutChildren) throw new Error('--without-children is for SQLite (a MariaDB database of that data: its own --mysql-database and a seed of your own)');
     stampFile = join(BENCH_DIR, `mysql-${o.mysqlDatabase}.stamp`);
     const server = new URL(admin.href);
     server.pathname = '/'; // no default database: MYSQL_URL's may not exist, and ours may not yet
@@ -225,7 +232,7 @@ async function prepareDatabase(o: Options): Promise<BenchDatabase> {
     try {
       await service.prepare();
       let last = 0;
-      await seedDemoData(service, { listings: o.listings }, (line) => {
+      await seedDemoData(service, { listings: o.listings, children: !o.withoutChildren }, (line) => {
         if (Date.now() - last > 5000) { last = Date.now(); log(`  ${line}`); }
       });
       count = await service.store('Property').count();
@@ -535,17 +542,22 @@ async function runPair(name: string, product: Target, baseline: Target, o: Optio
 
 interface WalkMeasurement extends WalkResult {
   serverCpuSeconds: number;
+  /** The server's resident memory at the walk's start, sampled peak and end. */
+  rss: RssSpan;
 }
 
 async function timedWalk(what: string, server: ServerProcess, first: string, headers: Record<string, string>, keyField: string): Promise<WalkMeasurement> {
   assertAlive(server);
   const cpuBefore = cpuSeconds(server.child.pid);
+  const stopSampling = sampleRss(server.child.pid);
   const w = await walk(`http://127.0.0.1:${server.port}${first}`, { headers: { ...server.headers, ...headers }, keyField });
+  const rss = stopSampling();
   const serverCpuSeconds = cpuSeconds(server.child.pid) - cpuBefore;
   assertAlive(server);
   log(`  ${what}: ${w.records} records in ${w.seconds.toFixed(2)} s (${fmt(w.records / w.seconds)} records/s), `
-    + `${w.requests} requests, ${(w.bytes / 1e6).toFixed(0)} MB, server CPU ${(100 * serverCpuSeconds / w.seconds).toFixed(0)}%`);
-  return { ...w, serverCpuSeconds };
+    + `${w.requests} requests, ${(w.bytes / 1e6).toFixed(0)} MB, server CPU ${(100 * serverCpuSeconds / w.seconds).toFixed(0)}%, `
+    + `RSS ${mb(rss.start)} → peak ${mb(rss.peak)} → ${mb(rss.end)} MB`);
+  return { ...w, serverCpuSeconds, rss };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -598,7 +610,10 @@ walks of both servers must return the same keys in the same order and count (eve
 fails. After one untimed warm-up walk per server (the first walk of a large database reads it into the
 page cache), walks alternate baseline, product / product, baseline, …; the best of each counts. **ratio** is product/baseline of records per second (wall clock, client included);
 **ratio per CPU-s** is product/baseline of records per second of server CPU over all walks. The
-\`$select=ListingKey\` walk is the removed-listings check (every key the feed still has), product only.`,
+\`$select=ListingKey\` walk is the removed-listings check (every key the feed still has), product only.
+The memory table gives each server's resident set (VmRSS, read from /proc every 25 ms during each walk): before
+its first walk, the highest sample during the timed walks (the product's \`$select\` walks included), at the end
+of its last walk, and the kernel's high-water mark (VmHWM) since the server started.`,
 };
 
 const DEEP: Family = {
@@ -685,6 +700,8 @@ the families it ran: \`--scenarios\` picks them).
 ${INTRO_END}
 `;
 
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+
 function fmt(n: number): string {
   return n >= 100 ? n.toFixed(0) : n.toFixed(1);
 }
@@ -731,7 +748,7 @@ function runSection(family: Family, o: Options, db: BenchDatabase, command: stri
 ### ${o.db === 'sqlite' ? 'SQLite' : 'MariaDB/MySQL'}, ${o.listings} listings: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC
 
 - Command: \`${command}\`
-- Data: ${o.listings} demo listings (with their media, rooms, open houses…) in \`${db.description}\`
+- Data: ${o.listings} demo listings (${o.withoutChildren ? 'without their media, rooms, open houses…: --without-children' : 'with their media, rooms, open houses…'}) in \`${db.description}\`
 ${details.join('\n')}
 - Node ${process.version}, ${cpus().length} × ${cpu}${o.pin ? '; servers pinned to CPU 1, load generator to CPU 0' : ''}; load average ${loadAtStart.toFixed(1)} at the start
 
@@ -857,8 +874,11 @@ async function replicationFamily(s: Servers, o: Options): Promise<FamilyRun> {
   };
   // Untimed: the first walk over a large database reads it from disk into the page cache, for whichever server
   // comes first. These walks are checked like the others.
-  check('warm-up walk baseline', await timedWalk('warm-up walk baseline', s.baseline, `/walk?limit=${P}`, {}, 'ListingKey'));
-  check('warm-up walk product', await timedWalk('warm-up walk product ', s.product, '/odata/Property', prefer, 'ListingKey'));
+  const warmBaseline = await timedWalk('warm-up walk baseline', s.baseline, `/walk?limit=${P}`, {}, 'ListingKey');
+  check('warm-up walk baseline', warmBaseline);
+  const warmProduct = await timedWalk('warm-up walk product ', s.product, '/odata/Property', prefer, 'ListingKey');
+  check('warm-up walk product', warmProduct);
+  const warmRss = { product: warmProduct.rss, baseline: warmBaseline.rss };
   check('warm-up $select walk', await timedWalk('warm-up walk $select=ListingKey', s.product, '/odata/Property?$select=ListingKey', prefer, 'ListingKey'));
   for (let round = 1; round <= walkRounds; round++) {
     const order = round % 2 === 1 ? (['baseline', 'product'] as const) : (['product', 'baseline'] as const);
@@ -892,9 +912,10 @@ async function replicationFamily(s: Servers, o: Options): Promise<FamilyRun> {
     `| \`$select=ListingKey\`, maxpagesize=${P} (product only) | ${fmt(rate(sel))} | | | | ${sel.seconds.toFixed(1)} s | | ${sel.requests} | ${(sel.bytes / 1e6).toFixed(1)} MB | ${cpuShare(sel)} / |`,
   ].join('\n');
   const every = (ws: WalkMeasurement[]) => ws.map((w) => `${fmt(rate(w))} (${w.seconds.toFixed(1)} s)`).join(', ');
+  const memory = memoryTable({ product: [...runs.product, ...runs.select], baseline: runs.baseline }, s, warmRss);
   return {
     family: REPLICATION,
-    console: `${body}\nreplication: ratio of best ${ratio.toFixed(2)}, ratio of records per server CPU-second ${cpuR.toFixed(2)}`,
+    console: `${body}\n\n${memory}\nreplication: ratio of best ${ratio.toFixed(2)}, ratio of records per server CPU-second ${cpuR.toFixed(2)}`,
     details: [
       `- Walk: page size P = ${P} (product started with MAX_PAGE_SIZE=${P}, every request sends \`Prefer: odata.maxpagesize=${P}\`); `
         + `after one untimed warm-up walk each, ${walkRounds} walks per server, in the order baseline-product, product-baseline, …, `
@@ -902,9 +923,26 @@ async function replicationFamily(s: Servers, o: Options): Promise<FamilyRun> {
       `- Verified: every walk returned the same ${expected.records} keys in the same order (sha256 of the keys ${expected.hash.slice(0, 16)}…)`,
       `- Every walk, records/s (time): product ${every(runs.product)}; baseline ${every(runs.baseline)}; $select=ListingKey ${every(runs.select)}`,
     ],
-    body,
+    body: `${body}\n\n${memory}`,
     low: ratio < TARGET_RATIO ? ['replication'] : [],
   };
+}
+
+/**
+ * Server memory over the walks: resident before the first (warm-up) walk, the highest sampled during the timed walks, at
+ * the end of the last, and the kernel's high-water mark since the server started (start-up and warm-up included).
+ */
+function memoryTable(walks: Record<'product' | 'baseline', WalkMeasurement[]>, s: Servers, warm: Record<'product' | 'baseline', RssSpan>): string {
+  const lines = [
+    '| server RSS, MB | before the first walk | peak during the timed walks | at the end of the last walk | high-water mark since start |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const side of ['product', 'baseline'] as const) {
+    const ws = walks[side];
+    const peak = Math.max(...ws.map((w) => w.rss.peak));
+    lines.push(`| ${side} | ${mb(warm[side].start)} | ${mb(peak)} | ${mb(ws[ws.length - 1].rss.end)} | ${mb(peakRssBytes(s[side].child.pid))} |`);
+  }
+  return lines.join('\n');
 }
 
 async function deepFamily(s: Servers, facts: DataFacts, o: Options): Promise<FamilyRun> {

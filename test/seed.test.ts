@@ -38,14 +38,14 @@ describe('Demo data', function () {
     return rows.map((r) => r[RECORD_COLUMN] as string);
   }
 
-  async function seeded(listings: number, seed?: number): Promise<Seeded> {
+  async function seeded(listings: number, seed?: number, children?: boolean): Promise<Seeded> {
     const dir = mkdtempSync(join(tmpdir(), 'reso-seed-'));
     dirs.push(dir);
     const service = new ListingService(serviceModel, openDatabase(`sqlite:${join(dir, 'demo.sqlite')}`));
     services.push(service);
     await service.prepare();
     const lines: string[] = [];
-    const summary = await seedDemoData(service, { listings, seed }, (l) => lines.push(l));
+    const summary = await seedDemoData(service, { listings, seed, children }, (l) => lines.push(l));
     const json: Record<string, string[]> = {};
     const records: Record<string, Rec[]> = {};
     for (const name of SEEDED_SETS) {
@@ -89,6 +89,13 @@ describe('Demo data', function () {
       expect(b.json[name], name).to.deep.equal(a.json[name]);
     }
     expect(b.summary).to.deep.equal(a.summary);
+  });
+
+  it('without children: the same listings, offices and members, and no child records', async () => {
+    const bare = await seeded(60, undefined, false);
+    for (const name of ['Office', 'Member', 'Property']) expect(bare.json[name], name).to.deep.equal(a.json[name]);
+    for (const name of ['Media', 'OpenHouse', 'HistoryTransactional', 'PropertyRooms', 'PropertyUnitTypes']) expect(bare.json[name], name).to.deep.equal([]);
+    expect(bare.summary).to.deep.equal({ ...a.summary, media: 0, openHouses: 0, history: 0, rooms: 0, units: 0 });
   });
 
   it('the summary counts what was stored, with the requested number of listings and a bounded roster', () => {

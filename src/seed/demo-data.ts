@@ -12,7 +12,16 @@ import { planListings } from './listing-plan';
 import { buildListing, ListingBuilders } from './listings';
 import { memberRecord, officeRecord, planRoster } from './roster';
 
-export interface SeedOptions { listings: number; seed?: number }
+export interface SeedOptions {
+  listings: number;
+  seed?: number;
+  /**
+   * false: build each listing's child records (the listing's summary fields and random stream depend on them) but
+   * write only the listings, the offices and the members: a walk benchmark of a million listings needs the same
+   * Property records, and their children would not fit the disk (about 70 KB a listing).
+   */
+  children?: boolean;
+}
 export interface SeedSummary { offices: number; members: number; listings: number; media: number; openHouses: number; history: number; rooms: number; units: number }
 
 /** Listings (with their children) per write transaction. */
@@ -69,7 +78,7 @@ export async function seedDemoData(
   const progressEvery = Math.max(10_000, LISTING_BATCH);
   for (let start = 0; start < count; start += LISTING_BATCH) {
     const listings = Array.from({ length: Math.min(count, start + LISTING_BATCH) - start }, (_, n) => buildListing(start + n, seed, plan, roster, builders, lookups));
-    await writeListings(write, listings, summary);
+    await writeListings(write, listings, summary, options.children ?? true);
     onProgress?.(summary.listings);
     if (!onProgress && log && count > progressEvery && summary.listings % progressEvery === 0 && summary.listings < count) {
       log(`demo data: ${summary.listings}/${count} listings written`);
@@ -123,12 +132,15 @@ async function writeRoster(
 }
 
 /** One batch of listings with everything that hangs off them, children before their listing in one transaction. */
-async function writeListings(write: BatchWriter, listings: readonly ReturnType<typeof buildListing>[], summary: SeedSummary): Promise<void> {
-  const media = listings.flatMap((l) => l.media);
-  const openHouses = listings.flatMap((l) => l.openHouses);
-  const history = listings.flatMap((l) => l.history);
-  const rooms = listings.flatMap((l) => l.rooms);
-  const units = listings.flatMap((l) => l.units);
+async function writeListings(
+  write: BatchWriter, listings: readonly ReturnType<typeof buildListing>[], summary: SeedSummary, children: boolean,
+): Promise<void> {
+  const all = (pick: (l: ReturnType<typeof buildListing>) => Rec[]) => (children ? listings.flatMap(pick) : []);
+  const media = all((l) => l.media);
+  const openHouses = all((l) => l.openHouses);
+  const history = all((l) => l.history);
+  const rooms = all((l) => l.rooms);
+  const units = all((l) => l.units);
   // Readers see all of it at once, on commit.
   await write([
     ['Media', media], ['OpenHouse', openHouses], ['HistoryTransactional', history],
