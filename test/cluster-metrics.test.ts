@@ -51,9 +51,11 @@ describeEachDatabase('Every core: metrics summed over serve --workers 2', (targe
   async function fetchKeys({ server, keys }: Cluster, n: number): Promise<Set<number>> {
     const answers = await Promise.all(Array.from({ length: n }, (_, i) => fetchAlone(`${server.url}/Property('${keys[i % keys.length]}')`, TEST_TOKEN)));
     expect(answers.map((a) => a.status).filter((s) => s !== 200), 'statuses other than 200').to.deep.equal([]);
-    // Each request's log line names the process that answered it.
-    const lines = server.output().split('\n').filter((l) => l.includes('"path":"/odata/Property(\''));
-    return new Set(lines.map((l) => (JSON.parse(l) as { pid: number }).pid));
+    // Each request's log line names the process that answered it. Lines are written asynchronously (pino), so a
+    // worker's may arrive after its answers: wait for all n, bounded.
+    const lines = () => server.output().split('\n').filter((l) => l.includes('"path":"/odata/Property(\''));
+    await until(`the log lines of ${n} fetches`, () => lines().length >= n, 10_000);
+    return new Set(lines().map((l) => (JSON.parse(l) as { pid: number }).pid));
   }
 
   it('on the service port: N fetches spread over both workers count N in every scrape, whichever worker takes it', async function () {

@@ -174,8 +174,10 @@ describeEachDatabase('Lambdas on multi-value lookups (Web API Core 2.1.0)', (tar
     this.timeout(60_000);
     const { client } = await server.service.clients.add({ id: 'with-dishwashers', name: 'Lambda scope', scope: `Appliances/any(x: x eq '${a[0]}')` });
     const token = await server.service.clients.issueToken(client.id, undefined);
-    const inScope = expected((x) => list(x, 'Appliances').includes(a[0]));
-    expect(inScope.length).to.be.within(1, records.length - 1);
+    // Other tests here write listings: the oracle reads them as they are now.
+    const now = await loadRecords(server.service, 'Property');
+    const inScope = now.filter((x) => list(x, 'Appliances').includes(a[0])).map((x) => x.ListingKey as string).sort();
+    expect(inScope.length).to.be.within(1, now.length - 1);
     expect(await keysOf(server.url, 'true', token)).to.deep.equal(inScope);
     const media = await loadRecords(server.service, 'Media');
     const seen: string[] = [];
@@ -186,8 +188,11 @@ describeEachDatabase('Lambdas on multi-value lookups (Web API Core 2.1.0)', (tar
       seen.push(...r.json.value.map((x: Rec) => x.MediaKey as string));
       url = r.json['@odata.nextLink'];
     }
-    const listed = new Set(inScope);
-    const wanted = media.filter((m) => m.ResourceName !== 'Property' || listed.has(m.ResourceRecordKey as string)).map((m) => m.MediaKey as string);
+    // Hidden: the media of a listing outside the scope. A photo whose listing is gone (an earlier test here
+    // deletes one, without its photos) belongs to no listing the scope hides, as README "Clients, licensing and usage" says.
+    const [listed, existing] = [new Set(inScope), new Set(now.map((x) => x.ListingKey as string))];
+    const hidden = (key: string) => existing.has(key) && !listed.has(key);
+    const wanted = media.filter((m) => m.ResourceName !== 'Property' || !hidden(m.ResourceRecordKey as string)).map((m) => m.MediaKey as string);
     expect(wanted.length).to.be.lessThan(media.length);
     expect(seen.sort()).to.deep.equal(wanted.sort());
   });
