@@ -55,6 +55,11 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
       const identity = await rawRequest(`${server.url}/Property?$top=5`, { 'Accept-Encoding': 'identity' });
       expect(identity.headers['content-encoding']).to.equal(undefined);
       expect(identity.headers['content-length'], 'a body sent whole keeps its length').to.equal(String(identity.body.length));
+      expect(identity.headers.vary, 'it still varies by Accept-Encoding, for caches between').to.match(/Accept-Encoding/);
+      const none = await rawRequest(`${server.url}/Property?$top=10`, {});
+      expect([none.headers['content-encoding'], none.headers['content-length']], 'no Accept-Encoding: sent whole, measured').to.deep.equal([undefined, String(none.body.length)]);
+      expect(none.headers.vary).to.match(/Accept-Encoding/);
+      expect(JSON.parse(none.body.toString()).value).to.have.length(10);
       const small = await rawRequest(`${server.url}/Property/$count`, { 'Accept-Encoding': 'gzip' });
       expect(small.headers['content-encoding']).to.equal(undefined);
       expect(small.body.toString()).to.equal(String(LISTINGS));

@@ -167,7 +167,7 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
 function httpConventions(app: express.Express, options: AppOptions): void {
   const cors = corsFor(options.corsOrigins ?? []);
   if (cors) app.use(cors);
-  if (options.compression) app.use(cachingHeaders(), compressResponses());
+  if (options.compression) app.use(compressResponses(cachingHeaders()));
   app.use(wholeBodyLength());
 }
 
