@@ -19,7 +19,7 @@ import type { Clock } from '../clock';
 import { requireBearer, tokenEndpoint } from './authentication';
 import { concurrencyLimiter } from './concurrency-limit';
 import { negotiateJson } from './json-format';
-import { errorBody, httpAnswer } from './error-status';
+import { errorAnswer } from './error-status';
 import { parseQueryString } from './query-string';
 import { rateLimiter } from './rate-limit';
 import type { ChangeLogMarks } from '../paging/change-log-marks';
@@ -200,12 +200,10 @@ function sendError(err: unknown, _req: Request, res: Response): void {
     res.destroy();
     return;
   }
-  const e = asServiceError(err);
-  const { status, headers } = httpAnswer(e);
+  const { status, headers, body } = errorAnswer(asServiceError(err));
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(errorBody(e)));
+  res.end(body);
 }
 
 /** Failures below the catalogue (the database, the usage journal, Express itself) as the errors clients see. */

@@ -9,7 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { Errors } from '../errors/catalogue';
 import type { ServiceError } from '../errors/service-error';
-import { errorBody, httpAnswer } from './error-status';
+import { errorAnswer } from './error-status';
 
 export function answerClientErrors(server: Server, headLimitBytes: number): void {
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
@@ -29,14 +29,12 @@ function clientError(code: string | undefined, headLimitBytes: number): ServiceE
 }
 
 function rawAnswer(e: ServiceError): string {
-  const { status, headers } = httpAnswer(e);
-  const body = JSON.stringify(errorBody(e));
+  const { status, headers, body } = errorAnswer(e);
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-    'Content-Type: application/json; charset=utf-8',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
     `Content-Length: ${Buffer.byteLength(body)}`,
     'OData-Version: 4.01',
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
     'Connection: close',
   ];
   return `${lines.join('\r\n')}\r\n\r\n${body}`;

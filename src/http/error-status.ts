@@ -108,6 +108,16 @@ export function httpAnswer(e: ServiceError): { status: number; headers: Readonly
   return { status: row.status, headers: row.headers?.(e) ?? {} };
 }
 
+/**
+ * Everything an error's answer carries: its status, the headers the edge adds with the body's Content-Type, and
+ * the body's text. For each writer of one: Express's error handler, the metrics listener, the raw socket of a
+ * request Node's parser refused.
+ */
+export function errorAnswer(e: ServiceError): { status: number; headers: Readonly<Record<string, string>>; body: string } {
+  const { status, headers } = httpAnswer(e);
+  return { status, headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(errorBody(e)) };
+}
+
 /** The OData error body: `{"error":{"code","message","target","details"}}`, target only when there is one. */
 export function errorBody(e: ServiceError): { error: { code: string; message: string; target?: string; details: readonly unknown[] } } {
   return { error: { code: e.code, message: e.message, ...(e.target ? { target: e.target } : {}), details: e.details } };

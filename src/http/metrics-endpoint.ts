@@ -9,7 +9,7 @@
 import { createServer, Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { Errors, ServiceError } from '../errors/catalogue';
-import { errorBody, httpAnswer } from './error-status';
+import { errorAnswer } from './error-status';
 import { METRICS_CONTENT_TYPE } from '../observability/metrics';
 import { clientOf } from './authentication';
 
@@ -41,9 +41,9 @@ export async function startMetricsServer(text: MetricsText, port: number, host: 
       res.end(body);
     }, (e: unknown) => {
       const error = e instanceof ServiceError ? e : Errors.MetricsUnavailable(String((e as Error)?.message ?? e));
-      const answer = httpAnswer(error);
-      res.writeHead(answer.status, { ...answer.headers, 'Content-Type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify(errorBody(error)));
+      const answer = errorAnswer(error);
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
     });
   });
   await new Promise<void>((resolve, reject) => {
