@@ -2,12 +2,13 @@
  * API clients (OAuth2 client credentials) and their access tokens. Secrets are kept as scrypt hashes and
  * tokens as SHA-256 hashes: the database never holds anything that grants access by itself.
  */
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { LRUCache } from 'lru-cache';
 import { Clock, systemClock } from '../clock';
 import type { ClientRow, ClientStore } from '../storage/client-table';
 import type { CredentialChanges } from '../storage/credential-changes';
+import { sha256 } from '../digest';
 
 const scrypt = promisify(scryptCb) as (secret: string, salt: Buffer, length: number) => Promise<Buffer>;
 
@@ -48,7 +49,7 @@ export const CREDENTIAL_CHECK_MS = 1_000;
 /** Tokens whose lookup is kept (the least recently used goes first). */
 const CACHE_SIZE = 10_000;
 
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
+export const hashToken = (token: string) => sha256(token);
 const newSecret = () => randomBytes(32).toString('base64url');
 
 async function hashSecret(secret: string): Promise<string> {

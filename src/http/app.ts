@@ -109,7 +109,7 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.set('case sensitive routing', true);
   // Parsed here rather than by Express's query parser, whose errors would surface before responses can be written.
   app.set('query parser', false);
-  app.use(requestLog({ logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) }));
+  app.use(requestLog(app, { logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) }));
   httpConventions(app, options);
   app.get('/health', healthProbe());
   app.get('/ready', readinessProbe(parts));
@@ -127,18 +127,17 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
   const ready = requireReady(parts.readiness);
   const authenticate = requireBearer(parts.clients);
-  app.post('/oauth2/token', ready);
-  app.use(tokenEndpoint(parts.clients, new TokenThrottle(parts.clock)));
+  // A route, not a middleware: other requests never enter the token endpoint's router.
+  app.post('/oauth2/token', ready, tokenEndpoint(parts.clients, new TokenThrottle(parts.clock)));
 
   const odata = express.Router({ caseSensitive: true });
-  odata.use((req, res, next) => {
+  const readOnly: RequestHandler = (req, res, next) => {
     res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
     next(req.method === 'GET' || req.method === 'HEAD' ? undefined : Errors.MethodNotAllowed(req.method));
-  });
-  odata.use(ready);
-  if (!options.anonymous) {
-    odata.use(authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows));
-  }
+  };
+  odata.use(inSeries(readOnly, ready, ...options.anonymous ? [] : [
+    authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows),
+  ]));
   odata.get(/^\/\$metadata$/, metadataDocument(licences));
   // Everything after $metadata is data, written in JSON at the metadata level the client asked for.
   odata.use(negotiateJson());
@@ -166,9 +165,27 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
  */
 function httpConventions(app: express.Express, options: AppOptions): void {
   const cors = corsFor(options.corsOrigins ?? []);
-  if (cors) app.use(cors);
-  if (options.compression) app.use(compressResponses(cachingHeaders()));
-  app.use(wholeBodyLength());
+  app.use(inSeries(...cors ? [cors] : [], ...options.compression ? [compressResponses(cachingHeaders())] : [], wholeBodyLength()));
+}
+
+/**
+ * Handlers run one after another as one of Express's layers: every data request passes all of them, and each
+ * layer costs Express a path match and a dispatch of its own. The first error ends the series.
+ */
+function inSeries(...handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err || i === handlers.length) return next(err);
+      // As Express does for each layer: a handler that throws passes its error on (some run in a promise's callback).
+      try {
+        handlers[i++](req, res, step);
+      } catch (e) {
+        next(e);
+      }
+    };
+    step();
+  };
 }
 
 /**

@@ -8,22 +8,18 @@
  * A 304 to a key fetch is still a transaction (class A): the record was read under the client's licence to
  * know it had not changed, as spec §8 counts a fetch by key whatever its answer carries.
  */
-import * as crypto from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import onHeaders from 'on-headers';
+import { sha256 } from '../digest';
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
 
 /** Metadata documents whose tag is known: a view's text is the same string object for as long as the view lives. */
 const metadataTags = new LRUCache<string, string>({ max: 64 });
 
-/** node ≥ 20.12's one-shot hash: about half the cost of a Hash object for a key fetch's few kilobytes. */
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash;
-
-export function entityTag(body: string): string {
-  const digest = oneShot ? oneShot('sha256', body, 'base64url') : crypto.createHash('sha256').update(body).digest('base64url');
-  return `"${digest.slice(0, 32)}"`;
+export function entityTag(body: string | Buffer): string {
+  return `"${sha256(body).slice(0, 32)}"`;
 }
 
 /** The tag of a metadata document, hashed once per document text. */

@@ -8,7 +8,7 @@
  */
 import { constants } from 'node:zlib';
 import compression from 'compression';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 
 /** Below this, a body is sent as it is: the header and framing would eat what compressing saves. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -35,20 +35,26 @@ export function compressResponses(before: RequestHandler): RequestHandler {
     brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
   });
   return (req, res, next) => {
-    const accepted = req.headers['accept-encoding'];
-    if (accepted && CODINGS.test(accepted)) return before(req, res, (e?: unknown) => (e ? next(e) : compress(req, res, next)));
+    if (acceptsCoding(req)) return before(req, res, (e?: unknown) => (e ? next(e) : compress(req, res, next)));
     res.vary('Accept-Encoding');
     next();
   };
 }
 
+function acceptsCoding(req: Request): boolean {
+  const accepted = req.headers['accept-encoding'];
+  return accepted !== undefined && CODINGS.test(accepted);
+}
+
 /**
  * Gives a body sent whole its Content-Length: the compression middleware writes the headers before it hands the
  * body on, so Node can no longer add it (an uncompressed answer would go out chunked), and Node leaves it out for
- * HEAD. Inside compression, which removes it again when it compresses.
+ * HEAD. Inside compression, which removes it again when it compresses. A GET that accepts no coding never meets
+ * the compressor, and Node gives its whole body the length itself.
  */
 export function wholeBodyLength(): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
+    if (req.method !== 'HEAD' && !acceptsCoding(req)) return next();
     const end = res.end;
     res.end = function (this: typeof res, chunk?: unknown, ...rest: unknown[]) {
       if (!res.headersSent && !res.hasHeader('Content-Length') && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {

@@ -5,7 +5,7 @@
  * client errors at info; the probes (/health, /ready, /metrics) at debug, so that they do not drown the rest.
  */
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
 import { ServiceError } from '../errors/catalogue';
@@ -27,14 +27,18 @@ export interface RequestLogParts {
   readonly sets: readonly string[];
 }
 
-export function requestLog(parts: RequestLogParts) {
+/**
+ * The request log's middleware for `app`, whose response prototype (Express's documented `app.response`) is
+ * given a byte count first.
+ */
+export function requestLog(app: Pick<Express, 'response'>, parts: RequestLogParts) {
+  countBodyBytes(app.response);
   const endpointOf = endpoints(parts.sets);
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
-    const sent = countBytes(res);
     parts.metrics?.inProgress.inc();
     res.once('close', () => {
       parts.metrics?.inProgress.dec();
@@ -44,17 +48,20 @@ export function requestLog(parts: RequestLogParts) {
       const charged = res.locals.charged as Record<string, number> | undefined;
       const transactionClass = (charged && Object.keys(charged)[0]) || 'none';
       const status = res.statusCode;
-      parts.metrics?.observe({ endpoint, status, transactionClass, seconds, bytes: sent() });
+      const bytes = bytesSent(res);
+      parts.metrics?.observe({ endpoint, status, transactionClass, seconds, bytes });
       const error = res.locals.error as unknown;
-      const line = {
-        reqId: id, method: req.method, path: redact(req.originalUrl), status, ms: Math.round(seconds * 10_000) / 10,
-        bytes: sent(), client: (res.locals.client as { id?: string } | undefined)?.id, class: transactionClass,
-        ...(charged ? { charged } : {}),
-        ...(res.writableFinished ? {} : { aborted: true }),
-        ...(error instanceof ServiceError ? { code: error.code } : error ? { err: error } : {}),
-      };
       const level = error && !(error instanceof ServiceError) ? 'error' : status >= 500 ? (status === 503 ? 'warn' : 'error')
         : PROBES.has(endpoint) ? 'debug' : 'info';
+      if (!parts.logger.isLevelEnabled(level)) return;
+      const line: Record<string, unknown> = {
+        reqId: id, method: req.method, path: redact(req.originalUrl), status, ms: Math.round(seconds * 10_000) / 10,
+        bytes, client: (res.locals.client as { id?: string } | undefined)?.id, class: transactionClass,
+      };
+      if (charged) line.charged = charged;
+      if (!res.writableFinished) line.aborted = true;
+      if (error instanceof ServiceError) line.code = error.code;
+      else if (error) line.err = error;
       parts.logger[level](line, `${req.method} ${line.path} ${status}`);
     });
     next();
@@ -66,25 +73,37 @@ export function redact(url: string): string {
   return url.replace(SECRET_PARAMS, '$1[redacted]');
 }
 
-/** Counts the body bytes that reach the connection (compressed ones, when compression sits inside this). */
-function countBytes(res: Response): () => number {
-  let bytes = 0;
-  const size = (chunk: unknown, encoding?: unknown) => (chunk === undefined || chunk === null || typeof chunk === 'function' ? 0
-    : typeof chunk === 'string' ? Buffer.byteLength(chunk, typeof encoding === 'string' ? encoding as BufferEncoding : 'utf8')
-      : (chunk as Uint8Array).length);
-  const write = res.write;
-  const end = res.end;
-  res.write = function (this: Response, chunk: unknown, ...rest: unknown[]) {
-    bytes += size(chunk, rest[0]);
-    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
-  } as typeof res.write;
-  res.end = function (this: Response, chunk?: unknown, ...rest: unknown[]) {
+const SENT = Symbol('body bytes sent');
+type Counted = Response & { [SENT]?: number };
+
+/**
+ * Counts the body bytes that reach the connection (compressed ones, since compression wraps these per response),
+ * once on the prototype every response of the app inherits from, rather than by wrapping each response's
+ * write and end in closures of its own.
+ */
+function countBodyBytes(proto: Response): void {
+  const write = proto.write as (this: Counted, chunk: unknown, encoding?: unknown, cb?: unknown) => boolean;
+  const end = proto.end as (this: Counted, chunk?: unknown, encoding?: unknown, cb?: unknown) => Response;
+  // Fixed parameters rather than rest arguments: these run on every response, and spreading allocates.
+  proto.write = function (this: Counted, chunk: unknown, encoding?: unknown, cb?: unknown) {
+    this[SENT] = (this[SENT] ?? 0) + bodyBytes(chunk, encoding);
+    return write.call(this, chunk, encoding, cb);
+  } as typeof proto.write;
+  proto.end = function (this: Counted, chunk?: unknown, encoding?: unknown, cb?: unknown) {
     // A large body comes as bytes already (response.ts encodes it once), so measuring a string here stays cheap.
-    bytes += size(chunk, rest[0]);
-    return (end as (...a: unknown[]) => Response).call(this, chunk, ...rest);
-  } as typeof res.end;
-  // A HEAD response sends no body, whatever was written.
-  return () => (res.req.method === 'HEAD' ? 0 : bytes);
+    this[SENT] = (this[SENT] ?? 0) + bodyBytes(chunk, encoding);
+    return end.call(this, chunk, encoding, cb);
+  } as typeof proto.end;
+}
+
+/** A HEAD response sends no body, whatever was written. */
+function bytesSent(res: Counted): number {
+  return res.req.method === 'HEAD' ? 0 : res[SENT] ?? 0;
+}
+
+function bodyBytes(chunk: unknown, encoding: unknown): number {
+  if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' ? encoding as BufferEncoding : 'utf8');
+  return chunk instanceof Uint8Array ? chunk.length : 0;
 }
 
 /** The endpoint a path names, as a bounded label: an entity set, a fixed endpoint, or `other`. */

@@ -197,10 +197,12 @@ class ResourceRequests {
     const json = await this.parts.stores.store(set).jsonByKey(key, shape, licence.visibility.of(set));
     if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
     const format = jsonFormat(res);
-    const shaper = entityShaper(format, serviceRoot(req, this.options));
-    const [record] = await withExpansions(this.parts.stores, licence, q.expand, [key], [json], { set, shaper });
+    const root = serviceRoot(req, this.options);
+    const shaper = entityShaper(format, root);
+    // The stored record as it is, in the default format with nothing to expand.
+    const [record] = shaper || q.expand.length ? await withExpansions(this.parts.stores, licence, q.expand, [key], [json], { set, shaper }) : [json];
     preferenceApplied(res);
-    const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand, format.version)}/$entity`);
+    const context = contextFor(res, `${root}/$metadata#${set.name}${contextProjection(q.select, q.expand, format.version)}/$entity`);
     const body = entityBody(context, record);
     await this.charge(res, TRANSACTIONS.keyFetch, q);
     if (notModified(req, res, entityTag(body))) return;

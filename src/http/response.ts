@@ -10,7 +10,7 @@ export function serviceRoot(req: Request, options: AppOptions): string {
 }
 
 /** A whole JSON body; with `stallMs`, a reader that stops taking it is disconnected after that long. */
-export function sendJson(res: Response, body: string, stallMs?: number): void {
+export function sendJson(res: Response, body: string | Buffer, stallMs?: number): void {
   res.setHeader('Content-Type', jsonContentType(jsonFormat(res)));
   endWatched(res, body, stallMs);
 }
@@ -23,11 +23,20 @@ export function contextFor(res: Response, context: string): string | undefined {
   return jsonFormat(res).metadata === 'none' ? undefined : context;
 }
 
-/** One entity: the context annotation (if any) spliced in front of the stored record's fields. */
-export function entityBody(context: string | undefined, recordJson: string): string {
-  if (context === undefined) return recordJson;
-  const rest = recordJson.length > 2 ? `,${recordJson.slice(1)}` : '}';
-  return `{"@odata.context":${JSON.stringify(context)}${rest}`;
+/**
+ * One entity as the bytes sent: the context annotation (if any) spliced in front of the stored record's fields,
+ * encoded once. Its ETag is hashed from these bytes and the socket sends them as they are, where a string
+ * would be joined (a copy), measured, hashed and encoded again on its way out.
+ */
+export function entityBody(context: string | undefined, recordJson: string): Buffer {
+  if (context === undefined) return Buffer.from(recordJson, 'utf8');
+  const head = `{"@odata.context":${JSON.stringify(context)}${recordJson.length > 2 ? ',' : '}'}`;
+  const rest = recordJson.length > 2 ? recordJson.slice(1) : '';
+  const headBytes = Buffer.byteLength(head, 'utf8');
+  const body = Buffer.allocUnsafe(headBytes + Buffer.byteLength(rest, 'utf8'));
+  body.write(head, 0, 'utf8');
+  body.write(rest, headBytes, 'utf8');
+  return body;
 }
 
 /** A collection page: stored records joined into `value`. */
@@ -134,11 +143,11 @@ export class BodyWriter {
  * Ends a response; if its last part cannot all go out at once, the connection is watched until it has, and
  * cut if the reader stops taking it, so a client that never reads cannot keep a body in memory for ever.
  */
-function endWatched(res: Response, chunk: string, stallMs: number | undefined): void {
+function endWatched(res: Response, chunk: string | Buffer, stallMs: number | undefined): void {
   // A large body is encoded once, here: as a string it would be measured for its Content-Length, then encoded
   // again by the socket's write (a page of 100 listings: about a quarter of its CPU, docs/benchmarks.md). A
   // small one goes as a string, which Node sends in one write with the headers.
-  res.end(chunk.length >= ENCODE_ONCE_CHARS ? Buffer.from(chunk, 'utf8') : chunk);
+  res.end(typeof chunk === 'string' && chunk.length >= ENCODE_ONCE_CHARS ? Buffer.from(chunk, 'utf8') : chunk);
   // A compressed body is still in the compressor when end returns: watch it until it has all gone out.
   const pending = res.writableLength > 0 || res.hasHeader('Content-Encoding');
   if (stallMs === undefined || !pending || res.destroyed) return;

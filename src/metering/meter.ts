@@ -63,6 +63,17 @@ interface OpenJournal {
 
 interface Waiter { resolve: () => void; reject: (e: unknown) => void }
 
+const HOUR_MS = 3_600_000;
+/** The last hour named, kept: every request of an hour is counted under the same name. */
+let namedHour = { start: NaN, name: '' };
+
+/** The UTC hour an instant falls in, as counts are kept: `YYYY-MM-DDTHH`. */
+function hourOf(at: Date): string {
+  const start = Math.floor(at.getTime() / HOUR_MS) * HOUR_MS;
+  if (start !== namedHour.start) namedHour = { start, name: new Date(start).toISOString().slice(0, 13) };
+  return namedHour.name;
+}
+
 /** Emits 'applied' after each background step that brought the usage table up to date with the journals. */
 export class Meter extends EventEmitter {
   private journal?: OpenJournal;
@@ -91,7 +102,7 @@ export class Meter extends EventEmitter {
   /** Counts transactions for a client; resolves once they are in the journal. */
   record(clientId: string, counts: Partial<Record<TransactionClass, number>>, at = new Date()): Promise<void> {
     if (this.closed) return Promise.reject(new MeteringUnavailable('the meter is closed'));
-    const key = `${clientId}\t${at.toISOString().slice(0, 13)}`;
+    const key = `${clientId}\t${hourOf(at)}`;
     const c = this.pending.get(key) ?? this.pending.set(key, { A: 0, B: 0 }).get(key)!;
     c.A += counts.A ?? 0;
     c.B += counts.B ?? 0;
