@@ -16,9 +16,16 @@ export function concurrencyLimiter(inProgress: RequestsInProgress) {
     const client = clientOf(res);
     if (!client) return next();
     if (!inProgress.enter(client.id)) return next(Errors.ConcurrencyLimited(client.id, inProgress.limit, RETRY_AFTER_SECONDS));
-    // 'close' follows every response, finished, failed or cut off (Node emits it on the tick after 'finish'), so
-    // one listener gives the slot back in every case.
-    res.once('close', () => inProgress.leave(client.id));
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      inProgress.leave(client.id);
+    };
+    // 'close' follows every response, finished or not; 'finish' and 'error' come first when they happen.
+    res.once('finish', release);
+    res.once('close', release);
+    res.once('error', release);
     next();
   };
 }
