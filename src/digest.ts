@@ -1,6 +1,7 @@
 /**
- * SHA-256 in base64url, as one call: node ≥ 20.12's `crypto.hash`, about half the cost of a Hash object for
- * the short inputs hashed on every request (a bearer token, a key fetch's body for its ETag).
+ * SHA-256 in base64url, the digest every part of the service uses (token hashes, ETags, skiptoken query
+ * digests, start-up fingerprints), as one call: node ≥ 20.12's `crypto.hash`, about half the cost of a Hash
+ * object for the short inputs hashed on every request.
  */
 import { createHash, hash } from 'node:crypto';
 

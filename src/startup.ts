@@ -6,7 +6,7 @@
  * the others wait (storage/startup-lock.ts) and then find it done; each step also creates only what is absent
  * and accepts what is there, so the work is safe to repeat after an instance died halfway.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from './digest';
 import type { ClientRegistry } from './auth/clients';
 import { EntitySetSpec, listingRootOf, ServiceModel } from './model/service-model';
 import { SkipTokens } from './paging/skiptoken';
@@ -107,12 +107,12 @@ async function prepare(parts: StartupParts, options: StartupOptions): Promise<st
 function workFingerprint(model: ServiceModel): string {
   const reference = model.entitySets.flatMap((s) => (s.dictionaryRows ? [dictionaryRows(model, s.dictionaryRows)] : []));
   const fields = model.entitySets.map(recordFields);
-  return createHash('sha256').update(JSON.stringify([STARTUP_WORK_VERSION, INTERNAL_TABLES, model.tables, model.valueTables, reference, fields])).digest('base64url');
+  return sha256(JSON.stringify([STARTUP_WORK_VERSION, INTERNAL_TABLES, model.tables, model.valueTables, reference, fields]));
 }
 
 /** The fields a set's stored records hold, in order, and the stored form's version. */
 function recordFields(set: EntitySetSpec): string {
-  return createHash('sha256').update(JSON.stringify([STARTUP_WORK_VERSION, set.fields.map((f) => f.name)])).digest('base64url');
+  return sha256(JSON.stringify([STARTUP_WORK_VERSION, set.fields.map((f) => f.name)]));
 }
 
 /** The `demo` client (admin, all listings), with `token` as a static token; returns the token. */

@@ -5,7 +5,8 @@
  * licensed to see. Bound to the query it came from by a digest of that query's options, so a token moved
  * to another query is invalid too. Stateless: any instance holding the secret serves the next page.
  */
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { sha256 } from '../digest';
 import { Errors } from '../errors/catalogue';
 import type { BoundOrder } from '../query/bound';
 import { positionProblem } from './page-position';
@@ -29,7 +30,7 @@ export function queryDigest(path: string, options: Readonly<Record<string, strin
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`);
-  return createHash('sha256').update(`${path}\n${parts.join('\n')}`).digest('base64url').slice(0, 22);
+  return sha256(`${path}\n${parts.join('\n')}`).slice(0, 22);
 }
 
 export class SkipTokens {
