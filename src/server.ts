@@ -157,11 +157,15 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 /** The responses being written, so that a drain knows when they are done. */
 function requestsInFlight(server: Server): Set<ServerResponse> {
   const responses = new Set<ServerResponse>();
+  // One listener for every response ('close' comes once for each), rather than a closure per response.
+  function written(this: ServerResponse) {
+    responses.delete(this);
+  }
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     responses.add(res);
     // A request that arrives on a kept-alive connection while draining ends that connection.
     if (!server.listening) res.shouldKeepAlive = false;
-    res.once('close', () => responses.delete(res));
+    res.on('close', written);
   });
   return responses;
 }

@@ -55,6 +55,7 @@ export type LicenceSource = Pick<Licences, 'of'>;
 /** Licences by client, bound once each (and again when the client's scope or hidden fields change). */
 export class Licences {
   private readonly byClient = new LRUCache<string, Licence>({ max: LICENCES_KEPT });
+  private readonly byRecord = new WeakMap<Client, Licence>();
   private readonly open: Licence;
 
   constructor(private readonly model: ServiceModel, private readonly feedScope: string | undefined) {
@@ -63,6 +64,9 @@ export class Licences {
 
   of(client: Client | undefined): Licence {
     if (!client) return this.open;
+    // A client's record is immutable (a changed one is read anew, as another object): its licence, found once.
+    const known = this.byRecord.get(client);
+    if (known) return known;
     const key = `${client.id}\u0000${client.scope ?? ''}\u0000${client.hiddenFields.join(',')}`;
     let licence = this.byClient.get(key);
     if (!licence) {
@@ -74,6 +78,7 @@ export class Licences {
       }
       this.byClient.set(key, licence);
     }
+    this.byRecord.set(client, licence);
     return licence;
   }
 }

@@ -109,19 +109,10 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.set('case sensitive routing', true);
   // Parsed here rather than by Express's query parser, whose errors would surface before responses can be written.
   app.set('query parser', false);
-  app.use(requestLog(app, { logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) }));
-  httpConventions(app, options);
+  const log = requestLog(app, { logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) });
+  app.use(inSeries(log, ...httpConventions(options), protocolVersion));
   app.get('/health', healthProbe());
   app.get('/ready', readinessProbe(parts));
-
-  app.use((req, res, next) => {
-    const version = odataVersion(req);
-    if (version === undefined) return next(Errors.ProtocolVersionNotSupported(String(req.headers['odata-maxversion'])));
-    res.setHeader('OData-Version', version);
-    const q = req.url.indexOf('?');
-    (req as { query: unknown }).query = parseQueryString(q < 0 ? '' : req.url.slice(q + 1));
-    next();
-  });
 
   const licences = new Licences(parts.model, options.feedScope);
   // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
@@ -159,14 +150,29 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
 }
 
 /**
- * CORS, then compression (inside the request log, which so counts the bytes sent; inside the ETag coding hook,
- * whose header hook must run after compression's), then the Content-Length of a body sent whole (inside
- * compression, which removes it when it compresses, and leaves a HEAD uncompressed).
+ * After the request log (which so sees every request, and counts the bytes sent after compression): CORS, then
+ * compression (inside the ETag coding hook, whose header hook must run after compression's), then the
+ * Content-Length of a body sent whole (inside compression, which removes it when it compresses, and leaves a HEAD
+ * uncompressed).
  */
-function httpConventions(app: express.Express, options: AppOptions): void {
+function httpConventions(options: AppOptions): RequestHandler[] {
   const cors = corsFor(options.corsOrigins ?? []);
-  app.use(inSeries(...cors ? [cors] : [], ...options.compression ? [compressResponses(cachingHeaders())] : [], wholeBodyLength()));
+  return [...cors ? [cors] : [], ...options.compression ? [compressResponses(cachingHeaders())] : [], wholeBodyLength()];
 }
+
+/** The probes' routes (`/health`, `/ready`, as Express matches them): they speak no OData. */
+const PROBE = /^\/(?:health|ready)\/?$/;
+
+/** The version the response speaks, and the query options, for every request but the probes. */
+const protocolVersion: RequestHandler = (req, res, next) => {
+  if ((req.method === 'GET' || req.method === 'HEAD') && PROBE.test(req.path)) return next();
+  const version = odataVersion(req);
+  if (version === undefined) return next(Errors.ProtocolVersionNotSupported(String(req.headers['odata-maxversion'])));
+  res.setHeader('OData-Version', version);
+  const q = req.url.indexOf('?');
+  (req as { query: unknown }).query = parseQueryString(q < 0 ? '' : req.url.slice(q + 1));
+  next();
+};
 
 /**
  * Handlers run one after another as one of Express's layers: every data request passes all of them, and each

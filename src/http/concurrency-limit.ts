@@ -1,7 +1,7 @@
 /**
  * The per-client limit on requests in progress, on the wire: a request past it answers
- * ConcurrencyLimited (429 with Retry-After). A slot is held from here until the response has finished or its
- * connection closed, whichever comes first, so errors, aborted streams and vanished clients give it back.
+ * ConcurrencyLimited (429 with Retry-After). A slot is held from here until the response's 'close', which comes
+ * once its end is sent or its connection is gone, so errors, aborted streams and vanished clients give it back.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { Errors } from '../errors/catalogue';
@@ -12,20 +12,16 @@ import { clientOf } from './authentication';
 const RETRY_AFTER_SECONDS = 1;
 
 export function concurrencyLimiter(inProgress: RequestsInProgress) {
+  // 'close' follows every response exactly once, finished or cut off (Node emits it after 'finish', and on a
+  // connection lost first): one listener shared by every response gives the slot back, with no closure per request.
+  function release(this: Response) {
+    inProgress.leave(clientOf(this).id);
+  }
   return (_req: Request, res: Response, next: NextFunction) => {
     const client = clientOf(res);
     if (!client) return next();
     if (!inProgress.enter(client.id)) return next(Errors.ConcurrencyLimited(client.id, inProgress.limit, RETRY_AFTER_SECONDS));
-    let held = true;
-    const release = () => {
-      if (!held) return;
-      held = false;
-      inProgress.leave(client.id);
-    };
-    // 'close' follows every response, finished or not; 'finish' and 'error' come first when they happen.
-    res.once('finish', release);
-    res.once('close', release);
-    res.once('error', release);
+    res.on('close', release);
     next();
   };
 }

@@ -53,6 +53,7 @@ export async function withExpansions(
  * (OData Protocol 4.01 §10.10).
  */
 export function contextProjection(select: readonly FieldSpec[] | undefined, expand: readonly BoundExpand[], version: ODataVersion = '4.01'): string {
+  if (!select && expand.length === 0) return '';
   const items = [
     ...(select ?? []).map((f) => f.name),
     ...expand.filter((e) => version !== '4.0' || e.select).map((e) => `${e.navigation.name}(${(e.select ?? []).map((f) => f.name).join(',')})`),

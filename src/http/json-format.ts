@@ -7,6 +7,7 @@
  * gets 406, not a JSON body it did not ask for.
  */
 import type { Request, RequestHandler, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import { Errors } from '../errors/catalogue';
 import { JSON_FORMAT } from '../query/formats';
 import { queryOptions } from './query-string';
@@ -62,17 +63,31 @@ function negotiateRange(req: Request): Pick<JsonFormat, 'metadata' | 'ieee754'> 
   if (format !== undefined) return DEFAULT_FORMAT;
   const accept = req.headers.accept?.trim();
   if (!accept) return DEFAULT_FORMAT;
+  let range = acceptedRanges.get(accept);
+  if (range === undefined) acceptedRanges.set(accept, (range = acceptedRange(accept)));
+  return range;
+}
+
+/** A client sends the same Accept with every request: each header text is read once (a bounded few are kept). */
+const acceptedRanges = new LRUCache<string, Pick<JsonFormat, 'metadata' | 'ieee754'>>({ max: 64 });
+
+function acceptedRange(accept: string): Pick<JsonFormat, 'metadata' | 'ieee754'> {
   const json = accept.split(',').map(mediaRange).filter((r) => r.q > 0 && JSON_RANGES.has(r.type))
     .sort((a, b) => b.q - a.q);
   if (json.length === 0) throw Errors.MediaTypeNotAcceptable(accept, 'data');
-  return formatOf(json[0]);
+  const format = formatOf(json[0]);
+  return format.metadata === DEFAULT_FORMAT.metadata && format.ieee754 === DEFAULT_FORMAT.ieee754 ? DEFAULT_FORMAT : format;
 }
 
 const OMIT_NULLS = /(?:^|[,;\s])omit-values\s*=\s*"?nulls"?\s*(?:$|[,;])/i;
 
 export function negotiateFormat(req: Request, version: ODataVersion): JsonFormat {
   const prefer = req.headers.prefer;
-  return { ...negotiateRange(req), omitNulls: typeof prefer === 'string' && OMIT_NULLS.test(prefer), version };
+  const range = negotiateRange(req);
+  const omitNulls = typeof prefer === 'string' && OMIT_NULLS.test(prefer);
+  // Most requests ask for nothing but the default: they share its one object.
+  if (range === DEFAULT_FORMAT && !omitNulls && version === DEFAULT_FORMAT.version) return DEFAULT_FORMAT;
+  return { ...range, omitNulls, version };
 }
 
 /** Negotiates once per data request; handlers read the result with `jsonFormat`. */
@@ -106,6 +121,7 @@ export function jsonContentType(format: Pick<JsonFormat, 'metadata' | 'ieee754'>
 
 /** `Preference-Applied` for the preferences a response honoured (e.g. the page size), with omit-values added. */
 export function preferenceApplied(res: Response, ...applied: (string | undefined)[]): void {
+  if (applied.length === 0 && !jsonFormat(res).omitNulls) return;
   const all = [...applied, jsonFormat(res).omitNulls ? 'omit-values=nulls' : undefined].filter((p): p is string => !!p);
   if (all.length) res.setHeader('Preference-Applied', all.join(', '));
 }

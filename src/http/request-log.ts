@@ -29,41 +29,46 @@ export interface RequestLogParts {
 
 /**
  * The request log's middleware for `app`, whose response prototype (Express's documented `app.response`) is
- * given a byte count first.
+ * given a byte count first. Each response carries one small record of its own (when it started, its id, the bytes
+ * sent), and one listener shared by all responses writes its line: nothing is made per request to remember them.
  */
 export function requestLog(app: Pick<Express, 'response'>, parts: RequestLogParts) {
   countBodyBytes(app.response);
   const endpointOf = endpoints(parts.sets);
+  function finished(this: Logged) {
+    parts.metrics?.inProgress.dec();
+    const { req, locals } = this;
+    const record = this[LOGGED]!;
+    const seconds = (performance.now() - record.started) / 1000;
+    const endpoint = endpointOf(req.originalUrl);
+    // The request's own class comes first in its counts (http/resource-handlers.ts), its expansions' after.
+    const charged = locals.charged as Record<string, number> | undefined;
+    const transactionClass = (charged && Object.keys(charged)[0]) || 'none';
+    const status = this.statusCode;
+    const bytes = req.method === 'HEAD' ? 0 : record.bytes; // a HEAD response sends no body, whatever was written
+    parts.metrics?.observe({ endpoint, status, transactionClass, seconds, bytes });
+    const error = locals.error as unknown;
+    const level = error && !(error instanceof ServiceError) ? 'error' : status >= 500 ? (status === 503 ? 'warn' : 'error')
+      : PROBES.has(endpoint) ? 'debug' : 'info';
+    if (!parts.logger.isLevelEnabled(level)) return;
+    const line: Record<string, unknown> = {
+      reqId: record.id, method: req.method, path: redact(req.originalUrl), status, ms: Math.round(seconds * 10_000) / 10,
+      bytes, client: (locals.client as { id?: string } | undefined)?.id, class: transactionClass,
+    };
+    if (charged) line.charged = charged;
+    if (!this.writableFinished) line.aborted = true;
+    if (error instanceof ServiceError) line.code = error.code;
+    else if (error) line.err = error;
+    parts.logger[level](line, `${req.method} ${line.path} ${status}`);
+  }
   return (req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    (res as Logged)[LOGGED] = { started: performance.now(), id, bytes: 0 };
     res.setHeader('X-Request-Id', id);
     parts.metrics?.inProgress.inc();
-    res.once('close', () => {
-      parts.metrics?.inProgress.dec();
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const endpoint = endpointOf(req.originalUrl);
-      // The request's own class comes first in its counts (http/resource-handlers.ts), its expansions' after.
-      const charged = res.locals.charged as Record<string, number> | undefined;
-      const transactionClass = (charged && Object.keys(charged)[0]) || 'none';
-      const status = res.statusCode;
-      const bytes = bytesSent(res);
-      parts.metrics?.observe({ endpoint, status, transactionClass, seconds, bytes });
-      const error = res.locals.error as unknown;
-      const level = error && !(error instanceof ServiceError) ? 'error' : status >= 500 ? (status === 503 ? 'warn' : 'error')
-        : PROBES.has(endpoint) ? 'debug' : 'info';
-      if (!parts.logger.isLevelEnabled(level)) return;
-      const line: Record<string, unknown> = {
-        reqId: id, method: req.method, path: redact(req.originalUrl), status, ms: Math.round(seconds * 10_000) / 10,
-        bytes, client: (res.locals.client as { id?: string } | undefined)?.id, class: transactionClass,
-      };
-      if (charged) line.charged = charged;
-      if (!res.writableFinished) line.aborted = true;
-      if (error instanceof ServiceError) line.code = error.code;
-      else if (error) line.err = error;
-      parts.logger[level](line, `${req.method} ${line.path} ${status}`);
-    });
+    // 'close' comes once for every response, finished or cut off.
+    res.on('close', finished);
     next();
   };
 }
@@ -73,8 +78,8 @@ export function redact(url: string): string {
   return url.replace(SECRET_PARAMS, '$1[redacted]');
 }
 
-const SENT = Symbol('body bytes sent');
-type Counted = Response & { [SENT]?: number };
+const LOGGED = Symbol('request log record');
+type Logged = Response & { [LOGGED]?: { readonly started: number; readonly id: string; bytes: number } };
 
 /**
  * Counts the body bytes that reach the connection (compressed ones, since compression wraps these per response),
@@ -82,23 +87,20 @@ type Counted = Response & { [SENT]?: number };
  * write and end in closures of its own.
  */
 function countBodyBytes(proto: Response): void {
-  const write = proto.write as (this: Counted, chunk: unknown, encoding?: unknown, cb?: unknown) => boolean;
-  const end = proto.end as (this: Counted, chunk?: unknown, encoding?: unknown, cb?: unknown) => Response;
+  const write = proto.write as (this: Logged, chunk: unknown, encoding?: unknown, cb?: unknown) => boolean;
+  const end = proto.end as (this: Logged, chunk?: unknown, encoding?: unknown, cb?: unknown) => Response;
   // Fixed parameters rather than rest arguments: these run on every response, and spreading allocates.
-  proto.write = function (this: Counted, chunk: unknown, encoding?: unknown, cb?: unknown) {
-    this[SENT] = (this[SENT] ?? 0) + bodyBytes(chunk, encoding);
+  proto.write = function (this: Logged, chunk: unknown, encoding?: unknown, cb?: unknown) {
+    const record = this[LOGGED];
+    if (record) record.bytes += bodyBytes(chunk, encoding);
     return write.call(this, chunk, encoding, cb);
   } as typeof proto.write;
-  proto.end = function (this: Counted, chunk?: unknown, encoding?: unknown, cb?: unknown) {
+  proto.end = function (this: Logged, chunk?: unknown, encoding?: unknown, cb?: unknown) {
     // A large body comes as bytes already (response.ts encodes it once), so measuring a string here stays cheap.
-    this[SENT] = (this[SENT] ?? 0) + bodyBytes(chunk, encoding);
+    const record = this[LOGGED];
+    if (record) record.bytes += bodyBytes(chunk, encoding);
     return end.call(this, chunk, encoding, cb);
   } as typeof proto.end;
-}
-
-/** A HEAD response sends no body, whatever was written. */
-function bytesSent(res: Counted): number {
-  return res.req.method === 'HEAD' ? 0 : res[SENT] ?? 0;
 }
 
 function bodyBytes(chunk: unknown, encoding: unknown): number {

@@ -12,6 +12,7 @@ import { refuseMarkBefore, refusePositionBefore, ScopeEpochs } from '../paging/s
 import { queryDigest, SkipTokens } from '../paging/skiptoken';
 import { bindQuery, BindOptions } from '../query/bind-query';
 import type { Lookups } from '../query/bind-enum';
+import type { QueryOptionsTree } from '../query/ast';
 import type { BoundPredicate, BoundQuery } from '../query/bound';
 import { parseQueryOptions } from '../query/parse-options';
 import { both } from '../query/predicates';
@@ -25,7 +26,7 @@ import type { AppOptions } from './app';
 import { clientOf } from './authentication';
 import { contextProjection, withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
-import { queryOptions } from './query-string';
+import { QueryOptions, queryOptions } from './query-string';
 import { PageBatches } from './page-batches';
 import { entityTag, notModified } from './caching';
 import { entityShaper } from './entity-shape';
@@ -41,6 +42,11 @@ function pageLimits(set: EntitySetSpec, $top: number | undefined, size: PageSize
     return { perPage: Math.min($top, size.applied ? size.size : maxPageSize), top: Number.MAX_SAFE_INTEGER };
   }
   return { perPage: size.size, top: $top ?? Number.MAX_SAFE_INTEGER };
+}
+
+function noOptions(given: QueryOptions): boolean {
+  for (const _ in given) return false;
+  return true;
 }
 
 function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
@@ -80,15 +86,24 @@ export function resourceHandlers(parts: ResourceParts, options: AppOptions): Res
 class ResourceRequests {
   private readonly sets: ReadonlyMap<string, EntitySetSpec>;
   private readonly lookups: Lookups;
+  /** A fetch by key without query options binds alike for every client and licence: once per set. */
+  private readonly plainFetches = new Map<EntitySetSpec, { tree: QueryOptionsTree; q: BoundQuery }>();
 
   constructor(private readonly parts: ResourceParts, private readonly options: AppOptions) {
     this.sets = new Map(parts.model.entitySets.map((s) => [s.name, s]));
     this.lookups = new Map(parts.model.lookups.map((l) => [l.name, l]));
   }
 
-  private bind(set: EntitySetSpec, req: Request, licence: Licence, extra: BindOptions = {}) {
-    const tree = parseQueryOptions(queryOptions(req), { maxFilterLength: this.options.maxFilterLength });
-    return { tree, q: bindQuery(set, tree, { sets: this.sets, lookups: this.lookups, hidden: (s) => licence.hiddenIn(s), ...extra }) };
+  private bind(set: EntitySetSpec, req: Request, licence: Licence, extra: BindOptions = {}): { tree: QueryOptionsTree; q: BoundQuery } {
+    const given = queryOptions(req);
+    const plain = extra.single && noOptions(given);
+    const known = plain ? this.plainFetches.get(set) : undefined;
+    if (known) return known;
+    const tree = parseQueryOptions(given, { maxFilterLength: this.options.maxFilterLength });
+    const bound = { tree, q: bindQuery(set, tree, { sets: this.sets, lookups: this.lookups, hidden: (s) => licence.hiddenIn(s), ...extra }) };
+    // Nothing named, so nothing the licence hides was consulted: the result holds for every client.
+    if (plain) this.plainFetches.set(set, bound);
+    return bound;
   }
 
   private where(set: EntitySetSpec, q: BoundQuery, licence: Licence, within?: BoundPredicate) {

@@ -5,9 +5,24 @@ import { jsonContentType, jsonFormat } from './json-format';
 
 export const SERVICE_ROOT = '/odata';
 
+/** The root last built: a server is reached under one or a few names, and every data request needs it. */
+let lastRoot = { protocol: '', host: '', root: '' };
+
 export function serviceRoot(req: Request, options: AppOptions): string {
-  return options.baseUrl ?? `${req.protocol}://${req.headers.host ?? 'localhost'}${SERVICE_ROOT}`;
+  if (options.baseUrl !== undefined) return options.baseUrl;
+  const protocol = req.protocol;
+  const host = req.headers.host ?? 'localhost';
+  if (protocol !== lastRoot.protocol || host !== lastRoot.host) lastRoot = { protocol, host, root: `${protocol}://${host}${SERVICE_ROOT}` };
+  return lastRoot.root;
 }
+
+/**
+ * Entity bodies are a few kilobytes: Node cuts buffers under half its pool size from a shared slab instead of
+ * giving each its own memory, which costs an allocation and a collection per response. Its default 8 KB pool
+ * takes none of them; 64 KB takes bodies up to 32 KB (a slab lives while any body cut from it is being sent).
+ */
+const BODY_POOL_BYTES = 64 * 1024;
+if (Buffer.poolSize < BODY_POOL_BYTES) Buffer.poolSize = BODY_POOL_BYTES;
 
 /** A whole JSON body; with `stallMs`, a reader that stops taking it is disconnected after that long. */
 export function sendJson(res: Response, body: string | Buffer, stallMs?: number): void {
