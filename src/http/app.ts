@@ -126,12 +126,14 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
     res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
     next(req.method === 'GET' || req.method === 'HEAD' ? undefined : Errors.MethodNotAllowed(req.method));
   };
+  // Everything but $metadata is data, written in JSON at the metadata level the client asked for.
+  const metadataPath = /^\/\$metadata$/;
+  const negotiate = negotiateJson();
+  const dataFormat: RequestHandler = (req, res, next) => (metadataPath.test(req.path) ? next() : negotiate(req, res, next));
   odata.use(inSeries(readOnly, ready, ...options.anonymous ? [] : [
     authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows),
-  ]));
-  odata.get(/^\/\$metadata$/, metadataDocument(licences));
-  // Everything after $metadata is data, written in JSON at the metadata level the client asked for.
-  odata.use(negotiateJson());
+  ], dataFormat));
+  odata.get(metadataPath, metadataDocument(licences));
   odata.get('/', serviceDocument(parts.model.entitySets, options));
   parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));
   app.use(SERVICE_ROOT, odata);
