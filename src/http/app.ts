@@ -110,9 +110,11 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   // Parsed here rather than by Express's query parser, whose errors would surface before responses can be written.
   app.set('query parser', false);
   const log = requestLog(app, { logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) });
-  app.use(inSeries(log, ...httpConventions(options), protocolVersion));
-  app.get('/health', healthProbe());
-  app.get('/ready', readinessProbe(parts));
+  // The probes answer before the protocol version is settled: they speak no OData.
+  const probes = express.Router({ caseSensitive: true });
+  probes.get('/health', healthProbe());
+  probes.get('/ready', readinessProbe(parts));
+  app.use(inSeries(log, ...httpConventions(options), probes, protocolVersion));
 
   const licences = new Licences(parts.model, options.feedScope);
   // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
@@ -162,12 +164,8 @@ function httpConventions(options: AppOptions): RequestHandler[] {
   return [...cors ? [cors] : [], ...options.compression ? [compressResponses(cachingHeaders())] : [], wholeBodyLength()];
 }
 
-/** The probes' routes (`/health`, `/ready`, as Express matches them): they speak no OData. */
-const PROBE = /^\/(?:health|ready)\/?$/;
-
-/** The version the response speaks, and the query options, for every request but the probes. */
+/** The version the response speaks, and the query options. */
 const protocolVersion: RequestHandler = (req, res, next) => {
-  if ((req.method === 'GET' || req.method === 'HEAD') && PROBE.test(req.path)) return next();
   const version = odataVersion(req);
   if (version === undefined) return next(Errors.ProtocolVersionNotSupported(String(req.headers['odata-maxversion'])));
   res.setHeader('OData-Version', version);

@@ -121,7 +121,8 @@ export function jsonContentType(format: Pick<JsonFormat, 'metadata' | 'ieee754'>
 
 /** `Preference-Applied` for the preferences a response honoured (e.g. the page size), with omit-values added. */
 export function preferenceApplied(res: Response, ...applied: (string | undefined)[]): void {
-  if (applied.length === 0 && !jsonFormat(res).omitNulls) return;
-  const all = [...applied, jsonFormat(res).omitNulls ? 'omit-values=nulls' : undefined].filter((p): p is string => !!p);
+  const { omitNulls } = jsonFormat(res);
+  if (applied.length === 0 && !omitNulls) return;
+  const all = [...applied, omitNulls ? 'omit-values=nulls' : undefined].filter((p): p is string => !!p);
   if (all.length) res.setHeader('Preference-Applied', all.join(', '));
 }
