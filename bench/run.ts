@@ -63,6 +63,9 @@ const USAGE = `Usage: node dist/bench/run.js [options]   (npm run bench -- [opti
                     Prefer: odata.maxpagesize=P; the baseline walks with limit=P; the deep-page
                     capture walk uses it too (default 1000)
   --warmup S        seconds of discarded load before each measurement (default 2)
+  --settle S        seconds of discarded load before a server's first measurement of a scenario, in place of
+                    --warmup: V8 goes on compiling a server's hot code for about 15 s of load, longer the more
+                    code the path runs (default 20)
   --db sqlite|mysql database (default sqlite: .bench/listings-N.sqlite; mysql: database ${MYSQL_DB} on
                     MYSQL_URL, default mysql://root@127.0.0.1:3306/test)
   --mysql-database NAME  mysql: the benchmark database's name (default ${MYSQL_DB}); one per data size
@@ -84,6 +87,7 @@ interface Options {
   connections: number;
   rounds: number;
   warmup: number;
+  settle: number;
   db: 'sqlite' | 'mysql';
   mysqlDatabase: string;
   withoutChildren: boolean;
@@ -96,7 +100,7 @@ interface Options {
 function parseArgs(argv: string[]): Options {
   const o: Options = {
     scenarios: new Set(SCENARIOS), walkPageSize: 1000, walkRounds: 5,
-    listings: 20000, duration: 10, connections: 16, rounds: 3, warmup: 2,
+    listings: 20000, duration: 10, connections: 16, rounds: 3, warmup: 2, settle: 20,
     db: 'sqlite', mysqlDatabase: MYSQL_DB, withoutChildren: false, reseed: false, drop: false, pin: true, write: false,
   };
   const num = (i: number, name: string, min: number): number => {
@@ -121,6 +125,7 @@ function parseArgs(argv: string[]): Options {
       case '--connections': o.connections = num(++i, a, 1); break;
       case '--rounds': o.rounds = num(++i, a, 1); break;
       case '--warmup': o.warmup = num(++i, a, 0); break;
+      case '--settle': o.settle = num(++i, a, 0); break;
       case '--db': {
         const v = argv[++i];
         if (v !== 'sqlite' && v !== 'mysql') throw new Error('--db is sqlite or mysql');
@@ -406,10 +411,12 @@ function checkResult(what: string, r: autocannon.Result, server: ServerProcess):
   }
 }
 
-async function measure(what: string, target: Target, o: Options): Promise<Measurement> {
+/** `first`: the server's first measurement of this scenario, which is given `o.settle` seconds of warm-up. */
+async function measure(what: string, target: Target, o: Options, first = false): Promise<Measurement> {
   let warmupRequests = 0;
-  if (o.warmup > 0) {
-    const w = await load(target, o.warmup, o.connections);
+  const warmup = first ? Math.max(o.settle, o.warmup) : o.warmup;
+  if (warmup > 0) {
+    const w = await load(target, warmup, o.connections);
     checkResult(`${what} (warm-up)`, w, target.server);
     warmupRequests = w.requests.total;
   }
@@ -529,7 +536,7 @@ async function interleaved<K extends string>(scenario: string, order: readonly K
   const width = Math.max(...order.map((k) => k.length));
   for (let round = 1; round <= o.rounds; round++) {
     for (const k of round % 2 === 1 ? order : [...order].reverse()) {
-      out[k].push(await measure(`${scenario} ${k.padEnd(width)} #${round}`, targets[k], o));
+      out[k].push(await measure(`${scenario} ${k.padEnd(width)} #${round}`, targets[k], o, round === 1));
     }
   }
   return out;
@@ -739,8 +746,13 @@ function rounds(results: ScenarioResult[], sides: Sides = PRODUCT_BASELINE): str
     + `${sides.b} ${r.baseline.map((m) => fmt(m.reqPerSec)).join(', ')}`).join('. ');
 }
 
+/** The warm-up before each measurement, as the recorded runs state it. */
+function warmupText(o: Options): string {
+  return o.settle > o.warmup ? `${o.warmup} s of warm-up (${o.settle} s before a server's first)` : `${o.warmup} s of warm-up`;
+}
+
 function loadLine(o: Options, sides: Sides = PRODUCT_BASELINE): string {
-  return `- Load: ${o.connections} connections; ${o.duration} s per measurement after ${o.warmup} s of warm-up; ${o.rounds} rounds per server
+  return `- Load: ${o.connections} connections; ${o.duration} s per measurement after ${warmupText(o)}; ${o.rounds} rounds per server
   in the order ${sides.b}-${sides.a}, ${sides.a}-${sides.b}, …; the best round of each counts`;
 }
 
@@ -998,7 +1010,7 @@ async function deepFamily(s: Servers, facts: DataFacts, o: Options): Promise<Fam
     details: [
       `- Deep page: records ${facts.deepAfter + 1}–${facts.deepAfter + PAGE} of ${facts.listings} (${Math.round(100 * facts.deepAfter / facts.listings)}%), `
         + `the product's nextLink after ${facts.deepAfter / P} pages of ${P}; pages of ${PAGE} records (${(pf.bytesPerReq / 1024).toFixed(0)} KB first, ${(pd.bytesPerReq / 1024).toFixed(0)} KB deep)`,
-      `- Load: ${o.connections} connections; ${o.duration} s per measurement after ${o.warmup} s of warm-up; ${o.rounds} rounds of `
+      `- Load: ${o.connections} connections; ${o.duration} s per measurement after ${warmupText(o)}; ${o.rounds} rounds of `
         + 'baseline first, baseline deep, product first, product deep (reversed on even rounds); the best round (req/s) of each URL counts',
       `- Every round, deep/first mean latency: ${perRound.join('; ')}`,
     ],

@@ -120,6 +120,7 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
       expect(r.status).to.equal(200);
       expect(r.headers['access-control-allow-origin']).to.equal(ORIGIN);
       expect(r.headers['access-control-expose-headers']!.split(',')).to.include.members(['OData-Version', 'Preference-Applied', 'ETag', 'Retry-After']);
+      expect(r.headers.vary!.split(/\s*,\s*/), 'by origin and by coding, for caches between').to.include.members(['Origin', 'Accept-Encoding']);
     });
 
     it('another origin: no CORS headers (the browser refuses), its preflight answered as any OPTIONS (405); off by default', async () => {

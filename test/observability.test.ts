@@ -4,6 +4,8 @@
  * port, or a listener of its own), the start-up banner and the shutdown line. Real HTTP over both databases.
  */
 import { expect } from 'chai';
+import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -242,5 +244,70 @@ describe('Issue 13 §1 Log format by where the lines go', () => {
     expect(operationConfigFromEnv({ LOG_FORMAT: 'json' }, true).logFormat).to.equal('json');
     expect(operationConfigFromEnv({ LOG_FORMAT: 'pretty' }, false).logFormat).to.equal('pretty');
     expect(() => operationConfigFromEnv({ LOG_FORMAT: 'xml' }, true)).to.throw(/LOG_FORMAT/);
+  });
+});
+
+describe('Issue 13 §1 JSON lines on standard output', () => {
+  const LOGGER = join(__dirname, '../src/observability/logger.js');
+  /**
+   * A process that logs `n` lines through the product's logger to its standard output (a pipe): request lines
+   * (batched), with every 1000th an operational line instead (written at once); then it does `then`. With
+   * `pauseAt`, line `pauseAt` and those after it are logged a tenth of a second later.
+   */
+  function logging(n: number, then: string, pauseAt = n): ChildProcessWithoutNullStreams {
+    const script = `const { createLogger, requestLineLogger } = require(${JSON.stringify(LOGGER)});
+      const log = createLogger({ logLevel: 'info', logFormat: 'json' });
+      const requests = requestLineLogger(log);
+      const lines = (from, to) => { for (let i = from; i < to; i++) (i % 1000 === 999 ? log : requests).info({ i }, 'line ' + i); };
+      lines(0, ${pauseAt});
+      setTimeout(() => { lines(${pauseAt}, ${n}); ${then} }, ${pauseAt < n ? 100 : 0});`;
+    return spawn(process.execPath, ['-e', script]);
+  }
+  function numbers(text: string): number[] {
+    return text.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { i: number }).i);
+  }
+  async function firstChunk(child: ChildProcessWithoutNullStreams): Promise<string> {
+    return new Promise<string>((resolve) => child.stdout.once('data', (c: Buffer) => resolve(c.toString())));
+  }
+
+  it('a request line reaches the collector while the process goes on (held a few milliseconds at most, not until a batch fills)', async () => {
+    const child = logging(1, `process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`);
+    expect(numbers(await firstChunk(child))).to.deep.equal([0]);
+    expect(child.exitCode, 'still running').to.equal(null);
+    child.stdin.end();
+    await once(child, 'exit');
+  });
+
+  it('any other line is written at once, after the request lines before it, even when the process then stays busy', async () => {
+    // 999 request lines; a tenth of a second later the operational line 999, then work that never lets a timer
+    // run (until killed).
+    const child = logging(1000, 'for (;;);', 999);
+    try {
+      let out = '';
+      const arrived = new Promise<boolean>((resolve) => {
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          if (out.endsWith('\n') && numbers(out).includes(999)) resolve(true);
+        });
+        setTimeout(() => resolve(false), 5_000);
+      });
+      expect(await arrived, `the operational line, while the process is busy: ${out.length} characters came`).to.equal(true);
+      expect(numbers(out)).to.deep.equal(Array.from({ length: 1000 }, (_, i) => i));
+    } finally {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+  });
+
+  it('every line logged before the process exits is written, in order: when it has nothing left to do, at process.exit, on an uncaught error', async () => {
+    for (const [then, exitCode] of [['', 0], ['process.exit(3)', 3], [`throw new Error('boom')`, 1]] as const) {
+      const child = logging(20_500, then);
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+      const [code] = await once(child, 'exit') as [number];
+      expect(code, then).to.equal(exitCode);
+      if (!child.stdout.readableEnded) await once(child.stdout, 'end');
+      expect(numbers(out), then).to.deep.equal(Array.from({ length: 20_500 }, (_, i) => i));
+    }
   });
 });

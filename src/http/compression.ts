@@ -36,7 +36,9 @@ export function compressResponses(before: RequestHandler): RequestHandler {
   });
   return (req, res, next) => {
     if (acceptsCoding(req)) return before(req, res, (e?: unknown) => (e ? next(e) : compress(req, res, next)));
-    res.vary('Accept-Encoding');
+    // Express's res.vary parses and merges the header's fields; when nothing has set it yet, there is nothing to merge.
+    if (res.hasHeader('Vary')) res.vary('Accept-Encoding');
+    else res.setHeader('Vary', 'Accept-Encoding');
     next();
   };
 }

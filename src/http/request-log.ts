@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Express, NextFunction, Request, Response } from 'express';
-import type { Logger } from '../observability/logger';
+import { type Logger, requestLineLogger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
 import { ServiceError } from '../errors/catalogue';
 import { SERVICE_ROOT } from './response';
@@ -35,6 +35,7 @@ export interface RequestLogParts {
 export function requestLog(app: Pick<Express, 'response'>, parts: RequestLogParts) {
   countBodyBytes(app.response);
   const endpointOf = endpoints(parts.sets);
+  const lines = requestLineLogger(parts.logger);
   function finished(this: Logged) {
     parts.metrics?.inProgress.dec();
     const { req, locals } = this;
@@ -50,7 +51,7 @@ export function requestLog(app: Pick<Express, 'response'>, parts: RequestLogPart
     const error = locals.error as unknown;
     const level = error && !(error instanceof ServiceError) ? 'error' : status >= 500 ? (status === 503 ? 'warn' : 'error')
       : PROBES.has(endpoint) ? 'debug' : 'info';
-    if (!parts.logger.isLevelEnabled(level)) return;
+    if (!lines.isLevelEnabled(level)) return;
     const line: Record<string, unknown> = {
       reqId: record.id, method: req.method, path: redact(req.originalUrl), status, ms: Math.round(seconds * 10_000) / 10,
       bytes, client: (locals.client as { id?: string } | undefined)?.id, class: transactionClass,
@@ -59,7 +60,7 @@ export function requestLog(app: Pick<Express, 'response'>, parts: RequestLogPart
     if (!this.writableFinished) line.aborted = true;
     if (error instanceof ServiceError) line.code = error.code;
     else if (error) line.err = error;
-    parts.logger[level](line, `${req.method} ${line.path} ${status}`);
+    lines[level](line, `${req.method} ${line.path} ${status}`);
   }
   return (req: Request, res: Response, next: NextFunction) => {
     const given = req.headers['x-request-id'];
