@@ -11,10 +11,11 @@
  * a journal idempotent (several processes may apply the same file; each entry is added once).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, ftruncateSync, futimesSync, mkdirSync, openSync, read, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, futimesSync, mkdirSync, openSync, read } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { writeAll } from '../write-all';
 
 const MAGIC = 'reso-usage-journal 1';
 export const JOURNAL_SUFFIX = '.usage-journal';
@@ -129,10 +130,6 @@ export class JournalFile {
     openHere.delete(this.header.id);
     closeSync(this.fd);
   }
-}
-
-function writeAll(fd: number, buf: Buffer): void {
-  for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off);
 }
 
 /** The header of a journal file, or undefined when the file is not one (or is not complete yet). */

@@ -2,9 +2,9 @@
  * The process's logger (pino): one JSON object a line for a log collector, or lines for people at a terminal
  * (`LOG_FORMAT=pretty`, the default when standard output is a terminal: pino-pretty, in process, loaded only then). Tests and embedders that pass none get a silent one.
  */
-import { writeSync } from 'node:fs';
 import pino, { DestinationStream, Logger } from 'pino';
 import type { LogFormat, LogLevel } from '../operation-config';
+import { writeAll } from '../write-all';
 
 export type { Logger } from 'pino';
 
@@ -84,7 +84,7 @@ function standardOutput(): { immediate: DestinationStream; batched: DestinationS
       // Nothing SonicBoom can still write (closed, or standard output gone); what is held is tried all the same.
     }
     try {
-      writeAllSync(batch);
+      writeAll(1, Buffer.from(batch, 'utf8'));
     } catch {
       // Standard output closed (EPIPE) or not taking anything: nowhere left to write.
     }
@@ -99,11 +99,6 @@ function standardOutput(): { immediate: DestinationStream; batched: DestinationS
       },
     },
   };
-}
-
-function writeAllSync(text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
-  for (let at = 0; at < bytes.length;) at += writeSync(1, bytes, at);
 }
 
 export const silentLogger: Logger = pino({ level: 'silent' });
