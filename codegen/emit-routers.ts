@@ -8,14 +8,13 @@ import { EmitContext, literal, modelImportAt, typeScriptFile } from './typescrip
 
 export function emitRouters(model: BuiltModel, context: EmitContext): EmittedFile[] {
   return model.entitySets.map((set) => typeScriptFile(`routers/${set.name}.ts`, context.header, (file) => {
-    file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: 'express', namedImports: ['IRouter'] });
-    file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: modelImportAt(context, 1), namedImports: ['ResourceHandlers'] });
+    file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: modelImportAt(context, 1), namedImports: ['ResourceHandlers', 'RouteTable'] });
     file.addImportDeclaration({ moduleSpecifier: '../field-tables', namedImports: [set.name] });
     file.addFunction({
       name: routerName(set),
       isExported: true,
       docs: [`Routes of ${set.name}${set.pathAliases.length ? ` (also answering as ${set.pathAliases.join(', ')})` : ''}.`],
-      parameters: [{ name: 'router', type: 'IRouter' }, { name: 'handlers', type: 'ResourceHandlers' }],
+      parameters: [{ name: 'router', type: 'RouteTable' }, { name: 'handlers', type: 'ResourceHandlers' }],
       returnType: 'void',
       statements: routes(set),
     });

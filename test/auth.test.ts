@@ -146,6 +146,16 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
       await refused(`${TEST_TOKEN}x`, 'a valid token with a character appended');
       await refused(TEST_TOKEN.slice(0, -1), 'a valid token with its last character cut');
     });
+    it('a token of any length works, asked again too, and is refused once its client is revoked', async () => {
+      const { client } = await server.service.clients.add({ name: 'Long Token Realty' });
+      const long = `${'L0ng-token.'.repeat(30)}end`;
+      expect(await server.service.clients.issueToken(client.id, undefined, long)).to.equal(long);
+      await works(long, 'a 333-character token');
+      await works(long, 'the same token, asked again');
+      await refused(`${long}x`, 'the long token with a character appended');
+      await server.service.clients.revoke(client.id);
+      await refused(long, 'the long token of a revoked client');
+    });
     it('an expired token (issued with a one-second lifetime) stops working once it expires, even after use', async function () {
       this.timeout(10_000);
       const token = await server.service.clients.issueToken(alpha.id, 1);

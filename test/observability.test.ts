@@ -146,6 +146,19 @@ describeEachDatabase('Issue 13 §1 Request logs, probes and metrics', (target) =
       expect(r.status, r.text).to.equal(200);
       expect(r.json).to.deep.equal({ status: 'ready' });
     });
+
+    it('answer with a trailing slash or a query too; other paths and methods are not probes', async () => {
+      expect((await get(`${root}/health/`, { Authorization: '' })).json).to.deep.equal({ status: 'up' });
+      expect((await get(`${root}/ready?from=balancer`, { Authorization: '' })).json).to.deep.equal({ status: 'ready' });
+      for (const path of ['/healthz', '/Health', '/health/x', '/odata/health']) {
+        const r = await get(`${root}${path}`, { Authorization: '' });
+        expect(r.status, path).to.be.oneOf([401, 404]);
+        expect(r.json, path).to.have.property('error');
+      }
+      const posted = await fetch(`${root}/health`, { method: 'POST' });
+      expect(posted.status).to.equal(404);
+      expect(((await posted.json()) as { error: { code: string } }).error.code).to.equal('ResourceNotFound');
+    });
   });
 
   describe('/metrics', () => {

@@ -3,7 +3,7 @@
  * and the one place where error values become HTTP responses.
  */
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { ServiceModel } from '../model/service-model';
+import type { RouteTable, ServiceModel } from '../model/service-model';
 import type { SkipTokens } from '../paging/skiptoken';
 import { DatabaseUnavailable } from '../storage/errors';
 import type { RecordStores } from '../storage/record-stores';
@@ -30,7 +30,7 @@ import { requestLog } from './request-log';
 import { cachingHeaders, DATA_CACHE_CONTROL } from './caching';
 import { compressResponses, wholeBodyLength } from './compression';
 import { corsFor } from './cors';
-import { healthProbe, readinessProbe } from './health';
+import { probes } from './health';
 import { adminMetrics, MetricsText } from './metrics-endpoint';
 import type { Logger } from '../observability/logger';
 import { silentLogger } from '../observability/logger';
@@ -111,10 +111,7 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.set('query parser', false);
   const log = requestLog(app, { logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) });
   // The probes answer before the protocol version is settled: they speak no OData.
-  const probes = express.Router({ caseSensitive: true });
-  probes.get('/health', healthProbe());
-  probes.get('/ready', readinessProbe(parts));
-  app.use(inSeries(log, ...httpConventions(options), probes, protocolVersion));
+  app.use(inSeries(log, ...httpConventions(options), probes(parts), protocolVersion));
 
   const licences = new Licences(parts.model, options.feedScope);
   // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
@@ -123,7 +120,6 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   // A route, not a middleware: other requests never enter the token endpoint's router.
   app.post('/oauth2/token', ready, tokenEndpoint(parts.clients, new TokenThrottle(parts.clock)));
 
-  const odata = express.Router({ caseSensitive: true });
   const readOnly: RequestHandler = (req, res, next) => {
     res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
     next(req.method === 'GET' || req.method === 'HEAD' ? undefined : Errors.MethodNotAllowed(req.method));
@@ -132,13 +128,15 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   const metadataPath = /^\/\$metadata$/;
   const negotiate = negotiateJson();
   const dataFormat: RequestHandler = (req, res, next) => (metadataPath.test(req.path) ? next() : negotiate(req, res, next));
-  odata.use(inSeries(readOnly, ready, ...options.anonymous ? [] : [
+  // Everything under the service root, on the app's own router: a router of its own would cost every data request
+  // a second router's dispatch. Within this step, as within a mounted router, paths are the service root's.
+  app.use(SERVICE_ROOT, inSeries(readOnly, ready, ...options.anonymous ? [] : [
     authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows),
   ], dataFormat));
+  const odata = underServiceRoot(app);
   odata.get(metadataPath, metadataDocument(licences));
   odata.get('/', serviceDocument(parts.model.entitySets, options));
   parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));
-  app.use(SERVICE_ROOT, odata);
   app.get('/admin/usage', ready, authenticate, usageReport(parts.meter));
   if (options.scrapeOnServicePort) app.get('/metrics', ready, authenticate, adminMetrics(options.scrapeOnServicePort));
   if (parts.subscriptions) app.get('/admin/webhooks', ready, authenticate, webhookReport(parts.subscriptions));
@@ -151,6 +149,25 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(err, req, res));
   return app;
+}
+
+/**
+ * The app's routes for paths given from the service root (as the generated routers give them): `/Property`
+ * becomes `/odata/Property`, and a pattern `^\/…` becomes `^\/odata\/…`. Route handlers read their path below
+ * the root with `resourcePath` (response.ts).
+ */
+function underServiceRoot(app: express.Express): RouteTable {
+  const root = SERVICE_ROOT.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const under = (path: string | RegExp): string | RegExp => {
+    if (typeof path === 'string') return path === '/' ? SERVICE_ROOT : `${SERVICE_ROOT}${path}`;
+    if (!path.source.startsWith('^\\/')) throw new Error(`a route pattern must start at the service root: ${path.source}`);
+    return new RegExp(`^${root}${path.source.slice(1)}`, path.flags);
+  };
+  return {
+    get(path: string | RegExp | (string | RegExp)[], ...handlers: RequestHandler[]) {
+      return app.get(Array.isArray(path) ? path.map(under) : under(path), ...handlers);
+    },
+  } as RouteTable;
 }
 
 /**

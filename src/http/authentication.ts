@@ -21,11 +21,14 @@ export function requireBearer(clients: TokenLookup): RequestHandler {
     if (!header) return next(Errors.Unauthorized('missing'));
     const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
     if (!m) return next(Errors.Unauthorized('malformed'));
-    clients.byToken(m[1]).then((client) => {
+    const admit = (client: Client | undefined) => {
       if (!client) return next(Errors.Unauthorized('refused'));
       res.locals.client = client;
       next();
-    }, next);
+    };
+    const known = clients.recall(m[1]);
+    if (known) return admit(known.client);
+    clients.byToken(m[1]).then(admit, next);
   };
 }
 

@@ -16,12 +16,29 @@ export interface HealthParts {
   readonly database: Pick<Reachability, 'check'>;
 }
 
-export function healthProbe(): RequestHandler {
+/** A probe's path, with the trailing slash Express's routes allow, and any query. */
+const PROBE_PATH = /^\/(health|ready)\/?(?:\?|$)/;
+
+/**
+ * Both probes as one handler, answering GET and HEAD of their paths and passing every other request on. Every
+ * request passes it, and a router of its own would cost each one a router's whole dispatch.
+ */
+export function probes(parts: HealthParts): RequestHandler {
+  const health = healthProbe();
+  const ready = readinessProbe(parts);
+  return (req, res, next) => {
+    const m = req.method === 'GET' || req.method === 'HEAD' ? PROBE_PATH.exec(req.url) : null;
+    if (!m) return next();
+    (m[1] === 'health' ? health : ready)(req, res, next);
+  };
+}
+
+function healthProbe(): RequestHandler {
   return (_req, res) => probeAnswer(res, 200, { status: 'up' });
 }
 
 /** 200 when ready; otherwise 503 ServiceUnavailable (an OData error body saying why, with Retry-After). */
-export function readinessProbe(parts: HealthParts): RequestHandler {
+function readinessProbe(parts: HealthParts): RequestHandler {
   return (_req, res, next) => {
     if (!parts.readiness.ready) return next(Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
     parts.database.check().then(

@@ -31,7 +31,7 @@ import { PageBatches } from './page-batches';
 import { entityTag, notModified } from './caching';
 import { entityShaper } from './entity-shape';
 import { jsonContentType, jsonFormat, preferenceApplied } from './json-format';
-import { BodyWriter, collectionBody, collectionHead, collectionTail, contextFor, entityBody, sendJson, serviceRoot } from './response';
+import { BodyWriter, collectionBody, collectionHead, collectionTail, contextFor, entityBody, resourcePath, sendJson, serviceRoot } from './response';
 
 /**
  * Records per page, and in all ($top). On a set whose dictionary declares Policy.PagedByTop, `$top` is the
@@ -138,7 +138,7 @@ class ResourceRequests {
     }
     const store = stores.store(set);
     // A token is bound to the client and the path too: it continues one client's walk of one query.
-    const digest = queryDigest(`${clientOf(res)?.id ?? ''} ${req.path}`, { ...tree.texts, skiptoken: undefined, format: undefined });
+    const digest = queryDigest(`${clientOf(res)?.id ?? ''} ${resourcePath(req)}`, { ...tree.texts, skiptoken: undefined, format: undefined });
     const position = q.skiptoken !== undefined ? skipTokens().decode(q.skiptoken, digest, q.orderBy) : undefined;
     const epoch = await this.parts.scopeEpochs.of(clientOf(res));
     refuseMarkBefore(epoch, set, q.filter);
@@ -166,7 +166,7 @@ class ResourceRequests {
     const countText = count !== undefined && format.ieee754 ? String(count) : count;
     // Another page follows when rows remain and $top (a total across pages) is not yet reached.
     const nextPage = () => (batches.more && returned + batches.read < top
-      ? nextLink(serviceRoot(req, this.options), req, skipTokens().encode({ last: batches.last!, returned: returned + batches.read, epoch }, digest))
+      ? nextLink(serviceRoot(req, this.options), resourcePath(req), req, skipTokens().encode({ last: batches.last!, returned: returned + batches.read, epoch }, digest))
       : undefined);
     preferenceApplied(res, size.applied);
     const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand, format.version)}`);

@@ -5,12 +5,20 @@ import { jsonContentType, jsonFormat } from './json-format';
 
 export const SERVICE_ROOT = '/odata';
 
+/** The path a route handler answers, from the service root (`/Property('X')`): routes are mounted on the app (app.ts). */
+export function resourcePath(req: Request): string {
+  const path = req.path;
+  return path.startsWith(SERVICE_ROOT) ? path.slice(SERVICE_ROOT.length) : path;
+}
+
 /** The root last built: a server is reached under one or a few names, and every data request needs it. */
 let lastRoot = { protocol: '', host: '', root: '' };
 
 export function serviceRoot(req: Request, options: AppOptions): string {
   if (options.baseUrl !== undefined) return options.baseUrl;
-  const protocol = req.protocol;
+  // What Express's req.protocol answers with 'trust proxy' off, as it is here (a proxy's scheme comes in through
+  // BASE_URL), without its settings lookup on every request.
+  const protocol = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   const host = req.headers.host ?? 'localhost';
   if (protocol !== lastRoot.protocol || host !== lastRoot.host) lastRoot = { protocol, host, root: `${protocol}://${host}${SERVICE_ROOT}` };
   return lastRoot.root;

@@ -287,13 +287,16 @@ export interface ServiceModel {
   readonly metadataXml: string;
   readonly metadataJson: string;
   /** Mounts the generated routes of every entity set. */
-  readonly mountRoutes: (router: import('express').IRouter, handlers: ResourceHandlers) => void;
+  readonly mountRoutes: (router: RouteTable, handlers: ResourceHandlers) => void;
 }
 
 /** The set scopes apply to, if the dictionary names one. */
 export function listingRootOf(model: Pick<ServiceModel, 'entitySets'>): EntitySetSpec | undefined {
   return model.entitySets.find((s) => s.listingRoot);
 }
+
+/** Where a generated router mounts its routes: paths from the service root (`/Property`, `^\/Property\((.*)\)$`). */
+export type RouteTable = Pick<import('express').IRouter, 'get'>;
 
 /** What a generated router asks of the runtime: one request handler per kind of path. */
 export interface ResourceHandlers {

@@ -18,10 +18,10 @@ export function pageSize(req: Request, defaultSize: number, maxSize: number): Pa
 }
 
 /**
- * The request's own URL with `$skiptoken` replaced: every other option is repeated exactly as the client
- * encoded it, so following the link asks the same query for the next page.
+ * The request's own URL (`path` from the service root) with `$skiptoken` replaced: every other option is repeated
+ * exactly as the client encoded it, so following the link asks the same query for the next page.
  */
-export function nextLink(serviceRoot: string, req: Request, skiptoken: string): string {
+export function nextLink(serviceRoot: string, path: string, req: Request, skiptoken: string): string {
   const q = req.url.indexOf('?');
   const kept = (q < 0 ? '' : req.url.slice(q + 1)).split('&').filter((part) => {
     if (!part) return false;
@@ -29,7 +29,7 @@ export function nextLink(serviceRoot: string, req: Request, skiptoken: string): 
     return name !== '$skiptoken' && name !== 'skiptoken';
   });
   kept.push(`$skiptoken=${skiptoken}`);
-  return `${serviceRoot}${req.path}?${kept.join('&')}`;
+  return `${serviceRoot}${path}?${kept.join('&')}`;
 }
 
 function safeDecode(s: string): string {
