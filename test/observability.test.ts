@@ -265,7 +265,8 @@ describe('Issue 13 §1 JSON lines on standard output', () => {
   /**
    * A process that logs `n` lines through the product's logger to its standard output (a pipe): request lines
    * (batched), with every 1000th an operational line instead (written at once); then it does `then`. With
-   * `pauseAt`, line `pauseAt` and those after it are logged a tenth of a second later.
+   * `pauseAt`, line `pauseAt` and those after it are logged a quarter of a second later: after the held request
+   * lines have gone out on their own (at most 100 ms after they were logged) and their write has ended.
    */
   function logging(n: number, then: string, pauseAt = n): ChildProcessWithoutNullStreams {
     const script = `const { createLogger, requestLineLogger } = require(${JSON.stringify(LOGGER)});
@@ -273,7 +274,7 @@ describe('Issue 13 §1 JSON lines on standard output', () => {
       const requests = requestLineLogger(log);
       const lines = (from, to) => { for (let i = from; i < to; i++) (i % 1000 === 999 ? log : requests).info({ i }, 'line ' + i); };
       lines(0, ${pauseAt});
-      setTimeout(() => { lines(${pauseAt}, ${n}); ${then} }, ${pauseAt < n ? 100 : 0});`;
+      setTimeout(() => { lines(${pauseAt}, ${n}); ${then} }, ${pauseAt < n ? 250 : 0});`;
     return spawn(process.execPath, ['-e', script]);
   }
   function numbers(text: string): number[] {
@@ -283,16 +284,21 @@ describe('Issue 13 §1 JSON lines on standard output', () => {
     return new Promise<string>((resolve) => child.stdout.once('data', (c: Buffer) => resolve(c.toString())));
   }
 
-  it('a request line reaches the collector while the process goes on (held a few milliseconds at most, not until a batch fills)', async () => {
+  it('a request line reaches the collector while the process goes on (held a tenth of a second at most, not until a batch fills)', async () => {
+    const before = Date.now();
     const child = logging(1, `process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`);
-    expect(numbers(await firstChunk(child))).to.deep.equal([0]);
+    const chunk = await firstChunk(child);
+    expect(numbers(chunk)).to.deep.equal([0]);
+    const { time } = JSON.parse(chunk) as { time: string };
+    expect(time, 'ISO 8601, UTC, to the millisecond').to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(Date.parse(time)).to.be.within(before - 1000, Date.now());
     expect(child.exitCode, 'still running').to.equal(null);
     child.stdin.end();
     await once(child, 'exit');
   });
 
   it('any other line is written at once, after the request lines before it, even when the process then stays busy', async () => {
-    // 999 request lines; a tenth of a second later the operational line 999, then work that never lets a timer
+    // 999 request lines; a quarter of a second later the operational line 999, then work that never lets a timer
     // run (until killed).
     const child = logging(1000, 'for (;;);', 999);
     try {
@@ -306,6 +312,8 @@ describe('Issue 13 §1 JSON lines on standard output', () => {
       });
       expect(await arrived, `the operational line, while the process is busy: ${out.length} characters came`).to.equal(true);
       expect(numbers(out)).to.deep.equal(Array.from({ length: 1000 }, (_, i) => i));
+      const times = out.split('\n').filter(Boolean).map((l) => Date.parse((JSON.parse(l) as { time: string }).time));
+      expect(times[999] - times[998], 'each line has the time it was logged at').to.be.at.least(240);
     } finally {
       child.kill('SIGKILL');
       await once(child, 'exit');
