@@ -116,8 +116,19 @@ export function odataVersionOf(res: Response): ODataVersion {
  * metadata parameter is the one 4.0 requires and 4.01 clients read (the service writes one spelling for all).
  */
 export function jsonContentType(format: Pick<JsonFormat, 'metadata' | 'ieee754'>): string {
-  return `application/json; odata.metadata=${format.metadata}${format.ieee754 ? '; IEEE754Compatible=true' : ''}; charset=utf-8`;
+  return CONTENT_TYPES[format.metadata][format.ieee754 ? 1 : 0];
 }
+
+function contentType(metadata: MetadataLevel, ieee754: boolean): string {
+  return `application/json; odata.metadata=${metadata}${ieee754 ? '; IEEE754Compatible=true' : ''}; charset=utf-8`;
+}
+
+/** Every data response's Content-Type is one of these six, so none is built per response. */
+const CONTENT_TYPES: Record<MetadataLevel, readonly [string, string]> = {
+  minimal: [contentType('minimal', false), contentType('minimal', true)],
+  full: [contentType('full', false), contentType('full', true)],
+  none: [contentType('none', false), contentType('none', true)],
+};
 
 /** `Preference-Applied` for the preferences a response honoured (e.g. the page size), with omit-values added. */
 export function preferenceApplied(res: Response, ...applied: (string | undefined)[]): void {

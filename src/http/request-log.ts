@@ -78,7 +78,8 @@ export function requestLog(app: Pick<Express, 'response'>, parts: RequestLogPart
 
 /** The value of secret parameters replaced, so that a log never holds a credential. */
 export function redact(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[redacted]');
+  // Without an `=` there is no parameter value to hide (most request paths: a key fetch's has none).
+  return url.includes('=') ? url.replace(SECRET_PARAMS, '$1[redacted]') : url;
 }
 
 const LOGGED = Symbol('request log record');
@@ -116,7 +117,8 @@ function bodyBytes(chunk: unknown, encoding: unknown): number {
 function endpoints(sets: readonly string[]): (url: string) => string {
   const known = new Set(sets);
   return (url) => {
-    const path = url.split('?', 1)[0];
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
     if (path === SERVICE_ROOT || path === `${SERVICE_ROOT}/`) return 'service-document';
     if (path.startsWith(`${SERVICE_ROOT}/`)) {
       const segment = /^[^(/]*/.exec(path.slice(SERVICE_ROOT.length + 1))![0];

@@ -86,17 +86,19 @@ export class MysqlDatabase implements Database {
 
   /**
    * A read: a pooled connection, one statement, the connection back. Through the driver's callback API, with one
-   * promise and one timer at a time: the promise API would add a wrapper with two listeners per connection taken,
-   * and a race with a timer of its own for each of the two waits. Bounded like every wait: for the connection
+   * promise and at most one timer at a time: the promise API would add a wrapper with two listeners per connection
+   * taken, and a race with a timer of its own for each of the two waits. Bounded like every wait: for the connection
    * (one that arrives later goes back), then for the answer (past it, the connection is destroyed).
    */
   all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
     const { acquireMs, statementMs } = this.timeouts;
     return new Promise<Row[]>((resolve, reject) => {
       let settled = false;
+      let handed = false;
       const give = (e: unknown) => { settled = true; reject(e); };
-      let timer = setTimeout(() => give(new DatabaseUnavailable(`no connection within ${acquireMs} ms`)), acquireMs);
+      let timer: NodeJS.Timeout | undefined;
       this.pool.pool.getConnection((err, conn) => {
+        handed = true;
         if (settled) {
           if (!err) conn.release();
           return;
@@ -121,6 +123,11 @@ export class MysqlDatabase implements Database {
         } catch (e) {
           answered(e);
         }
+      });
+      // The driver hands over a free connection on the next tick, ahead of this: only a request that has to wait
+      // for one is given the acquire limit's timer, and the usual one, which would be cleared at once, is not made.
+      process.nextTick(() => {
+        if (!handed) timer = setTimeout(() => give(new DatabaseUnavailable(`no connection within ${acquireMs} ms`)), acquireMs);
       });
     });
   }
