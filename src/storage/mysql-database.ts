@@ -8,6 +8,7 @@
  * statement, and it leaves a timed-out connection in the pool with its command still queued (measured: a
  * stalled server hung `execute` for good).
  */
+import type { PoolConnection } from 'mysql2';
 import * as mysql from 'mysql2/promise';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type PoolStats, type Row } from './database';
 import { Deadline, type DatabaseTimeouts, within, WriterQueue } from './deadline';
@@ -87,47 +88,19 @@ export class MysqlDatabase implements Database {
   /**
    * A read: a pooled connection, one statement, the connection back. Through the driver's callback API, with one
    * promise and at most one timer at a time: the promise API would add a wrapper with two listeners per connection
-   * taken, and a race with a timer of its own for each of the two waits. Bounded like every wait: for the connection
-   * (one that arrives later goes back), then for the answer (past it, the connection is destroyed).
+   * taken, and a race with a timer of its own for each of the two waits.
    */
   all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    const { acquireMs, statementMs } = this.timeouts;
+    const ms = this.timeouts.statementMs + STALL_GRACE_MS;
     return new Promise<Row[]>((resolve, reject) => {
-      let settled = false;
-      let handed = false;
-      const give = (e: unknown) => { settled = true; reject(e); };
-      let timer: NodeJS.Timeout | undefined;
-      this.pool.pool.getConnection((err, conn) => {
-        handed = true;
-        if (settled) {
-          if (!err) conn.release();
-          return;
-        }
-        clearTimeout(timer);
-        if (err) return give(classify(err));
-        timer = setTimeout(() => {
-          this.discard(conn as unknown as CoreConnection);
-          give(new DatabaseUnavailable(`no answer within ${statementMs + STALL_GRACE_MS} ms`));
-        }, statementMs + STALL_GRACE_MS);
-        const answered = (failed: unknown, rows?: unknown) => {
-          if (settled) return;
-          clearTimeout(timer);
-          conn.release();
-          if (failed) return give(classify(failed));
-          settled = true;
-          resolve(rows as Row[]);
-        };
-        // The driver refuses some parameters by throwing (in this callback, where nothing else would catch it).
-        try {
-          conn.execute(sql, params as mysql.ExecuteValues[], answered);
-        } catch (e) {
-          answered(e);
-        }
-      });
-      // The driver hands over a free connection on the next tick, ahead of this: only a request that has to wait
-      // for one is given the acquire limit's timer, and the usual one, which would be cleared at once, is not made.
-      process.nextTick(() => {
-        if (!handed) timer = setTimeout(() => give(new DatabaseUnavailable(`no connection within ${acquireMs} ms`)), acquireMs);
+      this.take(this.timeouts.acquireMs, (failed, conn) => {
+        if (failed) return reject(failed);
+        this.ask(conn!, (answered) => conn!.execute(sql, params as mysql.ExecuteValues[], answered), ms, (e, rows) => {
+          // A connection destroyed for not answering is out of the pool already: releasing it does nothing.
+          conn!.release();
+          if (e) reject(e);
+          else resolve(rows!);
+        });
       });
     });
   }
@@ -139,19 +112,22 @@ export class MysqlDatabase implements Database {
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
     const deadline = new Deadline(this.timeouts.acquireMs);
     return this.writers.run(deadline, async () => {
-      const conn = await this.acquire(deadline);
+      const conn = await this.connection(deadline.remaining());
+      const ms = this.timeouts.statementMs + STALL_GRACE_MS;
       const tx: Executor = {
-        all: (sql, params = []) => this.execute(conn, sql, params),
-        run: async (sql, params = []) => { await this.execute(conn, sql, params); },
+        all: (sql, params = []) => this.statement(conn, (answered) => conn.execute(sql, params as mysql.ExecuteValues[], answered), ms),
+        run: async (sql, params = []) => { await tx.all(sql, params); },
       };
+      // Transaction control cannot be prepared: a plain query.
+      const command = (sql: string) => this.statement(conn, (answered) => conn.query(sql, answered), ms);
       try {
-        await this.command(conn, 'START TRANSACTION');
+        await command('START TRANSACTION');
         const result = await fn(tx);
-        await this.command(conn, 'COMMIT');
+        await command('COMMIT');
         return result;
       } catch (e) {
         // A destroyed connection's transaction is rolled back by the server when it notices.
-        await this.command(conn, 'ROLLBACK').catch(() => undefined);
+        await command('ROLLBACK').catch(() => undefined);
         throw classify(e);
       } finally {
         conn.release();
@@ -161,15 +137,15 @@ export class MysqlDatabase implements Database {
 
   /** Schema statements go as plain queries on a connection of their own, without the statement limit. */
   async schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T> {
-    const conn = await this.acquire(new Deadline(this.timeouts.acquireMs));
-    const query = (sql: string, params: readonly unknown[]) => this.answer(
-      conn, params.length ? conn.execute(sql, params as mysql.ExecuteValues[]) : conn.query(sql), SCHEMA_STATEMENT_MS);
+    const conn = await this.connection(this.timeouts.acquireMs);
+    const query = (sql: string, params: readonly unknown[]) => this.statement(conn, (answered) => (params.length
+      ? conn.execute(sql, params as mysql.ExecuteValues[], answered) : conn.query(sql, answered)), SCHEMA_STATEMENT_MS);
     const ex: Executor = {
       all: (sql, params = []) => query(sql, params),
       run: async (sql, params = []) => { await query(sql, params); },
     };
     try {
-      await query(statementLimit(conn.connection as unknown as CoreConnection, 0), []);
+      await query(statementLimit(conn as unknown as CoreConnection, 0), []);
       return await fn(ex);
     } finally {
       // Its session no longer has the statement limit: it does not go back to the pool.
@@ -177,35 +153,70 @@ export class MysqlDatabase implements Database {
     }
   }
 
-  /** A connection from the pool, or DatabaseUnavailable at the deadline (one that arrives later goes back). */
-  private async acquire(deadline: Deadline): Promise<mysql.PoolConnection> {
-    const pending = this.pool.getConnection();
+  /**
+   * A pooled connection within `ms`, or DatabaseUnavailable (one handed over later goes back). The driver hands
+   * over a free connection on the next tick, ahead of the timer's: only a request that has to wait for one is
+   * given a timer, and the usual one, which would be cleared at once, is not made.
+   */
+  private take(ms: number, done: (failed: unknown, conn?: PoolConnection) => void): void {
+    let settled = false;
+    let handed = false;
+    let timer: NodeJS.Timeout | undefined;
+    this.pool.pool.getConnection((err, conn) => {
+      handed = true;
+      if (settled) {
+        if (!err) conn.release();
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      if (err) done(classify(err));
+      else done(undefined, conn);
+    });
+    process.nextTick(() => {
+      if (handed) return;
+      timer = setTimeout(() => {
+        settled = true;
+        done(new DatabaseUnavailable(`no connection within ${this.timeouts.acquireMs} ms`));
+      }, ms);
+    });
+  }
+
+  /**
+   * One statement's answer on `conn` (sent by `send`) within `ms`; past it, the connection is destroyed rather
+   * than handed to the next statement half-read, and the answer is DatabaseUnavailable.
+   */
+  private ask(conn: PoolConnection, send: (answered: (err: unknown, rows?: unknown) => void) => void, ms: number,
+    done: (failed: unknown, rows?: Row[]) => void): void {
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      this.discard(conn as unknown as CoreConnection);
+      done(new DatabaseUnavailable(`no answer within ${ms} ms`));
+    }, ms);
+    const answered = (err: unknown, rows?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) done(classify(err));
+      else done(undefined, rows as Row[]);
+    };
+    // The driver refuses some parameters by throwing (in the caller's callback, where nothing else would catch it).
     try {
-      return await within(pending, deadline.remaining(), `no connection within ${this.timeouts.acquireMs} ms`, () => {
-        pending.then((late) => late.release(), () => undefined);
-      });
+      send(answered);
     } catch (e) {
-      throw classify(e);
+      answered(e);
     }
   }
 
-  private execute(conn: mysql.PoolConnection, sql: string, params: readonly unknown[]): Promise<Row[]> {
-    return this.answer(conn, conn.execute(sql, params as mysql.ExecuteValues[]), this.timeouts.statementMs + STALL_GRACE_MS);
+  /** `take` as a promise, for work that holds its connection across statements. */
+  private connection(ms: number): Promise<PoolConnection> {
+    return new Promise((resolve, reject) => this.take(ms, (failed, conn) => (failed ? reject(failed) : resolve(conn!))));
   }
 
-  /** Statements that cannot be prepared (transaction control). */
-  private async command(conn: mysql.PoolConnection, sql: string): Promise<void> {
-    await this.answer(conn, conn.query(sql), this.timeouts.statementMs + STALL_GRACE_MS);
-  }
-
-  /** A statement's rows, or DatabaseUnavailable when they do not come in time (and the connection is destroyed). */
-  private async answer(conn: mysql.PoolConnection, sent: Promise<[unknown, unknown]>, ms: number): Promise<Row[]> {
-    try {
-      const [rows] = await within(sent, ms, `no answer within ${ms} ms`, () => this.discard(conn.connection as unknown as CoreConnection));
-      return rows as Row[];
-    } catch (e) {
-      throw classify(e);
-    }
+  /** `ask` as a promise. */
+  private statement(conn: PoolConnection, send: (answered: (err: unknown, rows?: unknown) => void) => void, ms: number): Promise<Row[]> {
+    return new Promise((resolve, reject) => this.ask(conn, send, ms, (failed, rows) => (failed ? reject(failed) : resolve(rows!))));
   }
 
   /**
