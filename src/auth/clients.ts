@@ -104,7 +104,10 @@ export interface Rotation {
 export type TokenIssuer = Pick<ClientRegistry, 'authenticate' | 'issueToken'>;
 
 export class ClientRegistry {
-  /** Lookups by token (cacheKey), unknown tokens too; each kept until CACHE_MS or the token's expiry, whichever is first. */
+  /**
+   * Lookups by token (cacheKey), unknown tokens too; each kept until CACHE_MS or the token's expiry, whichever is
+   * first.
+   */
   private readonly cache: LRUCache<string, { client: Client | undefined }>;
 
   /** When the credentials-changed mark was last read, and what it said. */
@@ -221,7 +224,7 @@ export class ClientRegistry {
    * no hashing. `undefined` when only `byToken` can answer.
    */
   recall(token: string): { client: Client | undefined } | undefined {
-    if (this.changes && (!this.seen || this.clock.now() - this.seen.at >= CREDENTIAL_CHECK_MS)) return undefined;
+    if (this.changesDue(this.clock.now())) return undefined;
     return this.cache.get(cacheKey(token));
   }
 
@@ -229,7 +232,7 @@ export class ClientRegistry {
   async byToken(token: string): Promise<Client | undefined> {
     const key = cacheKey(token);
     const now = this.clock.now();
-    if (this.changes && (!this.seen || now - this.seen.at >= CREDENTIAL_CHECK_MS)) await this.readChanges(now);
+    if (this.changesDue(now)) await this.readChanges(now);
     const hit = this.cache.get(key);
     if (hit) return hit.client;
     const row = await this.table.clientByToken(hashToken(token));
@@ -240,6 +243,11 @@ export class ClientRegistry {
     const ttl = Math.min(CACHE_MS, expires - now) - 1;
     if (ttl > 0) this.cache.set(key, { client }, { ttl });
     return client;
+  }
+
+  /** Whether the credentials-changed mark is to be read again before a token is trusted from the cache. */
+  private changesDue(now: number): boolean {
+    return this.changes !== undefined && (!this.seen || now - this.seen.at >= CREDENTIAL_CHECK_MS);
   }
 
   /** Reads the credentials-changed mark (one read at a time); a new mark empties the token cache. */

@@ -70,8 +70,8 @@ export function requestLineLogger(logger: Logger): Logger {
  * oldest is LINE_DELAY_MS old (a timer runs only while lines are held). Every other line is written at once,
  * after the request lines held before it: a line logged just before a long stretch of work (seeding, say) must
  * not wait for the event loop to be free, and the order of lines stays the order they were logged in. (Unless a
- * batch is still being written: SonicBoom queues what comes meanwhile until the event loop hears that write end.) Writes stay
- * asynchronous: a synchronous write to a collector that has stopped reading would stop the server with it.
+ * batch is still being written: SonicBoom queues what comes meanwhile until the event loop hears that write end.)
+ * Writes stay asynchronous: a synchronous write to a collector that has stopped reading would stop the server with it.
  * What is held when the process exits, however it exits, is written synchronously after what SonicBoom still
  * has: an asynchronous write begun then would never be done.
  */

@@ -95,7 +95,7 @@ export class MysqlDatabase implements Database {
     return new Promise<Row[]>((resolve, reject) => {
       this.take(this.timeouts.acquireMs, (failed, conn) => {
         if (failed) return reject(failed);
-        this.ask(conn!, (answered) => conn!.execute(sql, params as mysql.ExecuteValues[], answered), ms, (e, rows) => {
+        this.ask(conn!, sending(conn!, sql, params), ms, (e, rows) => {
           // A connection destroyed for not answering is out of the pool already: releasing it does nothing.
           conn!.release();
           if (e) reject(e);
@@ -115,11 +115,11 @@ export class MysqlDatabase implements Database {
       const conn = await this.connection(deadline.remaining());
       const ms = this.timeouts.statementMs + STALL_GRACE_MS;
       const tx: Executor = {
-        all: (sql, params = []) => this.statement(conn, (answered) => conn.execute(sql, params as mysql.ExecuteValues[], answered), ms),
+        all: (sql, params = []) => this.statement(conn, sending(conn, sql, params), ms),
         run: async (sql, params = []) => { await tx.all(sql, params); },
       };
       // Transaction control cannot be prepared: a plain query.
-      const command = (sql: string) => this.statement(conn, (answered) => conn.query(sql, answered), ms);
+      const command = (sql: string) => this.statement(conn, sending(conn, sql), ms);
       try {
         await command('START TRANSACTION');
         const result = await fn(tx);
@@ -138,8 +138,8 @@ export class MysqlDatabase implements Database {
   /** Schema statements go as plain queries on a connection of their own, without the statement limit. */
   async schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T> {
     const conn = await this.connection(this.timeouts.acquireMs);
-    const query = (sql: string, params: readonly unknown[]) => this.statement(conn, (answered) => (params.length
-      ? conn.execute(sql, params as mysql.ExecuteValues[], answered) : conn.query(sql, answered)), SCHEMA_STATEMENT_MS);
+    const query = (sql: string, params: readonly unknown[]) => (
+      this.statement(conn, sending(conn, sql, params.length ? params : undefined), SCHEMA_STATEMENT_MS));
     const ex: Executor = {
       all: (sql, params = []) => query(sql, params),
       run: async (sql, params = []) => { await query(sql, params); },
@@ -186,8 +186,7 @@ export class MysqlDatabase implements Database {
    * One statement's answer on `conn` (sent by `send`) within `ms`; past it, the connection is destroyed rather
    * than handed to the next statement half-read, and the answer is DatabaseUnavailable.
    */
-  private ask(conn: PoolConnection, send: (answered: (err: unknown, rows?: unknown) => void) => void, ms: number,
-    done: (failed: unknown, rows?: Row[]) => void): void {
+  private ask(conn: PoolConnection, send: Send, ms: number, done: (failed: unknown, rows?: Row[]) => void): void {
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
@@ -215,7 +214,7 @@ export class MysqlDatabase implements Database {
   }
 
   /** `ask` as a promise. */
-  private statement(conn: PoolConnection, send: (answered: (err: unknown, rows?: unknown) => void) => void, ms: number): Promise<Row[]> {
+  private statement(conn: PoolConnection, send: Send, ms: number): Promise<Row[]> {
     return new Promise((resolve, reject) => this.ask(conn, send, ms, (failed, rows) => (failed ? reject(failed) : resolve(rows!))));
   }
 
@@ -236,6 +235,14 @@ export class MysqlDatabase implements Database {
       for (const c of [...this.open]) this.discard(c);
     });
   }
+}
+
+/** Sends one statement on a connection, its answer to `answered`. */
+type Send = (answered: (err: unknown, rows?: unknown) => void) => void;
+
+/** A statement prepared with its parameters, or (without them: transaction control, schema changes) a plain query. */
+function sending(conn: PoolConnection, sql: string, params?: readonly unknown[]): Send {
+  return (answered) => (params ? conn.execute(sql, params as mysql.ExecuteValues[], answered) : conn.query(sql, answered));
 }
 
 /** The session setting by which the server stops a statement after `ms` (0: never). */
