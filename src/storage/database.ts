@@ -11,6 +11,7 @@ import type { SqlDialect } from './dialect';
 import { DatabaseFolderMissing } from './errors';
 import { MysqlDatabase } from './mysql-database';
 import { SqliteDatabase } from './sqlite-database';
+import type { Knex } from './query-builder';
 import type { Statements } from './statements';
 
 export { DEFAULT_TIMEOUTS, type DatabaseTimeouts } from './deadline';
@@ -27,6 +28,8 @@ export interface Database extends Executor {
   readonly dialect: SqlDialect;
   /** Builds this database's statements; never executes. */
   readonly statements: Statements;
+  /** knex for this database's dialect, never connected: builds statements (query-builder.ts), never runs them. */
+  readonly knex: Knex;
   /** Where the data lives, without credentials; for logs. */
   readonly description: string;
   /** Runs `fn` in one write transaction. Writers are serialised, so at most one runs at a time. */

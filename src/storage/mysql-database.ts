@@ -14,6 +14,7 @@ import { STATEMENT_CACHE_SIZE, type Database, type Executor, type PoolStats, typ
 import { Deadline, type DatabaseTimeouts, within, WriterQueue } from './deadline';
 import { classify, DatabaseUnavailable } from './errors';
 import { mysqlDialect, NO_PAD_BINARY_COLLATION } from './mysql-dialect';
+import { sqlBuilder } from './query-builder';
 import { Statements } from './statements';
 
 const POOL_SIZE = 8;
@@ -39,6 +40,7 @@ interface CoreConnection {
 export class MysqlDatabase implements Database {
   readonly dialect = mysqlDialect;
   readonly statements = new Statements(mysqlDialect);
+  readonly knex = sqlBuilder('mysql');
   readonly description: string;
   private readonly pool: mysql.Pool;
   private readonly writers = new WriterQueue();

@@ -9,6 +9,7 @@ import type { Database, DatabaseTimeouts, Executor, Row } from './database';
 import { DEFAULT_TIMEOUTS, openDatabase, sqliteFile } from './database';
 import { DatabaseUnavailable } from './errors';
 import { sqliteDialect } from './sqlite-dialect';
+import { sqlBuilder } from './query-builder';
 import { Statements } from './statements';
 
 /** `DATABASE_URL` as `openDatabase` reads it, opened at first use. */
@@ -21,6 +22,7 @@ export function openOnUse(url: string | undefined, timeouts: DatabaseTimeouts = 
 class OpenOnUse implements Database {
   readonly dialect = sqliteDialect;
   readonly statements = new Statements(sqliteDialect);
+  readonly knex = sqlBuilder('sqlite');
   private opened?: Database;
   private closed = false;
 

@@ -12,6 +12,7 @@ import { STATEMENT_CACHE_SIZE, type Database, type Executor, type Row } from './
 import { Deadline, type DatabaseTimeouts, WriterQueue } from './deadline';
 import { classify, DatabaseUnavailable, isBusy } from './errors';
 import { sqliteDialect } from './sqlite-dialect';
+import { sqlBuilder } from './query-builder';
 import { Statements } from './statements';
 
 /**
@@ -28,6 +29,7 @@ type StatementCache = LRUCache<string, BetterSqlite3.Statement>;
 export class SqliteDatabase implements Database {
   readonly dialect = sqliteDialect;
   readonly statements = new Statements(sqliteDialect);
+  readonly knex = sqlBuilder('sqlite');
   readonly description: string;
   // Two connections: reads never see a writer's uncommitted transaction (WAL keeps them apart).
   private readonly reader: BetterSqlite3.Database;

@@ -1,0 +1,46 @@
+/**
+ * SQL is built with knex: its query builder for statements, its schema builder for tables and migrations.
+ * The knex here never connects; it only writes the SQL of one dialect. Each statement's shape is compiled once,
+ * where the module that runs it is made (or, for shapes that depend on a request, once per shape in a bounded
+ * cache), and its text kept: the text depends only on the shape, never on values, so the driver's prepared
+ * statement is reused and a request pays no builder. The values go with each run, in placeholder order.
+ */
+import knex, { type Knex } from 'knex';
+import type { DialectName } from './dialect';
+
+export type { Knex } from 'knex';
+
+/** A statement ready for the driver: text with its placeholders, and the values in placeholder order. */
+export interface Statement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+/** The knex client whose SQL each dialect speaks (the drivers are ours: src/storage/*-database.ts). */
+const KNEX_CLIENT: Record<DialectName, string> = { sqlite: 'better-sqlite3', mysql: 'mysql2' };
+
+const builders = new Map<DialectName, Knex>();
+
+/** A knex that builds this dialect's SQL and never connects (one per dialect, shared). */
+export function sqlBuilder(dialect: DialectName): Knex {
+  let builder = builders.get(dialect);
+  if (!builder) {
+    builder = knex({ client: KNEX_CLIENT[dialect], useNullAsDefault: true });
+    builders.set(dialect, builder);
+  }
+  return builder;
+}
+
+/** Anything knex compiles to one statement. */
+export type Buildable = Knex.QueryBuilder | Knex.Raw | { toSQL(): Knex.Sql };
+
+/** The statement knex built, with the driver's own placeholders (`?` on both drivers). */
+export function compile(q: Buildable): Statement {
+  const native = (q.toSQL() as Knex.Sql).toNative();
+  return { sql: native.sql, params: native.bindings as readonly unknown[] };
+}
+
+/** Only the text: for a shape compiled once and run with values supplied in placeholder order. */
+export function compiledText(q: Buildable): string {
+  return compile(q).sql;
+}
