@@ -16,6 +16,7 @@ export function emitServiceModel(model: BuiltModel, context: EmitContext): Emitt
     file.addImportDeclaration({ moduleSpecifier: './field-tables', namedImports: model.entitySets.map((s) => s.name) });
     file.addImportDeclaration({ moduleSpecifier: './lookups', namedImports: ['lookups'] });
     file.addImportDeclaration({ moduleSpecifier: './storage-schema', namedImports: ['tables', 'valueTables'] });
+    file.addImportDeclaration({ moduleSpecifier: './migrations', namedImports: ['migrations'] });
     for (const set of model.entitySets) {
       file.addImportDeclaration({ moduleSpecifier: `./routers/${set.name}`, namedImports: [routerName(set)] });
     }
@@ -34,6 +35,7 @@ function serviceModel(model: BuiltModel, context: EmitContext) {
     entitySets: `[${model.entitySets.map((s) => s.name).join(', ')}]`,
     tables: 'tables',
     valueTables: 'valueTables',
+    migrations: 'migrations',
     lookups: 'lookups',
     metadataHeader: quote(context.header),
     metadataXml: `readFileSync(join(__dirname, 'metadata.xml'), 'utf8')`,

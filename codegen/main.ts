@@ -7,6 +7,7 @@ export function runGenerate(options: GenerateOptions): void {
   const dictionary = options.dictionary ?? join(REPO_ROOT, 'csdl/reso-dictionary.xml');
   const outDir = options.out ?? join(REPO_ROOT, 'generated');
   const result = generate({ dictionary, outDir });
+  for (const notice of result.notices) console.log(`note: ${notice}`);
   console.log(`generated ${result.files.length} files in ${outDir} from ${dictionary}`);
 }
 

@@ -5,12 +5,17 @@
  */
 import { IndentationText, NewLineKind, Project, QuoteKind, SourceFile, WriterFunction } from 'ts-morph';
 import type { EmittedFile } from './emitted-file';
+import type { PreviousOutput } from './emit-migrations';
 
 export interface EmitContext {
   /** The generator's header: names the dictionary and says the file is not to be edited. */
   header: string;
   /** Import specifier of the runtime's model types, relative to the output folder. */
   modelImport: string;
+  /** What the output folder held before this run, for the artifacts that build on it (the migrations). */
+  previous?: PreviousOutput;
+  /** Where emitters say what the person who changed the dictionary should know (printed by `generate`). */
+  notices?: string[];
 }
 
 /** The model import as seen from a file `depth` folders below the output folder. */

@@ -1,23 +1,25 @@
 /**
- * The work a process does once before it serves or writes, in one place: the schema (tables, and the columns a
- * dictionary change added, filled from the stored records), the rows every instance shares (the modification
- * clock, the paging secret), the reference data (Lookup and Field), the demo client, and for a server on an
- * empty database, the demo data. Of several instances starting together on one database, one does it while
+ * The work a process does once before it serves or writes, in one place: the schema and the records brought to
+ * the dictionary (migrate/: knex's migrations, then the records converted), the rows every instance shares (the
+ * modification clock, the paging secret), the reference data (Lookup and Field), the demo client, and for a
+ * server on an empty database, the demo data. Of several instances starting together on one database, one does it while
  * the others wait (storage/startup-lock.ts) and then find it done; each step also creates only what is absent
  * and accepts what is there, so the work is safe to repeat after an instance died halfway.
  */
 import { sha256 } from './digest';
 import type { ClientRegistry } from './auth/clients';
-import { EntitySetSpec, listingRootOf, ServiceModel } from './model/service-model';
+import { migrate } from './migrate/migrate';
+import { storedShapeOf } from './migrate/record-migration';
+import { listingRootOf, ServiceModel } from './model/service-model';
 import { SkipTokens } from './paging/skiptoken';
 import { WHOLE_RECORD } from './query/projection';
 import { seedDemoData } from './seed/demo-data';
 import type { Database } from './storage/database';
 import type { RecordStores } from './storage/record-stores';
 import type { RecordWriter } from './storage/record-writer';
-import { INTERNAL_TABLES } from './storage/internal-schema';
+import { SchemaMigrator } from './storage/migrations/schema-migrator';
 import { dictionaryRows, syncReferenceData } from './storage/reference-data';
-import { ensureSchema, ensureSettingsTable } from './storage/schema';
+import { ensureSettingsTable } from './storage/settings-table';
 import type { Settings } from './storage/settings';
 import type { StartupLock } from './storage/startup-lock';
 
@@ -28,9 +30,7 @@ const SEEDING = 'demo-seeding';
 /** The settings row holding the fingerprint of the work last done under the start-up lock. */
 export const PREPARED_FOR = 'prepared-for';
 /** Changed when the locked work changes in a way a stored fingerprint must not hide. */
-const STARTUP_WORK_VERSION = 2;
-/** Settings rows (one per set) naming the fields its stored records were last written with. */
-export const RECORD_FIELDS = 'record-fields:';
+const STARTUP_WORK_VERSION = 3;
 
 export interface StartupParts {
   readonly model: ServiceModel;
@@ -67,7 +67,7 @@ export interface Started {
 export async function startUp(parts: StartupParts, options: StartupOptions): Promise<Started> {
   const { db, settings } = parts;
   await ensureSettingsTable(db);
-  const fingerprint = workFingerprint(parts.model);
+  const fingerprint = workFingerprint(parts);
   // A database prepared for this dictionary already: nothing to do under the lock, so instances start side by side.
   const prepared = (await settings.get(PREPARED_FOR)) === fingerprint && !(await seedingNeeded(parts, options.seedListings ?? 0));
   const newDemoToken = prepared ? undefined : await parts.startupLock.holding(async () => {
@@ -83,36 +83,22 @@ export async function startUp(parts: StartupParts, options: StartupOptions): Pro
 
 /** The work done under the start-up lock; returns the new demo client's token when it made one. */
 async function prepare(parts: StartupParts, options: StartupOptions): Promise<string | undefined> {
-  const { model, db, stores, writer, settings } = parts;
-  const added = await ensureSchema(db, model.tables, model.valueTables);
-  for (const set of model.entitySets) {
-    // Stored records carry every field of their set (null ones as null): rewritten when the fields changed
-    // (or were stored by a version that left nulls out), as when a column was added.
-    const fields = recordFields(set);
-    if (added.has(set.table) || (await settings.get(RECORD_FIELDS + set.name)) !== fields) {
-      await backfill(model, stores, writer, set.table);
-      await db.transaction((tx) => settings.set(tx, RECORD_FIELDS + set.name, fields));
-    }
-  }
-  await settings.ensureClock();
-  await syncReferenceData(model, stores, writer);
+  await migrate(parts, options.log);
+  await parts.settings.ensureClock();
+  await syncReferenceData(parts.model, parts.stores, parts.writer);
   const seeded = await seedIfEmpty(parts, options.seedListings ?? 0, options.log);
   return seeded && !options.demoToken ? ensureDemoClient(parts.clients) : undefined;
 }
 
 /**
- * What the locked work makes of a database, as a hash: the tables (the dictionary's and the service's own) and
- * the reference data. Stored once the work is done, it tells the next start whether there is any left to do.
+ * What the locked work makes of a database, as a hash: the schema's migrations, the shape of every set's stored
+ * records and the reference data. Stored once the work is done, it tells the next start whether there is any left to do.
  */
-function workFingerprint(model: ServiceModel): string {
+function workFingerprint(parts: StartupParts): string {
+  const { model, db } = parts;
   const reference = model.entitySets.flatMap((s) => (s.dictionaryRows ? [dictionaryRows(model, s.dictionaryRows)] : []));
-  const fields = model.entitySets.map(recordFields);
-  return sha256(JSON.stringify([STARTUP_WORK_VERSION, INTERNAL_TABLES, model.tables, model.valueTables, reference, fields]));
-}
-
-/** The fields a set's stored records hold, in order, and the stored form's version. */
-function recordFields(set: EntitySetSpec): string {
-  return sha256(JSON.stringify([STARTUP_WORK_VERSION, set.fields.map((f) => f.name)]));
+  const shapes = model.entitySets.map((s) => storedShapeOf(model, s));
+  return sha256(JSON.stringify([STARTUP_WORK_VERSION, new SchemaMigrator(db, model).names, shapes, reference]));
 }
 
 /** The `demo` client (admin, all listings), with `token` as a static token; returns the token. */
@@ -143,23 +129,4 @@ async function seedingNeeded(parts: StartupParts, listings: number): Promise<boo
   const key = root.fieldsByName[root.key];
   const first = await parts.stores.store(root).query({ orderBy: [{ field: key, column: key.column!, direction: 'asc' }], limit: 1, projection: WHOLE_RECORD });
   return first.records.length === 0;
-}
-
-/**
- * Rewrites every record of a table through the codec and the writer, so columns and value tables added by a
- * dictionary change hold their values.
- */
-async function backfill(model: ServiceModel, stores: RecordStores, writer: RecordWriter, table: string): Promise<void> {
-  const set = model.entitySets.find((s) => s.table === table);
-  if (!set) return;
-  const store = stores.store(set);
-  const key = set.fieldsByName[set.key];
-  const order = [{ field: key, column: key.column!, direction: 'asc' as const }];
-  let last: unknown[] | undefined;
-  for (;;) {
-    const page = await store.query({ after: last, orderBy: order, limit: 500, projection: WHOLE_RECORD });
-    if (page.records.length === 0) return;
-    await writer.transaction((tx) => tx.upsert(set, page.records.map((json) => store.encode(JSON.parse(json)))));
-    last = page.sortValues[page.sortValues.length - 1];
-  }
 }

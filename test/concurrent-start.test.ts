@@ -20,7 +20,7 @@ import { DEMO_CLIENT } from '../src/startup';
 import { ClientTable } from '../src/storage/client-table';
 import { Database, openDatabase, sqliteFile } from '../src/storage/database';
 import { dictionaryRows } from '../src/storage/reference-data';
-import { ensureSettingsTable } from '../src/storage/schema';
+import { ensureSettingsTable } from '../src/storage/settings-table';
 import { Settings } from '../src/storage/settings';
 import { StartupInProgress, StartupLock } from '../src/storage/startup-lock';
 import { describeEachDatabase, sqliteTarget, TestDatabase } from './support/databases';

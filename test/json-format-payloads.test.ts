@@ -9,7 +9,8 @@ import { serviceModel } from '../generated';
 import type { EntitySetSpec } from '../src/model/service-model';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
-import { PREPARED_FOR, RECORD_FIELDS } from '../src/startup';
+import { RECORD_SHAPE } from '../src/migrate/record-migration';
+import { PREPARED_FOR } from '../src/startup';
 import { withoutNulls } from '../src/http/entity-shape';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
@@ -254,7 +255,7 @@ describeEachDatabase('JSON format: payloads', (target) => {
         const encoded = store.encode(Object.fromEntries(Object.entries(before).filter(([k]) => !k.startsWith('@'))));
         const stripped = withoutNulls(encoded.json);
         await first.service.writer.transaction((tx) => tx.upsert(PROPERTY, [{ ...encoded, json: stripped, row: [...encoded.row.slice(0, -1), stripped] }]));
-        await first.service.settings.remove(RECORD_FIELDS + PROPERTY.name);
+        await first.service.settings.remove(RECORD_SHAPE + PROPERTY.name);
         await first.service.settings.remove(PREPARED_FOR);
         expect(nulls((await get(`${first.url}/Property('${one}')`)).json)).to.deep.equal([]);
         await servers.pop()!.close();

@@ -120,6 +120,21 @@ export async function ingestBatch(target: IngestTarget, setName: string, items: 
   });
 }
 
+/**
+ * Moves the change timestamps of stored records whose served content changed without an ingest (a dictionary
+ * migration converted or dropped their values), in the caller's transaction, exactly as an ingest that changed
+ * them would: the record's ModificationTimestamp moves (with its EntityEvent), its listing's follow, and its
+ * related records follow a listing (followers.ts). Returns how many records moved.
+ */
+export async function touchRecords(target: IngestTarget, tx: RecordTransaction, set: EntitySetSpec, keys: readonly (string | number)[]): Promise<number> {
+  if (keys.length === 0) return 0;
+  const batch = new Batch(target, set, await tx.modificationTime(), emptyReport());
+  await batch.load(tx, keys.map((key, i) => ({ line: i + 1, input: { [set.key]: key } })));
+  const moved = keys.filter((key) => batch.touch(key)).length;
+  await batch.write(tx);
+  return moved;
+}
+
 /** One batch of one set: the records it reads, the writes and removals it decides, the parents it touches. */
 class Batch {
   private readonly store;
@@ -171,6 +186,16 @@ class Batch {
     this.touches.add(before);
     if (mark) this.changed.add(key);
     this.report.deleted++;
+  }
+
+  /** A stored record whose content changed in place: stamped now, as a changed record is. Returns whether it is stored. */
+  touch(key: string | number): boolean {
+    const before = this.current.get(key);
+    if (!before) return false;
+    this.keep(key, this.store.encode({ ...before, ...this.stamp() }));
+    this.changed.add(key);
+    this.touches.add(before);
+    return true;
   }
 
   private upsert(key: string | number, input: Readonly<Record<string, unknown>>): void {

@@ -3,6 +3,8 @@
  * Nothing here is parsed at run time: the dictionary is read once, by the generator.
  */
 
+import type { DictionaryMigration } from './migration';
+
 /** The primitive EDM types a field may carry (the element type for collections). */
 export type EdmPrimitive =
   | 'Edm.String'
@@ -280,6 +282,8 @@ export interface ServiceModel {
   readonly tables: readonly TableSpec[];
   /** Side tables of the filterable collection fields. */
   readonly valueTables: readonly ValueTableSpec[];
+  /** The schema's history, oldest first: one migration per dictionary change (generated/migrations/). */
+  readonly migrations: readonly DictionaryMigration[];
   readonly lookups: readonly LookupSpec[];
   /** Names the dictionary the model was generated from: the XML metadata's opening comment, the JSON schema's description. */
   readonly metadataHeader: string;

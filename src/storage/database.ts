@@ -34,8 +34,11 @@ export interface Database extends Executor {
   readonly description: string;
   /** Runs `fn` in one write transaction. Writers are serialised, so at most one runs at a time. */
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
-  /** Runs schema changes (each statement commits by itself), excluding writers; prepared statements start afresh after. */
-  schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T>;
+  /**
+   * Runs schema work (migrations) with a knex connected to this database (schema-knex.ts), excluding this
+   * process's writers meanwhile; prepared statements start afresh after.
+   */
+  schemaWork<T>(fn: (knex: Knex) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /** The connection pool's state, where there is a pool (MariaDB/MySQL); for metrics. */
   poolStats?(): PoolStats;

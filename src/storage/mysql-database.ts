@@ -14,17 +14,14 @@ import { STATEMENT_CACHE_SIZE, type Database, type Executor, type PoolStats, typ
 import { Deadline, type DatabaseTimeouts, within, WriterQueue } from './deadline';
 import { classify, DatabaseUnavailable } from './errors';
 import { mysqlDialect, NO_PAD_BINARY_COLLATION } from './mysql-dialect';
+import type { Knex } from './query-builder';
+import { mysqlSchemaKnex } from './schema-knex';
 import { sqlBuilder } from './query-builder';
 import { Statements } from './statements';
 
 const POOL_SIZE = 8;
 /** How much later than the server's own limit a statement's answer is awaited before the server counts as stalled. */
 const STALL_GRACE_MS = 250;
-/**
- * Schema changes run at start-up and may build an index over a large table: they get no server-side limit,
- * and their answer is awaited this long.
- */
-const SCHEMA_STATEMENT_MS = 5 * 60_000;
 
 /** The driver's connection, as the pool's 'connection' event hands it over (callback API). */
 interface CoreConnection {
@@ -47,7 +44,7 @@ export class MysqlDatabase implements Database {
   /** Every connection open, so that closing never waits on one a stalled server holds. */
   private readonly open = new Set<CoreConnection>();
 
-  constructor(url: string, private readonly timeouts: DatabaseTimeouts) {
+  constructor(private readonly url: string, private readonly timeouts: DatabaseTimeouts) {
     const u = new URL(url);
     this.description = `mysql://${u.host}${u.pathname}`;
     this.pool = mysql.createPool({
@@ -137,21 +134,15 @@ export class MysqlDatabase implements Database {
     });
   }
 
-  /** Schema statements go as plain queries on a connection of their own, without the statement limit. */
-  async schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T> {
-    const conn = await this.connection(this.timeouts.acquireMs);
-    const query = (sql: string, params: readonly unknown[]) => (
-      this.statement(conn, sending(conn, sql, params.length ? params : undefined), SCHEMA_STATEMENT_MS));
-    const ex: Executor = {
-      all: (sql, params = []) => query(sql, params),
-      run: async (sql, params = []) => { await query(sql, params); },
-    };
+  /** knex on a connection of its own (schema-knex.ts), closed when the work is done. */
+  async schemaWork<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {
+    const knex = mysqlSchemaKnex(this.url, this.timeouts.acquireMs);
     try {
-      await query(statementLimit(conn as unknown as CoreConnection, 0), []);
-      return await fn(ex);
+      return await fn(knex);
+    } catch (e) {
+      throw classify(e);
     } finally {
-      // Its session no longer has the statement limit: it does not go back to the pool.
-      conn.destroy();
+      await within(knex.destroy(), this.timeouts.acquireMs, 'closing the schema connection').catch(() => undefined);
     }
   }
 

@@ -9,7 +9,7 @@ import type { Database, DatabaseTimeouts, Executor, Row } from './database';
 import { DEFAULT_TIMEOUTS, openDatabase, sqliteFile } from './database';
 import { DatabaseUnavailable } from './errors';
 import { sqliteDialect } from './sqlite-dialect';
-import { sqlBuilder } from './query-builder';
+import { sqlBuilder, type Knex } from './query-builder';
 import { Statements } from './statements';
 
 /** `DATABASE_URL` as `openDatabase` reads it, opened at first use. */
@@ -47,8 +47,8 @@ class OpenOnUse implements Database {
     return this.database().transaction(fn);
   }
 
-  async schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T> {
-    return this.database().schemaChange(fn);
+  async schemaWork<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {
+    return this.database().schemaWork(fn);
   }
 
   async close(): Promise<void> {

@@ -31,6 +31,11 @@ export interface RecordTransaction {
   ): Promise<void>;
   /** Inserts or replaces records by key. */
   upsert(set: EntitySetSpec | string, records: readonly EncodedRecord[]): Promise<void>;
+  /**
+   * Replaces stored records whose served content is unchanged (a migration's refilled columns, a new null field):
+   * no change-log event, since no consumer has anything to learn.
+   */
+  rewrite(set: EntitySetSpec | string, records: readonly EncodedRecord[]): Promise<void>;
   deleteByKeys(set: EntitySetSpec | string, keys: readonly Key[]): Promise<void>;
 }
 
@@ -59,6 +64,7 @@ export function recordWriter(
           await events?.records(store(set).set, records.map((r) => r.key));
           await store(set).upsert(ex, records);
         },
+        rewrite: (set, records) => store(set).upsert(ex, records),
         deleteByKeys: async (set, keys) => {
           await events?.records(store(set).set, keys, true);
           await store(set).deleteByKeys(ex, keys);

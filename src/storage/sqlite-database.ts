@@ -11,6 +11,8 @@ import { LRUCache } from 'lru-cache';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type Row } from './database';
 import { Deadline, type DatabaseTimeouts, WriterQueue } from './deadline';
 import { classify, DatabaseUnavailable, isBusy } from './errors';
+import type { Knex } from './query-builder';
+import { sqliteSchemaKnex } from './schema-knex';
 import { sqliteDialect } from './sqlite-dialect';
 import { sqlBuilder } from './query-builder';
 import { Statements } from './statements';
@@ -20,6 +22,8 @@ import { Statements } from './statements';
  * calling thread). Short waits are common (another process committing); they pass within it.
  */
 const BUSY_WAIT_MS = 10;
+/** The same wait during schema work, which other instances hold up only for a moment (the start-up lock's row). */
+const SCHEMA_BUSY_WAIT_MS = 1000;
 /** Pauses between attempts while locked: doubling from the first to the last. */
 const FIRST_RETRY_MS = 5;
 const LONGEST_RETRY_MS = 100;
@@ -95,20 +99,21 @@ export class SqliteDatabase implements Database {
     });
   }
 
-  /** Each schema statement commits by itself, so each waits for the lock on its own (within one deadline). */
-  schemaChange<T>(fn: (ex: Executor) => Promise<T>): Promise<T> {
-    const deadline = new Deadline(this.timeouts.acquireMs);
-    return this.writers.run(deadline, async () => {
-      const ex: Executor = {
-        all: (sql, params = []) => this.unlocked(new Deadline(this.timeouts.acquireMs), () => this.writer.prepare(sql).all(...params) as Row[]),
-        run: async (sql, params = []) => { await this.unlocked(new Deadline(this.timeouts.acquireMs), () => this.writer.prepare(sql).run(...params)); },
-      };
+  /**
+   * knex borrows the writer connection. Its statements block the event loop while they wait for a lock, so the
+   * busy timeout is raised only for the schema work (instances starting together touch the lock row briefly).
+   */
+  schemaWork<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {
+    return this.writers.run(new Deadline(this.timeouts.acquireMs), async () => {
+      const knex = sqliteSchemaKnex(this.writer);
+      this.writer.pragma(`busy_timeout = ${SCHEMA_BUSY_WAIT_MS}`);
       try {
-        return await fn(ex);
+        return await fn(knex);
       } catch (e) {
         throw classify(e);
       } finally {
-        // Cached statements may describe tables as they were before the change.
+        await knex.destroy();
+        this.writer.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
         this.readCache.clear();
         this.writeCache.clear();
       }

@@ -1,0 +1,39 @@
+/**
+ * A dictionary change applied to a live database, as the start-up work and `reso-server migrate` run it
+ * (under the start-up lock): the records are checked against the new dictionary first, then the schema's
+ * migrations run (knex), then the records are converted. `plan` says what that would do without doing it
+ * (`migrate --dry-run`).
+ */
+import { PendingMigration, SchemaMigrator } from '../storage/migrations/schema-migrator';
+import { MigrationParts, MigrationRefused, RecordMigration, SetConversion } from './record-migration';
+
+export interface MigrationPlan {
+  /** Schema migrations not yet applied, with their statements. */
+  readonly pending: readonly PendingMigration[];
+  /** What converting each set whose records are in another shape would do. */
+  readonly records: readonly SetConversion[];
+}
+
+export interface MigrationReport {
+  readonly applied: readonly PendingMigration[];
+  readonly records: readonly SetConversion[];
+}
+
+export async function planMigration(parts: MigrationParts): Promise<MigrationPlan> {
+  const migrator = new SchemaMigrator(parts.db, parts.model);
+  const pending = await migrator.pending();
+  const records = new RecordMigration(parts);
+  return { pending, records: await records.check(await records.due(), (t) => migrator.hasTable(t)) };
+}
+
+/** Applies whatever is due; throws MigrationRefused (nothing changed) when a stored record cannot take the change. */
+export async function migrate(parts: MigrationParts, log?: (line: string) => void): Promise<MigrationReport> {
+  const records = new RecordMigration(parts);
+  const due = await records.due();
+  const migrator = new SchemaMigrator(parts.db, parts.model);
+  const checked = await records.check(due, (t) => migrator.hasTable(t));
+  const refused = checked.filter((c) => c.refusedCount > 0);
+  if (refused.length) throw new MigrationRefused(refused);
+  const applied = await migrator.apply(log);
+  return { applied, records: await records.apply(due, log) };
+}
