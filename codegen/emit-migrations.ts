@@ -49,7 +49,7 @@ function sameStorage(a: StorageSnapshot, b: StorageSnapshot): boolean {
 
 /** `0002-property-buildername-removed`: the number, then the first change in a few words. */
 export function migrationName(n: number, changes: readonly string[]): string {
-  const words = (changes[0] ?? 'change').split(/[;(:]/)[0].toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48).replace(/-$/, '');
+  const words = (changes[0] ?? 'change').split(/[;(]/)[0].toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48).replace(/-$/, '');
   return `${String(n).padStart(4, '0')}-${words}${changes.length > 1 ? '-and-more' : ''}`;
 }
 

@@ -112,7 +112,7 @@ function dictionaryChanges(before: StorageSnapshot, after: StorageSnapshot): { c
   const oldSets = new Map(before.sets.map((s) => [s.name, s]));
   for (const set of after.sets) {
     const old = oldSets.get(set.name);
-    if (!old) changes.push(`${set.name}: new entity set (table ${set.table})`);
+    if (!old) changes.push(`${set.name}: new entity set (table ${set.table}; filterable: ${set.fields.filter((f) => f.filterable).map((f) => f.name).join(', ') || 'none'})`);
     else fieldChanges(old, set, changes, notices);
   }
   const kept = new Set(after.sets.map((s) => s.name));

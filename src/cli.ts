@@ -3,7 +3,8 @@ import cluster from 'node:cluster';
 import { Command } from 'commander';
 import { generateCommand } from '../codegen/command';
 import { serviceModel } from '../generated';
-import { CommandContext, CommandEnvironment, exitCodeOf, throwInsteadOfExiting, wholeNumber } from './admin/command-line';
+import { CommandContext, CommandEnvironment, exitCodeOf, ServiceOpening, throwInsteadOfExiting, wholeNumber } from './admin/command-line';
+import { migrateCommand } from './admin/migrate-cli';
 import { ingestCommand, seedCommand } from './admin/data-cli';
 import { clientsCommand } from './admin/operator-cli';
 import { usageCommand } from './admin/usage-cli';
@@ -22,16 +23,18 @@ const ENVIRONMENT = `
 Environment: PORT, HOST, DATABASE_URL (sqlite:<path>, default sqlite:data/reso.sqlite, or
 mysql://user:pass@host:3306/db; the MariaDB database must exist), PAGE_SIZE, MAX_PAGE_SIZE,
 WORKERS, SHUTDOWN_TIMEOUT_MS, DEMO_TOKEN, SEED_LISTINGS, … (README "Configuration").
-Exit codes: 0 done, 1 failure, 2 usage or configuration, 3 database, 4 port, 5 bad input lines.`;
+Exit codes: 0 done, 1 failure, 2 usage or configuration, 3 database, 4 port, 5 bad input lines,
+6 a dictionary change the stored data cannot take (nothing changed).`;
 
 /**
  * The service as configured, its start-up work done, for commands other than serve (they never charge, but
  * usage applies journals).
  */
-async function openService(config: Config): Promise<ListingService> {
-  const service = new ListingService(serviceModel, openDatabase(config.databaseUrl, config.databaseTimeouts), { usage: usageOptions(config, log) });
+async function openService(config: Config, opening: ServiceOpening = {}): Promise<ListingService> {
+  const db = openDatabase(config.databaseUrl, config.databaseTimeouts);
+  const service = new ListingService(serviceModel, db, { usage: usageOptions(config, log), log: opening.log });
   try {
-    await service.prepare();
+    if (opening.prepare !== false) await service.prepare();
   } catch (e) {
     await service.close().catch(() => undefined);
     throw e;
@@ -57,7 +60,9 @@ function commandLine(context: CommandContext): Command {
     .version(version(), '-v, --version', 'print the version')
     .helpOption('-h, --help', 'print this help (each command has its own: reso-server <command> --help)')
     .addHelpText('after', ENVIRONMENT);
-  for (const command of [serveCommand, seedCommand, ingestCommand, clientsCommand, webhooksCommand, usageCommand]) program.addCommand(command(context));
+  for (const command of [serveCommand, migrateCommand, seedCommand, ingestCommand, clientsCommand, webhooksCommand, usageCommand]) {
+    program.addCommand(command(context));
+  }
   program.addCommand(generateCommand((options) => context.run(async () => {
     (await loadGenerator()).runGenerate(options);
     return ExitCode.ok;
@@ -89,8 +94,8 @@ export function main(argv: string[]): Promise<number> {
   const environment: CommandEnvironment = {
     log,
     config: () => (config ??= configFromEnv()),
-    withService: async (work) => {
-      const service = await openService(environment.config());
+    withService: async (work, opening) => {
+      const service = await openService(environment.config(), opening);
       try {
         return await work(service);
       } finally {

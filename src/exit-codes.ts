@@ -5,7 +5,9 @@
  */
 import { sqliteFile } from './storage/database';
 import { ServiceError } from './errors/service-error';
+import { MigrationRefused } from './migrate/record-migration';
 import { DatabaseFolderMissing, DatabaseUnavailable } from './storage/errors';
+import { NewerSchema } from './storage/migrations/schema-migrator';
 
 export const ExitCode = {
   /** Done, or stopped cleanly by SIGTERM/SIGINT. */
@@ -20,6 +22,11 @@ export const ExitCode = {
   listen: 4,
   /** ingest: the file had bad lines (skipped, or with --on-error reject, nothing written). */
   badInput: 5,
+  /**
+   * The dictionary's change cannot be applied to the stored data (records whose values cannot take it), or the
+   * database was migrated by a newer build: nothing was changed.
+   */
+  migrationRefused: 6,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -41,6 +48,7 @@ export interface FailureContext {
 export function explainFailure(e: unknown, context: FailureContext = {}): { line: string; code: ExitCodeValue } {
   if (e instanceof OperatorError) return { line: e.message, code: e.exitCode };
   if (e instanceof DatabaseFolderMissing) return { line: e.message, code: ExitCode.database };
+  if (e instanceof MigrationRefused || e instanceof NewerSchema) return { line: e.message, code: ExitCode.migrationRefused };
   // The catalogue's errors refuse what the operator asked (a scope that does not parse, a client that exists).
   if (e instanceof ServiceError) return { line: e.message, code: ExitCode.usage };
   const database = databaseLine(e, context.databaseUrl);

@@ -27,7 +27,8 @@ import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
-import { keyOf, RELATED, ReplicatedSet, ReplicationConsumer, SETS } from './support/replication-consumer';
+import { allDifferences, consumerSets, count, servedOverHttp, Sets, withoutDeleted } from './support/replication-compare';
+import { RELATED, ReplicationConsumer, SETS } from './support/replication-consumer';
 import { EventConsumer } from './support/replication-events';
 import { Random, RandomWriter, storedRecords, WriterStats } from './support/replication-writer';
 import { Rec, walkPages } from './support/replication-paging';
@@ -45,8 +46,6 @@ const OPERATIONS = Number(process.env.REPLICATION_OPS ?? 1000);
 const ROUND_EVERY = 20;
 const SEED = Number(process.env.REPLICATION_SEED ?? 20260601);
 const INTERRUPT_CHANCE = 0.05;
-
-type Sets = Record<ReplicatedSet, Map<string, Rec>>;
 
 /** One replicating client: who it is, what it may see, and its consumer. */
 interface Subscriber {
@@ -81,61 +80,6 @@ async function visibleFromDatabase(server: RunningServer, inScope: (r: Rec) => b
   return out;
 }
 
-/** Everything the service serves a client now, over HTTP (large pages), keyed. */
-async function servedOverHttp(base: string, headers: Record<string, string>): Promise<Sets> {
-  const served = {} as Sets;
-  for (const set of SETS) {
-    const walk = await walkPages(`${base}/${set}`, { headers: { ...headers, Prefer: `odata.maxpagesize=${MAX_PAGE_SIZE}` } });
-    served[set] = new Map(walk.records.map((r) => [r[keyOf(set)] as string, r]));
-    if (served[set].size !== walk.records.length) throw new Error(`${set}: a key served twice in one walk of a quiet database`);
-  }
-  return served;
-}
-
-/** The consumer's expectation: what it is served, less listings in status Delete and their related records. */
-function withoutDeleted(visible: Sets): Sets {
-  const deleted = new Set([...visible.Property.values()].filter((r) => r.MlsStatus === 'Delete').map((r) => r.ListingKey as string));
-  const out = { Property: new Map([...visible.Property].filter(([k]) => !deleted.has(k))) } as Sets;
-  for (const spec of RELATED) out[spec.set] = new Map([...visible[spec.set]].filter(([, r]) => !deleted.has(r[spec.parent])));
-  return out;
-}
-
-/** Every difference between two stores of one set, described (first few in full). */
-function differences(set: string, actual: ReadonlyMap<string, Rec>, expected: ReadonlyMap<string, Rec>): string[] {
-  const out: string[] = [];
-  const missing = [...expected.keys()].filter((k) => !actual.has(k));
-  const extra = [...actual.keys()].filter((k) => !expected.has(k));
-  if (missing.length) out.push(`${set}: ${missing.length} missing, e.g. ${missing.slice(0, 8).join(', ')}`);
-  if (extra.length) out.push(`${set}: ${extra.length} kept although removed, e.g. ${extra.slice(0, 8).join(', ')}`);
-  let differing = 0;
-  for (const [k, e] of expected) {
-    const a = actual.get(k);
-    if (!a || JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(e))) continue;
-    if (++differing <= 5) {
-      const fields = [...new Set([...Object.keys(a), ...Object.keys(e)])].filter((f) => JSON.stringify(a[f]) !== JSON.stringify(e[f]));
-      out.push(`${set} ${k} stale in ${fields.map((f) => `${f}: ${JSON.stringify(a[f])} (expected ${JSON.stringify(e[f])})`).join('; ')}`);
-    }
-  }
-  if (differing > 5) out.push(`${set}: ${differing} records stale in all`);
-  return out;
-}
-
-function sortKeys(r: Rec): Rec {
-  return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]]));
-}
-
-function consumerSets(c: ReplicationConsumer): Sets {
-  return c.replica();
-}
-
-function allDifferences(actual: Sets, expected: Sets): string[] {
-  return SETS.flatMap((set) => differences(set, actual[set], expected[set]));
-}
-
-function count(s: Sets): string {
-  return `${s.Property.size} listings, ${s.Media.size} media, ${s.OpenHouse.size} open houses, ${s.HistoryTransactional.size} history`;
-}
-
 describeEachDatabase('Replication of every resource by the recommended practice (§3, §4)', (target) => {
   let db: TestDatabase;
   let server: RunningServer;
@@ -164,7 +108,7 @@ describeEachDatabase('Replication of every resource by the recommended practice 
     expect(all.some((r) => r.MlsStatus === 'Delete'), 'the seed has deleted listings').to.equal(true);
     expect(all.some(inClientScope) && all.some((r) => !inClientScope(r)), 'the client scope splits the listings').to.equal(true);
     for (const s of subscribers) {
-      expect(allDifferences(await servedOverHttp(server.url, s.headers), await visibleFromDatabase(server, s.inScope)), s.name).to.deep.equal([]);
+      expect(allDifferences(await servedOverHttp(server.url, s.headers, MAX_PAGE_SIZE), await visibleFromDatabase(server, s.inScope)), s.name).to.deep.equal([]);
     }
   });
 
@@ -288,7 +232,7 @@ async function concurrentPhase(server: RunningServer, subscribers: Subscriber[],
     console.log(`      ${s.name}: ${consumer.stats.requests} requests, ${consumer.stats.interruptions} walks killed mid-way; increments returned ${increments}; `
       + `removed by key-only walks ${removed}; ${consumer.stats.deletedByStatus} deleted by status\n        compared ${count(expected)}`);
     for (const [set, n] of Object.entries(consumer.stats.incrementRecords)) expect(n, `records from ${set}'s increments`).to.be.greaterThan(0);
-    expect(allDifferences(await servedOverHttp(server.url, s.headers), visible), `${s.name}: what HTTP serves after the writes against the tables`).to.deep.equal([]);
+    expect(allDifferences(await servedOverHttp(server.url, s.headers, MAX_PAGE_SIZE), visible), `${s.name}: what HTTP serves after the writes against the tables`).to.deep.equal([]);
     expect(allDifferences(consumerSets(consumer), expected), `${s.name}: the replica (missing, kept although removed, stale)`).to.deep.equal([]);
     const events = s.events!;
     events.interruptChance = 0;

@@ -12,8 +12,17 @@ import type { ListingService } from '../service';
 export interface CommandEnvironment {
   readonly log: (line: string) => void;
   config(): Config;
-  /** The service as configured, its start-up work done; closed when `work` is done. */
-  withService(work: (service: ListingService) => Promise<number>): Promise<number>;
+  /**
+   * The service as configured, its start-up work done (unless `prepare` is false: `migrate --dry-run` looks
+   * before anything is changed), its start-up lines to `log`; closed when `work` is done.
+   */
+  withService(work: (service: ListingService) => Promise<number>, options?: ServiceOpening): Promise<number>;
+}
+
+export interface ServiceOpening {
+  readonly prepare?: boolean;
+  /** Where the start-up work says what it did (migrations applied, records converted). */
+  readonly log?: (line: string) => void;
 }
 
 /** What a command's action may use. */

@@ -4,6 +4,7 @@
  * migrations run (knex), then the records are converted. `plan` says what that would do without doing it
  * (`migrate --dry-run`).
  */
+import { SETTINGS_TABLE } from '../storage/internal-schema';
 import { PendingMigration, SchemaMigrator } from '../storage/migrations/schema-migrator';
 import { MigrationParts, MigrationRefused, RecordMigration, SetConversion } from './record-migration';
 
@@ -23,7 +24,10 @@ export async function planMigration(parts: MigrationParts): Promise<MigrationPla
   const migrator = new SchemaMigrator(parts.db, parts.model);
   const pending = await migrator.pending();
   const records = new RecordMigration(parts);
-  return { pending, records: await records.check(await records.due(), (t) => migrator.hasTable(t)) };
+  // A database never started has no settings yet: every set is due, and has no records.
+  const started = await migrator.hasTable(SETTINGS_TABLE);
+  const due = await records.due((name) => (started ? parts.settings.get(name) : Promise.resolve(undefined)));
+  return { pending, records: await records.check(due, (t) => migrator.hasTable(t)) };
 }
 
 /** Applies whatever is due; throws MigrationRefused (nothing changed) when a stored record cannot take the change. */

@@ -70,11 +70,11 @@ export class RecordMigration {
   constructor(private readonly parts: MigrationParts) {}
 
   /** The sets whose stored records are in another shape than the dictionary gives, parents first. */
-  async due(): Promise<EntitySetSpec[]> {
-    const { model, settings } = this.parts;
+  async due(stored: (name: string) => Promise<string | undefined> = (name) => this.parts.settings.get(name)): Promise<EntitySetSpec[]> {
+    const { model } = this.parts;
     const due: EntitySetSpec[] = [];
     for (const set of model.entitySets) {
-      if ((await settings.get(RECORD_SHAPE + set.name)) !== JSON.stringify(storedShapeOf(model, set))) due.push(set);
+      if ((await stored(RECORD_SHAPE + set.name)) !== JSON.stringify(storedShapeOf(model, set))) due.push(set);
     }
     // A child's change moves its parent's timestamps, re-encoding the parent: parents are converted first.
     return [...due.filter((s) => s.relatedTimestamps?.length), ...due.filter((s) => !s.relatedTimestamps?.length)];
