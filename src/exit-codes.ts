@@ -7,7 +7,7 @@ import { sqliteFile } from './storage/database';
 import { ServiceError } from './errors/service-error';
 import { MigrationRefused } from './migrate/record-migration';
 import { DatabaseFolderMissing, DatabaseUnavailable } from './storage/errors';
-import { NewerSchema } from './storage/migrations/schema-migrator';
+import { NewerSchema, SchemaMismatch } from './storage/migrations/schema-migrator';
 
 export const ExitCode = {
   /** Done, or stopped cleanly by SIGTERM/SIGINT. */
@@ -48,7 +48,7 @@ export interface FailureContext {
 export function explainFailure(e: unknown, context: FailureContext = {}): { line: string; code: ExitCodeValue } {
   if (e instanceof OperatorError) return { line: e.message, code: e.exitCode };
   if (e instanceof DatabaseFolderMissing) return { line: e.message, code: ExitCode.database };
-  if (e instanceof MigrationRefused || e instanceof NewerSchema) return { line: e.message, code: ExitCode.migrationRefused };
+  if (e instanceof MigrationRefused || e instanceof NewerSchema || e instanceof SchemaMismatch) return { line: e.message, code: ExitCode.migrationRefused };
   // The catalogue's errors refuse what the operator asked (a scope that does not parse, a client that exists).
   if (e instanceof ServiceError) return { line: e.message, code: ExitCode.usage };
   const database = databaseLine(e, context.databaseUrl);

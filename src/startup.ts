@@ -1,6 +1,6 @@
 /**
  * The work a process does once before it serves or writes, in one place: the schema and the records brought to
- * the dictionary (migrate/: knex's migrations, then the records converted), the rows every instance shares (the
+ * the dictionary (migrate/: the schema's migrations, then the records converted), the rows every instance shares (the
  * modification clock, the paging secret), the reference data (Lookup and Field), the demo client, and for a
  * server on an empty database, the demo data. Of several instances starting together on one database, one does it while
  * the others wait (storage/startup-lock.ts) and then find it done; each step also creates only what is absent

@@ -11,8 +11,7 @@ import { parseQueryOptions } from '../src/query/parse-options';
 import { both } from '../src/query/predicates';
 import { WHOLE_RECORD } from '../src/query/projection';
 import { Visibility } from '../src/query/visibility';
-import { pageQuery } from '../src/storage/record-queries';
-import { Statements } from '../src/storage/statements';
+import { RecordQueries } from '../src/storage/record-queries';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
@@ -221,7 +220,8 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
     it('a scoped client\'s page reads the log in sequence order from its mark and seeks each record by key (query plan)', async () => {
       const log = serviceModel.entitySets.find((s) => s.changeLog)!;
       const where = both(new Visibility(serviceModel, ["MlsStatus ne 'Withdrawn'"]).of(log), bindQuery(log, parseQueryOptions({ $filter: 'EntityEventSequence gt 5' })).filter);
-      const page = pageQuery(new Statements(server.service.db.dialect), log.table, { where, orderBy: bindQuery(log, parseQueryOptions({})).orderBy, limit: 1000, projection: WHOLE_RECORD });
+      const db = server.service.db;
+      const page = new RecordQueries(db.knex, db.dialect, log.table, log.key).page({ where, orderBy: bindQuery(log, parseQueryOptions({})).orderBy, limit: 1000, projection: WHOLE_RECORD });
       const plan = (await server.service.db.all(`${target.label === 'SQLite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${page.sql}`, page.params)).map((r) => JSON.stringify(r));
       const logRows = plan.filter((r) => r.includes(log.table) && !r.includes('_q'));
       // One read of the log, by its key from the mark, in order: no index per resource name, no sort of the rest.

@@ -16,8 +16,9 @@ import { Visibility } from '../src/query/visibility';
 import type { SqlDialect } from '../src/storage/dialect';
 import { compileFilter } from '../src/storage/filter-compiler';
 import { mysqlDialect } from '../src/storage/mysql-dialect';
-import { countQuery, keyQuery, pageQuery, relatedQuery } from '../src/storage/record-queries';
-import type { Sql } from '../src/storage/sql';
+import { RecordQueries } from '../src/storage/record-queries';
+import { sqlBuilder } from '../src/storage/query-builder';
+import type { Fragment } from '../src/storage/fragment';
 import { sqliteDialect } from '../src/storage/sqlite-dialect';
 import { Statements } from '../src/storage/statements';
 import { LONG_LIST } from '../src/storage/value-list';
@@ -34,7 +35,7 @@ interface Snapshot {
   readonly mysqlParams?: readonly unknown[];
 }
 
-function expectSnapshot(compile: (d: SqlDialect) => Sql | string, s: Snapshot): void {
+function expectSnapshot(compile: (d: SqlDialect) => Fragment | string, s: Snapshot): void {
   for (const name of Object.keys(DIALECTS) as DialectName[]) {
     const out = compile(DIALECTS[name]);
     const actual = typeof out === 'string' ? { sql: out, params: [] } : { sql: out.sql, params: [...out.params] };
@@ -174,11 +175,12 @@ describe('SQL compiler: long in (…) lists bind one JSON parameter', function (
   });
   it('the parent keys of an expansion page as well', () => {
     const order = bind({ $orderby: 'Order' }, media).orderBy;
-    expectSnapshot((d) => relatedQuery(new Statements(d), 'Media', { foreignKey: 'ResourceRecordKey', keys, orderBy: order, projection: WHOLE_RECORD }), {
-      sqlite: 'SELECT `ResourceRecordKey` AS _parent, `_record` FROM `Media` WHERE `ResourceRecordKey` IN (SELECT value FROM json_each(?)) '
-        + 'ORDER BY `ResourceRecordKey`, `Order` ASC, `MediaKey` ASC',
-      mysql: `SELECT \`ResourceRecordKey\` AS _parent, \`_record\` FROM \`Media\` WHERE \`ResourceRecordKey\` IN (${jsonTable('VARCHAR(64)')}) `
-        + 'ORDER BY `ResourceRecordKey`, `Order` ASC, `MediaKey` ASC',
+    const related = (d: SqlDialect) => new RecordQueries(sqlBuilder(d.name), d, 'Media', 'MediaKey');
+    expectSnapshot((d) => related(d).related({ foreignKey: 'ResourceRecordKey', keys, orderBy: order, projection: WHOLE_RECORD }), {
+      sqlite: 'select `ResourceRecordKey` as `_parent`, `_record` from `Media` where `ResourceRecordKey` IN (SELECT value FROM json_each(?)) '
+        + 'order by `ResourceRecordKey` asc, `Order` asc, `MediaKey` asc',
+      mysql: `select \`ResourceRecordKey\` as \`_parent\`, \`_record\` from \`Media\` where \`ResourceRecordKey\` IN (${jsonTable('VARCHAR(64)')}) `
+        + 'order by `ResourceRecordKey` asc, `Order` asc, `MediaKey` asc',
       params: [JSON.stringify(keys)],
     });
   });
@@ -296,59 +298,60 @@ describe('SQL compiler: booleans', function () {
 });
 
 describe('SQL compiler: order, projection, keyset position and limit', function () {
-  const statements = (d: SqlDialect) => new Statements(d);
+  const queries = (d: SqlDialect, table = 'Property', key = 'ListingKey') => new RecordQueries(sqlBuilder(d.name), d, table, key);
 
   it('$select reads the selected columns and the sort columns; $orderby ends with the key; the limit is a parameter', function () {
     const q = bind({ $filter: "City eq 'Oslo'", $orderby: 'ListPrice desc', $select: 'ListingKey,City' });
-    expectSnapshot((d) => pageQuery(statements(d), 'Property', { where: q.filter, orderBy: q.orderBy, limit: 11, projection: projection(listings, q.select) }), {
-      sqlite: 'SELECT `ListingKey`, `City`, `ListPrice` FROM `Property` WHERE `City` = ? ORDER BY `ListPrice` DESC, `ListingKey` DESC LIMIT ?',
+    expectSnapshot((d) => queries(d).page({ where: q.filter, orderBy: q.orderBy, limit: 11, projection: projection(listings, q.select) }), {
+      sqlite: 'select `ListingKey`, `City`, `ListPrice` from `Property` where `City` = ? order by `ListPrice` desc, `ListingKey` desc limit ?',
       params: ['Oslo', 11],
     });
   });
 
   it('the default order continues after a skiptoken\'s position in the form that seeks the (ModificationTimestamp, key) index', function () {
     const q = bind({});
-    expectSnapshot((d) => pageQuery(statements(d), 'Property', { orderBy: q.orderBy, after: ['2024-01-01T00:00:00.000Z', 'L9'], limit: 101, projection: WHOLE_RECORD }), {
-      sqlite: 'SELECT `_record`, `ModificationTimestamp`, `ListingKey` FROM `Property` WHERE `ModificationTimestamp` >= ? AND '
-        + '(`ModificationTimestamp` > ? OR `ListingKey` > ?) ORDER BY `ModificationTimestamp` ASC, `ListingKey` ASC LIMIT ?',
+    expectSnapshot((d) => queries(d).page({ orderBy: q.orderBy, after: ['2024-01-01T00:00:00.000Z', 'L9'], limit: 101, projection: WHOLE_RECORD }), {
+      sqlite: 'select `_record`, `ModificationTimestamp`, `ListingKey` from `Property` where `ModificationTimestamp` >= ? AND '
+        + '(`ModificationTimestamp` > ? OR `ListingKey` > ?) order by `ModificationTimestamp` asc, `ListingKey` asc limit ?',
       params: ['2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', 'L9', 101],
     });
   });
 
   it('after a null in a descending nullable column, only nulls with a later key follow; the filter comes first', function () {
     const q = bind({ $filter: "City eq 'Oslo'", $orderby: 'ListPrice desc' });
-    expectSnapshot((d) => pageQuery(statements(d), 'Property', { where: q.filter, after: [null, 'L9'], orderBy: q.orderBy, limit: 11, projection: WHOLE_RECORD }), {
-      sqlite: 'SELECT `_record`, `ListPrice`, `ListingKey` FROM `Property` WHERE (`City` = ?) AND (((`ListPrice` IS NULL AND `ListingKey` < ?))) '
-        + 'ORDER BY `ListPrice` DESC, `ListingKey` DESC LIMIT ?',
+    expectSnapshot((d) => queries(d).page({ where: q.filter, after: [null, 'L9'], orderBy: q.orderBy, limit: 11, projection: WHOLE_RECORD }), {
+      sqlite: 'select `_record`, `ListPrice`, `ListingKey` from `Property` where (`City` = ?) AND (((`ListPrice` IS NULL AND `ListingKey` < ?))) '
+        + 'order by `ListPrice` desc, `ListingKey` desc limit ?',
       params: ['Oslo', 'L9', 11],
     });
   });
 
   it('after a value in a descending nullable column: smaller values and nulls follow', function () {
     const q = bind({ $orderby: 'ListPrice desc' });
-    expectSnapshot((d) => pageQuery(statements(d), 'Property', { after: [500, 'L9'], orderBy: q.orderBy, limit: 11, projection: WHOLE_RECORD }), {
-      sqlite: 'SELECT `_record`, `ListPrice`, `ListingKey` FROM `Property` WHERE (`ListPrice` <= ? OR `ListPrice` IS NULL) AND '
-        + '((`ListPrice` < ? OR `ListPrice` IS NULL) OR `ListingKey` < ?) ORDER BY `ListPrice` DESC, `ListingKey` DESC LIMIT ?',
+    expectSnapshot((d) => queries(d).page({ after: [500, 'L9'], orderBy: q.orderBy, limit: 11, projection: WHOLE_RECORD }), {
+      sqlite: 'select `_record`, `ListPrice`, `ListingKey` from `Property` where (`ListPrice` <= ? OR `ListPrice` IS NULL) AND '
+        + '((`ListPrice` < ? OR `ListPrice` IS NULL) OR `ListingKey` < ?) order by `ListPrice` desc, `ListingKey` desc limit ?',
       params: [500, 500, 'L9', 11],
     });
   });
 
   it('$count counts what the filter admits', function () {
-    expectSnapshot((d) => countQuery(statements(d), 'Property', filterOf('BedroomsTotal ge 3')), {
-      sqlite: 'SELECT COUNT(*) AS n FROM `Property` WHERE `BedroomsTotal` >= ?', params: [3],
+    expectSnapshot((d) => queries(d).count(filterOf('BedroomsTotal ge 3')), {
+      sqlite: 'select count(*) as `n` from `Property` where `BedroomsTotal` >= ?', params: [3],
     });
   });
 
   it('$expand reads the related records of a page of parents at once, ranked per parent when $top is given', function () {
     const order = bind({ $orderby: 'Order' }, media).orderBy;
-    expectSnapshot((d) => relatedQuery(statements(d), 'Media', { foreignKey: 'ResourceRecordKey', keys: ['L1', 'L2'], orderBy: order, projection: WHOLE_RECORD, perParent: 2 }), {
-      sqlite: 'SELECT * FROM (SELECT `ResourceRecordKey` AS _parent, `_record`, ROW_NUMBER() OVER (PARTITION BY `ResourceRecordKey` '
-        + 'ORDER BY `Order` ASC, `MediaKey` ASC) AS _row FROM `Media` WHERE `ResourceRecordKey` IN (?, ?)) ranked WHERE _row <= ? ORDER BY _parent, _row',
+    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').related({ foreignKey: 'ResourceRecordKey', keys: ['L1', 'L2'], orderBy: order, projection: WHOLE_RECORD, perParent: 2 }), {
+      sqlite: 'select * from (select `ResourceRecordKey` as `_parent`, `_record`, row_number() over (partition by `ResourceRecordKey` '
+        + 'order by `Order` asc, `MediaKey` asc) as `_row` from `Media` where `ResourceRecordKey` IN (?, ?)) as `ranked` where `_row` <= ? '
+        + 'order by `_parent` asc, `_row` asc',
       params: ['L1', 'L2', 2],
     });
-    expectSnapshot((d) => relatedQuery(statements(d), 'Media', { foreignKey: 'ResourceRecordKey', keys: ['L1'], where: filterOfMedia('Order lt 3'), orderBy: order, projection: WHOLE_RECORD }), {
-      sqlite: 'SELECT `ResourceRecordKey` AS _parent, `_record` FROM `Media` WHERE `ResourceRecordKey` IN (?) AND (`Order` < ?) '
-        + 'ORDER BY `ResourceRecordKey`, `Order` ASC, `MediaKey` ASC',
+    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').related({ foreignKey: 'ResourceRecordKey', keys: ['L1'], where: filterOfMedia('Order lt 3'), orderBy: order, projection: WHOLE_RECORD }), {
+      sqlite: 'select `ResourceRecordKey` as `_parent`, `_record` from `Media` where (`ResourceRecordKey` IN (?)) AND (`Order` < ?) '
+        + 'order by `ResourceRecordKey` asc, `Order` asc, `MediaKey` asc',
       params: ['L1', 3],
     });
   });
@@ -359,21 +362,21 @@ function filterOfMedia(text: string) {
 }
 
 describe('SQL compiler: visibility', function () {
-  const statements = (d: SqlDialect) => new Statements(d);
+  const queries = (d: SqlDialect, table = 'Property', key = 'ListingKey') => new RecordQueries(sqlBuilder(d.name), d, table, key);
   const scoped = new Visibility(model, ["MlsStatus ne 'Withdrawn'"]);
 
   it('a listing is visible when the scope admits it', function () {
-    expectSnapshot((d) => keyQuery(statements(d), 'Property', 'ListingKey', 'L1', ['_record'], scoped.of(listings)), {
-      sqlite: 'SELECT `_record` FROM `Property` WHERE (`ListingKey` = ?) AND ((`MlsStatus` <> ? OR `MlsStatus` IS NULL))',
+    expectSnapshot((d) => queries(d).byKey('L1', ['_record'], scoped.of(listings)), {
+      sqlite: 'select `_record` from `Property` where `ListingKey` = ? and ((`MlsStatus` <> ? OR `MlsStatus` IS NULL))',
       params: ['L1', 'Withdrawn'],
     });
   });
 
   it('a related record is visible unless its listing is outside the scope (a correlated anti-join seeking the listing by key); records without a listing stay visible', function () {
-    expectSnapshot((d) => countQuery(statements(d), 'Media', scoped.of(media)), {
-      sqlite: 'SELECT COUNT(*) AS n FROM `Media` WHERE NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
+    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').count(scoped.of(media)), {
+      sqlite: 'select count(*) as `n` from `Media` where NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
         + 'WHERE `_q1`.`ListingKey` = `Media`.`ResourceRecordKey` AND `MlsStatus` = ?)',
-      mysql: 'SELECT COUNT(*) AS n FROM `Media` WHERE NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
+      mysql: 'select count(*) as `n` from `Media` where NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
         + 'WHERE `_q1`.`ListingKey` <=> `Media`.`ResourceRecordKey` AND `MlsStatus` = ?)',
       params: ['Withdrawn'],
     });
@@ -383,13 +386,13 @@ describe('SQL compiler: visibility', function () {
     const two = new Visibility(model, ["MlsStatus ne 'Withdrawn'", "City eq 'Oslo'"]);
     const where = both(both(two.of(media), fieldEquals(media.fieldsByName.ResourceRecordKey, 'L1')), filterOfMedia('Order lt 3'));
     const order = bind({}, media).orderBy;
-    expectSnapshot((d) => pageQuery(statements(d), 'Media', { where, orderBy: order, limit: 3, projection: WHOLE_RECORD }), {
-      sqlite: 'SELECT `_record`, `ModificationTimestamp`, `MediaKey` FROM `Media` WHERE ((NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
+    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').page({ where, orderBy: order, limit: 3, projection: WHOLE_RECORD }), {
+      sqlite: 'select `_record`, `ModificationTimestamp`, `MediaKey` from `Media` where ((NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
         + 'WHERE `_q1`.`ListingKey` = `Media`.`ResourceRecordKey` AND (`MlsStatus` IN (?) OR (`City` <> ? OR `City` IS NULL))) '
-        + 'AND `ResourceRecordKey` = ?) AND `Order` < ?) ORDER BY `ModificationTimestamp` ASC, `MediaKey` ASC LIMIT ?',
-      mysql: 'SELECT `_record`, `ModificationTimestamp`, `MediaKey` FROM `Media` WHERE ((NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
+        + 'AND `ResourceRecordKey` = ?) AND `Order` < ?) order by `ModificationTimestamp` asc, `MediaKey` asc limit ?',
+      mysql: 'select `_record`, `ModificationTimestamp`, `MediaKey` from `Media` where ((NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
         + 'WHERE `_q1`.`ListingKey` <=> `Media`.`ResourceRecordKey` AND (`MlsStatus` IN (?) OR (`City` <> ? OR `City` IS NULL))) '
-        + 'AND `ResourceRecordKey` = ?) AND `Order` < ?) ORDER BY `ModificationTimestamp` ASC, `MediaKey` ASC LIMIT ?',
+        + 'AND `ResourceRecordKey` = ?) AND `Order` < ?) order by `ModificationTimestamp` asc, `MediaKey` asc limit ?',
       params: ['Withdrawn', 'Oslo', 'L1', 3, 3],
     });
   });

@@ -18,7 +18,7 @@ interface MigrateOptions {
 export function migrateCommand(context: CommandContext): Command {
   return new Command('migrate')
     .summary('Bring the database to the dictionary: schema migrations, then the records (what a start does, without serving)')
-    .description('Apply the schema migrations the database has not had (generated/migrations/, run by knex under the start-up lock), '
+    .description('Apply the schema migrations the database has not had (generated/migrations/, under the start-up lock), '
       + 'then convert the stored records to the dictionary; a record whose value cannot be converted exactly refuses the change and '
       + 'nothing is changed (exit code 6). --dry-run changes nothing and prints the statements and the records affected')
     .usage('[--dry-run] [--json]')

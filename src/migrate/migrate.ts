@@ -1,7 +1,7 @@
 /**
  * A dictionary change applied to a live database, as the start-up work and `reso-server migrate` run it
  * (under the start-up lock): the records are checked against the new dictionary first, then the schema's
- * migrations run (knex), then the records are converted. `plan` says what that would do without doing it
+ * migrations run (storage/migrations/), then the records are converted. `plan` says what that would do without doing it
  * (`migrate --dry-run`).
  */
 import { SETTINGS_TABLE } from '../storage/internal-schema';

@@ -4,7 +4,7 @@
  * else, and every statement's structure, is written once.
  */
 import type { ColumnSpec } from '../model/service-model';
-import { raw, Sql, sql } from './sql';
+import { raw, Fragment, fragment } from './fragment';
 import type { ListKind } from './value-list';
 
 export type DialectName = 'sqlite' | 'mysql';
@@ -21,51 +21,51 @@ export abstract class SqlDialect {
   abstract readonly lockingRead: string;
 
   /** A quoted identifier. Both databases accept backticks; names come from the generated field tables. */
-  id(name: string): Sql {
+  id(name: string): Fragment {
     return raw(`\`${name}\``);
   }
 
   /** `part` occurs in `text`, case-sensitively. */
-  abstract contains(text: Sql, part: Sql): Sql;
+  abstract contains(text: Fragment, part: Fragment): Fragment;
 
-  startsWith(text: Sql, prefix: Sql): Sql {
-    return sql`substr(${text}, 1, ${this.length(prefix)}) = ${prefix}`;
+  startsWith(text: Fragment, prefix: Fragment): Fragment {
+    return fragment`substr(${text}, 1, ${this.length(prefix)}) = ${prefix}`;
   }
 
-  abstract endsWith(text: Sql, suffix: Sql): Sql;
+  abstract endsWith(text: Fragment, suffix: Fragment): Fragment;
   /** Length in characters. */
-  abstract length(text: Sql): Sql;
+  abstract length(text: Fragment): Fragment;
   /** Unicode case mapping, as OData's tolower/toupper. */
-  abstract toLower(text: Sql): Sql;
-  abstract toUpper(text: Sql): Sql;
+  abstract toLower(text: Fragment): Fragment;
+  abstract toUpper(text: Fragment): Fragment;
 
-  trim(text: Sql): Sql {
-    return sql`TRIM(${text})`;
+  trim(text: Fragment): Fragment {
+    return fragment`TRIM(${text})`;
   }
 
   /** Characters `from` (1-based) on, `length` of them when given. */
-  substring(text: Sql, from: number, length?: number): Sql {
-    return length === undefined ? sql`substr(${text}, ${raw(String(from))})` : sql`substr(${text}, ${raw(String(from))}, ${raw(String(length))})`;
+  substring(text: Fragment, from: number, length?: number): Fragment {
+    return length === undefined ? fragment`substr(${text}, ${raw(String(from))})` : fragment`substr(${text}, ${raw(String(from))}, ${raw(String(length))})`;
   }
 
-  abstract castInteger(value: Sql): Sql;
+  abstract castInteger(value: Fragment): Fragment;
 
   /**
    * `inner = outer` correlating a NOT EXISTS subquery with the row outside it (both sides never null): the
    * form in which the database probes the subquery's index once per outer row.
    */
-  antiJoinKey(inner: Sql, outer: Sql): Sql {
-    return sql`${inner} = ${outer}`;
+  antiJoinKey(inner: Fragment, outer: Fragment): Fragment {
+    return fragment`${inner} = ${outer}`;
   }
 
   /** Texts joined end to end. */
-  abstract concat(parts: readonly Sql[]): Sql;
+  abstract concat(parts: readonly Fragment[]): Fragment;
 
   /**
    * A subquery whose rows are the elements of `json` (an array of `kind` values, bound as one parameter), for
    * `IN (…)`; `longest`: the longest text element, in characters.
    */
-  abstract jsonList(json: string, kind: ListKind, longest: number): Sql;
+  abstract jsonList(json: string, kind: ListKind, longest: number): Fragment;
 
   /** How an insert that meets an existing key becomes an update: the clause before the assignments. */
   abstract onConflictUpdate(key: readonly string[]): string;
@@ -79,18 +79,18 @@ export abstract class SqlDialect {
   /** Options after CREATE TABLE's column list; `collation` is the one other tables use. */
   abstract tableOptions(collation: string | undefined): string;
   /** A query for the table's row in the catalogue (a row: it exists). */
-  abstract tableExists(table: string): Sql;
+  abstract tableExists(table: string): Fragment;
   /** A query for the table's column names, one row each, as `name`. */
-  abstract columnNames(table: string): Sql;
+  abstract columnNames(table: string): Fragment;
   /** A query whose row's `c` is the collation the service's tables use, or undefined where there is no choice. */
-  abstract collationQuery(): Sql | undefined;
+  abstract collationQuery(): Fragment | undefined;
   /** ALTER TABLE's clause that adds a column. */
   abstract addColumn(): string;
   /**
    * A query whose row's `t` is the database's own clock in whole milliseconds since the Unix epoch: the one
    * clock every writer shares, whatever its host's clock says (ModificationTimestamps come from it).
    */
-  abstract clockMillis(): Sql;
+  abstract clockMillis(): Fragment;
 }
 
 /** Shared by both dialects: the logical column types the field tables use, as both databases name them. */

@@ -11,7 +11,7 @@
 import { VALUE_TABLE_KEY } from '../model/service-model';
 import type { BoundCall, BoundChoice, BoundField, BoundInQuery, BoundLambda, BoundPredicate, BoundScalar, BoundValue } from '../query/bound';
 import type { SqlDialect } from './dialect';
-import { join, param, raw, Sql, sql } from './sql';
+import { join, param, raw, Fragment, fragment } from './fragment';
 import { valueList } from './value-list';
 
 const SQL_OP = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
@@ -31,7 +31,7 @@ const FALSE = raw('1 = 0');
  * A condition on the rows of `table` (named as the statement's FROM names it, unaliased). `negated`: the exact
  * complement, in OData's two-valued logic (records with nulls land on one side).
  */
-export function compileFilter(p: BoundPredicate, dialect: SqlDialect, table: string, negated = false): Sql {
+export function compileFilter(p: BoundPredicate, dialect: SqlDialect, table: string, negated = false): Fragment {
   return new FilterCompiler(dialect, table, 0).predicate(p, negated);
 }
 
@@ -39,7 +39,7 @@ class FilterCompiler {
   /** `row`: how the rows being filtered are named here; `depth`: how many semi-joins enclose them. */
   constructor(private readonly d: SqlDialect, private readonly row: string, private readonly depth: number) {}
 
-  predicate(p: BoundPredicate, negated: boolean): Sql {
+  predicate(p: BoundPredicate, negated: boolean): Fragment {
     switch (p.kind) {
       case 'constant':
         return p.value !== negated ? TRUE : FALSE;
@@ -48,7 +48,7 @@ class FilterCompiler {
       case 'not':
         return this.predicate(p.operand, !negated);
       case 'isNull':
-        return sql`${this.scalar(p.operand)} ${raw(p.negated !== negated ? 'IS NOT NULL' : 'IS NULL')}`;
+        return fragment`${this.scalar(p.operand)} ${raw(p.negated !== negated ? 'IS NOT NULL' : 'IS NULL')}`;
       case 'in':
         return this.member(p.left, valueList(this.d, p.values.map(stored)), negated);
       case 'inQuery':
@@ -57,9 +57,9 @@ class FilterCompiler {
         return this.choice(p, negated);
       case 'truth': {
         // A Boolean field or a boolean function; null is neither true nor false, so not(null) stays out.
-        if (p.operand.kind === 'field') return sql`${this.scalar(p.operand)} = ${raw(negated ? '0' : '1')}`;
+        if (p.operand.kind === 'field') return fragment`${this.scalar(p.operand)} = ${raw(negated ? '0' : '1')}`;
         const operand = this.scalar(p.operand);
-        return negated ? sql`NOT ${operand}` : operand;
+        return negated ? fragment`NOT ${operand}` : operand;
       }
       case 'compare':
         return this.compare(p.op, negated, p.left, p.right);
@@ -75,13 +75,13 @@ class FilterCompiler {
    * collection meets it (OData); negation swaps EXISTS and NOT EXISTS. The set's key is qualified by the rows
    * being filtered: inside a semi-join another table that has a column of that name may enclose them.
    */
-  private lambda(p: BoundLambda, negated: boolean): Sql {
+  private lambda(p: BoundLambda, negated: boolean): Fragment {
     const table = this.d.id(p.valueTable);
     const exists = (p.fn === 'any') !== negated;
-    const [inner, outer] = [sql`${table}.${this.d.id(VALUE_TABLE_KEY)}`, sql`${this.d.id(this.row)}.${this.d.id(p.recordKey)}`];
-    const correlated = exists ? sql`${inner} = ${outer}` : this.d.antiJoinKey(inner, outer);
-    const elements = p.predicate ? sql`${correlated} AND ${this.predicate(p.predicate, p.fn === 'all')}` : correlated;
-    return sql`${raw(exists ? 'EXISTS' : 'NOT EXISTS')} (SELECT 1 FROM ${table} WHERE ${elements})`;
+    const [inner, outer] = [fragment`${table}.${this.d.id(VALUE_TABLE_KEY)}`, fragment`${this.d.id(this.row)}.${this.d.id(p.recordKey)}`];
+    const correlated = exists ? fragment`${inner} = ${outer}` : this.d.antiJoinKey(inner, outer);
+    const elements = p.predicate ? fragment`${correlated} AND ${this.predicate(p.predicate, p.fn === 'all')}` : correlated;
+    return fragment`${raw(exists ? 'EXISTS' : 'NOT EXISTS')} (SELECT 1 FROM ${table} WHERE ${elements})`;
   }
 
   /**
@@ -91,28 +91,28 @@ class FilterCompiler {
    * aliased by depth, so its condition's unqualified columns resolve to it and a set may meet itself. The column
    * is a key, never null, so NOT EXISTS is the exact complement: a null `left` is outside, as OData wants.
    */
-  private semiJoin(p: BoundInQuery, negated: boolean): Sql {
+  private semiJoin(p: BoundInQuery, negated: boolean): Fragment {
     const alias = `_q${this.depth + 1}`;
-    const [inner, outer] = [sql`${this.d.id(alias)}.${this.d.id(p.column.column)}`, sql`${this.d.id(this.row)}.${this.d.id(p.left.column)}`];
-    const correlated = negated ? this.d.antiJoinKey(inner, outer) : sql`${inner} = ${outer}`;
+    const [inner, outer] = [fragment`${this.d.id(alias)}.${this.d.id(p.column.column)}`, fragment`${this.d.id(this.row)}.${this.d.id(p.left.column)}`];
+    const correlated = negated ? this.d.antiJoinKey(inner, outer) : fragment`${inner} = ${outer}`;
     const where = new FilterCompiler(this.d, alias, this.depth + 1).predicate(p.where, false);
-    return sql`${raw(negated ? 'NOT EXISTS' : 'EXISTS')} (SELECT 1 FROM ${this.d.id(p.set.table)} ${this.d.id(alias)} WHERE ${correlated} AND ${where})`;
+    return fragment`${raw(negated ? 'NOT EXISTS' : 'EXISTS')} (SELECT 1 FROM ${this.d.id(p.set.table)} ${this.d.id(alias)} WHERE ${correlated} AND ${where})`;
   }
 
   /**
    * `CASE on WHEN v THEN p … ELSE q END`, true where the chosen branch is. `on` is never null, so negating every
    * branch negates the whole.
    */
-  private choice(p: BoundChoice, negated: boolean): Sql {
-    const branches = p.cases.map((c) => sql`WHEN ${this.value(c.value)} THEN ${this.predicate(c.then, negated)}`);
-    return sql`(CASE ${this.scalar(p.on)} ${join(branches, ' ')} ELSE ${this.predicate(p.otherwise, negated)} END)`;
+  private choice(p: BoundChoice, negated: boolean): Fragment {
+    const branches = p.cases.map((c) => fragment`WHEN ${this.value(c.value)} THEN ${this.predicate(c.then, negated)}`);
+    return fragment`(CASE ${this.scalar(p.on)} ${join(branches, ' ')} ELSE ${this.predicate(p.otherwise, negated)} END)`;
   }
 
   /** `left IN (…)` a list; negated, a null `left` is outside the list too. */
-  private member(l: BoundScalar, list: Sql, negated: boolean): Sql {
+  private member(l: BoundScalar, list: Fragment, negated: boolean): Fragment {
     const left = this.scalar(l);
-    if (!negated) return sql`${left} IN (${list})`;
-    return nullable(l) ? sql`(${left} NOT IN (${list}) OR ${left} IS NULL)` : sql`${left} NOT IN (${list})`;
+    if (!negated) return fragment`${left} IN (${list})`;
+    return nullable(l) ? fragment`(${left} NOT IN (${list}) OR ${left} IS NULL)` : fragment`${left} NOT IN (${list})`;
   }
 
   /**
@@ -121,7 +121,7 @@ class FilterCompiler {
    * `X NOT IN (a, b)`, nulls included): long key lists then cost the database one list, not a tree of
    * thousands of comparisons to plan.
    */
-  private logical(written: 'and' | 'or', operands: readonly BoundPredicate[], negated: boolean): Sql {
+  private logical(written: 'and' | 'or', operands: readonly BoundPredicate[], negated: boolean): Fragment {
     const op = (written === 'and') !== negated ? 'AND' : 'OR';
     // In an OR chain the terms that join are `X eq v`; in an AND chain, `not (X eq v)`.
     const joinable = op === 'OR';
@@ -153,28 +153,28 @@ class FilterCompiler {
    * A comparison in OData's two-valued sense: null eq null is true, null ne x is true, an ordering
    * comparison with null is false (so its negation is true).
    */
-  private compare(written: keyof typeof SQL_OP, negated: boolean, l: BoundScalar, r: BoundScalar): Sql {
+  private compare(written: keyof typeof SQL_OP, negated: boolean, l: BoundScalar, r: BoundScalar): Fragment {
     const op = negated ? NEGATED_OP[written] : written;
     const left = this.scalar(l);
     const right = this.scalar(r);
-    const plain = sql`${left} ${raw(SQL_OP[op])} ${right}`;
+    const plain = fragment`${left} ${raw(SQL_OP[op])} ${right}`;
     const ln = nullable(l);
     const rn = nullable(r);
     if (!ln && !rn) return plain;
     if (op === 'eq') {
-      return ln && rn ? sql`(${plain} OR (${left} IS NULL AND ${right} IS NULL))` : plain;
+      return ln && rn ? fragment`(${plain} OR (${left} IS NULL AND ${right} IS NULL))` : plain;
     }
     if (op === 'ne') {
-      if (ln && rn) return sql`(${plain} OR (${left} IS NULL AND ${right} IS NOT NULL) OR (${left} IS NOT NULL AND ${right} IS NULL))`;
-      return sql`(${plain} OR ${ln ? left : right} IS NULL)`;
+      if (ln && rn) return fragment`(${plain} OR (${left} IS NULL AND ${right} IS NOT NULL) OR (${left} IS NOT NULL AND ${right} IS NULL))`;
+      return fragment`(${plain} OR ${ln ? left : right} IS NULL)`;
     }
     // An ordering comparison excludes nulls; the negation of one (not (x gt v)) includes them.
     if (!negated) return plain;
-    const nulls = [...(ln ? [sql`${left} IS NULL`] : []), ...(rn ? [sql`${right} IS NULL`] : [])];
-    return sql`(${plain} OR ${join(nulls, ' OR ')})`;
+    const nulls = [...(ln ? [fragment`${left} IS NULL`] : []), ...(rn ? [fragment`${right} IS NULL`] : [])];
+    return fragment`(${plain} OR ${join(nulls, ' OR ')})`;
   }
 
-  private scalar(s: BoundScalar): Sql {
+  private scalar(s: BoundScalar): Fragment {
     switch (s.kind) {
       case 'field':
         return this.d.id(s.column);
@@ -183,15 +183,15 @@ class FilterCompiler {
       case 'call':
         // A boolean function is a comparison itself; as an operand it is parenthesised, because MariaDB gives
         // all comparison operators one precedence (`a > 0 = b > 0` would compare left to right there).
-        return s.type === 'boolean' ? sql`(${this.call(s)})` : this.call(s);
+        return s.type === 'boolean' ? fragment`(${this.call(s)})` : this.call(s);
     }
   }
 
-  private value(v: BoundValue): Sql {
+  private value(v: BoundValue): Fragment {
     return param(stored(v));
   }
 
-  private call(c: BoundCall): Sql {
+  private call(c: BoundCall): Fragment {
     const d = this.d;
     const arg = (i: number) => this.scalar(c.args[i]);
     switch (c.name) {
@@ -216,10 +216,10 @@ class FilterCompiler {
  * A chain of terms as a balanced tree of parentheses: SQLite refuses expressions nested over 1000 deep,
  * and a flat `a OR b OR …` nests one level per term there.
  */
-function balanced(terms: readonly Sql[], op: 'AND' | 'OR'): Sql {
-  if (terms.length <= FLAT_CHAIN) return sql`(${join(terms, ` ${op} `)})`;
+function balanced(terms: readonly Fragment[], op: 'AND' | 'OR'): Fragment {
+  if (terms.length <= FLAT_CHAIN) return fragment`(${join(terms, ` ${op} `)})`;
   const mid = Math.ceil(terms.length / 2);
-  return sql`(${balanced(terms.slice(0, mid), op)} ${raw(op)} ${balanced(terms.slice(mid), op)})`;
+  return fragment`(${balanced(terms.slice(0, mid), op)} ${raw(op)} ${balanced(terms.slice(mid), op)})`;
 }
 
 /** A value as it is bound: booleans as 1/0, as both databases store them. */

@@ -6,6 +6,8 @@
  * statement is reused and a request pays no builder. The values go with each run, in placeholder order.
  */
 import knex, { type Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
+import { sha256 } from '../digest';
 import type { DialectName } from './dialect';
 
 export type { Knex } from 'knex';
@@ -43,4 +45,35 @@ export function compile(q: Buildable): Statement {
 /** Only the text: for a shape compiled once and run with values supplied in placeholder order. */
 export function compiledText(q: Buildable): string {
   return compile(q).sql;
+}
+
+/** Shape keys longer than this are kept by their digest (a filter may be tens of thousands of characters). */
+const LONG_SHAPE = 1024;
+
+/**
+ * Statements whose shape depends on the request (a page's filter, columns and order), compiled by knex once per
+ * shape and kept (bounded: every distinct shape is also a prepared statement on the connection). The values go
+ * with each call, in the order the caller states; the first compile of a shape checks that knex put them there.
+ */
+export class ShapeCache {
+  private readonly texts: LRUCache<string, string>;
+
+  constructor(max: number) {
+    this.texts = new LRUCache({ max });
+  }
+
+  /** `shape` says everything the text depends on; `build` makes it, with `params` as its values, when not kept. */
+  statement(shape: string, params: readonly unknown[], build: () => Buildable): Statement {
+    const key = shape.length > LONG_SHAPE ? sha256(shape) : shape;
+    let sql = this.texts.get(key);
+    if (sql === undefined) {
+      const built = compile(build());
+      if (built.params.length !== params.length || built.params.some((v, i) => v !== params[i])) {
+        throw new Error(`knex placed the values of a statement in another order than expected: ${built.sql.slice(0, 200)}`);
+      }
+      sql = built.sql;
+      this.texts.set(key, sql);
+    }
+    return { sql, params };
+  }
 }

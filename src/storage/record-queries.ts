@@ -1,13 +1,15 @@
 /**
- * The reads of records, compiled from bound objects (filter, order, keyset position, projection) into one
- * statement each. Pure: the same bound query gives the same SQL text on a dialect, whatever the values.
+ * The reads of records, from bound objects (filter, order, keyset position, projection): the hand-written
+ * compilers (filter-compiler.ts, keyset.ts) write the conditions, knex the statements around them, compiled once
+ * per shape (ShapeCache). The same bound query gives the same SQL text on a dialect, whatever the values.
  */
 import type { BoundOrder, BoundPredicate } from '../query/bound';
 import type { Projection } from '../query/projection';
+import type { SqlDialect } from './dialect';
 import { compileFilter } from './filter-compiler';
+import { Fragment, fragment } from './fragment';
 import { keysetAfter } from './keyset';
-import { param, raw, Sql, sql } from './sql';
-import type { Statements } from './statements';
+import { Knex, ShapeCache, Statement } from './query-builder';
 import { valueList } from './value-list';
 
 export interface RecordQuery {
@@ -35,35 +37,83 @@ export interface RelatedQuery {
 export const PARENT = '_parent';
 const ROW = '_row';
 
-/** One page of records; the sort columns are read too, for the keyset position of the last row. */
-export function pageQuery(s: Statements, table: string, q: RecordQuery): Sql {
-  const d = s.dialect;
-  const where = s.and([q.where && compileFilter(q.where, d, table), q.after && keysetAfter(d, q.orderBy, q.after)]);
-  const columns = [...new Set([...q.projection.columns, ...q.orderBy.map((o) => o.column)])];
-  return s.select({ from: table, columns, where, orderBy: q.orderBy, limit: q.limit, offset: q.offset });
+/** Statement shapes kept per table. */
+const SHAPES_KEPT = 256;
+
+type Order = { column: string; order: 'asc' | 'desc' }[];
+
+export class RecordQueries {
+  private readonly shapes = new ShapeCache(SHAPES_KEPT);
+
+  constructor(private readonly knex: Knex, private readonly dialect: SqlDialect, private readonly table: string, private readonly key: string) {}
+
+  /** One page of records; the sort columns are read too, for the keyset position of the last row. */
+  page(q: RecordQuery): Statement {
+    const where = both(q.where && this.filter(q.where), q.after && keysetAfter(this.dialect, q.orderBy, q.after));
+    const columns = [...new Set([...q.projection.columns, ...q.orderBy.map((o) => o.column)])];
+    const order = orderOf(q.orderBy);
+    const params = [...(where?.params ?? []), q.limit, ...(q.offset ? [q.offset] : [])];
+    const shape = `page\u0000${columns.join()}\u0000${where?.sql ?? ''}\u0000${JSON.stringify(order)}\u0000${q.offset ? 'offset' : ''}`;
+    return this.shapes.statement(shape, params, () => {
+      const s = this.knex(this.table).select(columns).orderBy(order).limit(q.limit);
+      if (where) s.whereRaw(where.sql, bindings(where));
+      return q.offset ? s.offset(q.offset) : s;
+    });
+  }
+
+  count(where?: BoundPredicate): Statement {
+    const condition = where && this.filter(where);
+    return this.shapes.statement(`count\u0000${condition?.sql ?? ''}`, condition?.params ?? [], () => {
+      const s = this.knex(this.table).count({ n: '*' });
+      return condition ? s.whereRaw(condition.sql, bindings(condition)) : s;
+    });
+  }
+
+  /** One record by key, when `scope` (if any) admits it. */
+  byKey(value: unknown, columns: readonly string[], scope?: BoundPredicate): Statement {
+    const condition = scope && this.filter(scope);
+    const shape = `key\u0000${columns.join()}\u0000${condition?.sql ?? ''}`;
+    return this.shapes.statement(shape, [value, ...(condition?.params ?? [])], () => {
+      const s = this.knex(this.table).select(columns).where(this.key, value as string);
+      return condition ? s.andWhereRaw(`(${condition.sql})`, bindings(condition)) : s;
+    });
+  }
+
+  /**
+   * The related records of many parents in one read, ordered by parent. With `perParent`, each parent's records
+   * are ranked by the order and cut after that many.
+   */
+  related(q: RelatedQuery): Statement {
+    const keys = valueList(this.dialect, q.keys);
+    const condition = both(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, q.where && this.filter(q.where))!;
+    const columns = [...new Set(q.projection.columns)];
+    const order = orderOf(q.orderBy);
+    const params = [...condition.params, ...(q.perParent === undefined ? [] : [q.perParent])];
+    const shape = `related\u0000${q.foreignKey}\u0000${columns.join()}\u0000${condition.sql}\u0000${JSON.stringify(order)}\u0000${q.perParent === undefined ? '' : 'ranked'}`;
+    return this.shapes.statement(shape, params, () => {
+      const rows = this.knex(this.table).select(this.knex.ref(q.foreignKey).as(PARENT), ...columns).whereRaw(condition.sql, bindings(condition));
+      if (q.perParent === undefined) return rows.orderBy([{ column: q.foreignKey, order: 'asc' }, ...order]);
+      const ranked = rows.rowNumber(ROW, order as never, q.foreignKey).as('ranked');
+      return this.knex.select('*').from(ranked).where(ROW, '<=', q.perParent).orderBy([PARENT, ROW]);
+    });
+  }
+
+  private filter(p: BoundPredicate): Fragment {
+    return compileFilter(p, this.dialect, this.table);
+  }
 }
 
-export function countQuery(s: Statements, table: string, where?: BoundPredicate): Sql {
-  return s.count(table, where && compileFilter(where, s.dialect, table));
+/** A fragment's values as knex's bindings (any value the drivers bind). */
+function bindings(f: Fragment): readonly Knex.RawBinding[] {
+  return f.params as readonly Knex.RawBinding[];
 }
 
-/** One record by key, when `scope` (if any) admits it. */
-export function keyQuery(s: Statements, table: string, key: string, value: unknown, columns: readonly string[], scope?: BoundPredicate): Sql {
-  return s.select({ from: table, columns, where: s.and([s.eq(key, value), scope && compileFilter(scope, s.dialect, table)]) });
+function orderOf(orderBy: readonly BoundOrder[]): Order {
+  return orderBy.map((o) => ({ column: o.column, order: o.direction }));
 }
 
-/**
- * The related records of many parents in one read, ordered by parent. With `perParent`, each parent's
- * records are ranked by the order and cut after that many.
- */
-export function relatedQuery(s: Statements, table: string, q: RelatedQuery): Sql {
-  const fk = s.id(q.foreignKey);
-  const keys = valueList(s.dialect, q.keys);
-  const filter = q.where ? sql` AND (${compileFilter(q.where, s.dialect, table)})` : raw('');
-  const where = sql`${fk} IN (${keys})${filter}`;
-  const select = sql`${fk} AS ${raw(PARENT)}, ${s.columns([...new Set(q.projection.columns)])}`;
-  const order = s.orderBy(q.orderBy);
-  if (q.perParent === undefined) return sql`SELECT ${select} FROM ${s.id(table)} WHERE ${where} ORDER BY ${fk}, ${order}`;
-  const ranked = sql`SELECT ${select}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${order}) AS ${raw(ROW)} FROM ${s.id(table)} WHERE ${where}`;
-  return sql`SELECT * FROM (${ranked}) ranked WHERE ${raw(ROW)} <= ${param(q.perParent)} ORDER BY ${raw(PARENT)}, ${raw(ROW)}`;
+/** Both conditions (each parenthesised when there are two), either, or none. */
+function both(a: Fragment | undefined, b: Fragment | undefined): Fragment | undefined {
+  if (a && b) return fragment`(${a}) AND (${b})`;
+  return a ?? b;
 }

@@ -9,8 +9,8 @@ import type { BoundPredicate } from '../query/bound';
 import { Projection, WHOLE_RECORD } from '../query/projection';
 import type { Database, Executor } from './database';
 import { EncodedRecord, recordEncoder, RecordEncoder } from './record-codec';
-import { countQuery, keyQuery, pageQuery, PARENT, RecordQuery, relatedQuery, RelatedQuery } from './record-queries';
-import { param, Sql, sql } from './sql';
+import { PARENT, RecordQueries, RecordQuery, RelatedQuery } from './record-queries';
+import { compile, Knex, ShapeCache, Statement } from './query-builder';
 import { ValueTableWriter } from './value-tables';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
@@ -18,7 +18,7 @@ export type { RecordQuery, RelatedQuery } from './record-queries';
 export interface RecordPage {
   /** The records' JSON texts, in order. */
   readonly records: string[];
-  /** Sort values of each record (for the keyset position of the last one). */
+  /** Sort values of each record (for the keyset position of the last row). */
   readonly sortValues: unknown[][];
 }
 
@@ -28,38 +28,53 @@ const READ_BATCH = 200;
 /** Rows per multi-row INSERT: large enough to amortise round trips, within the dialect's placeholder limit. */
 const WRITE_BATCH = 50;
 
+/** Shapes of the writer's statements kept (a batch's size is one of few: full, or the last one's). */
+const WRITE_SHAPES = 64;
+
+/** A parent's records, by the column holding the parent's key and, when given, the join's discriminator. */
+interface Belonging {
+  readonly field: string;
+  readonly value: string;
+}
+
 export class RecordStore {
   readonly encode: RecordEncoder;
   private readonly key: string;
   private readonly columns: string[];
-  private readonly byKeySql: string;
+  private readonly queries: RecordQueries;
+  /** The key fetch of a whole record, the most frequent read: compiled once. */
+  private readonly byKey: Statement;
+  private readonly writes = new ShapeCache(WRITE_SHAPES);
   private readonly writeBatch: number;
   private readonly values: ValueTableWriter;
+  private readonly knex: Knex;
 
   constructor(readonly db: Database, readonly set: EntitySetSpec, readonly table: TableSpec, lookups: readonly LookupSpec[]) {
     this.encode = recordEncoder(set, table, lookups);
     this.key = table.primaryKey;
     this.columns = table.columns.map((c) => c.name);
-    this.byKeySql = keyQuery(db.statements, table.name, this.key, null, [RECORD_COLUMN]).sql;
+    this.knex = db.knex;
+    this.queries = new RecordQueries(db.knex, db.dialect, table.name, this.key);
+    this.byKey = compile(db.knex(table.name).select(RECORD_COLUMN).where(this.key, ''));
     this.writeBatch = Math.max(1, Math.min(WRITE_BATCH, Math.floor(db.dialect.maxParams / this.columns.length)));
-    this.values = new ValueTableWriter(db.statements, set);
+    this.values = new ValueTableWriter(db, set);
   }
 
   /** One record's JSON text (projected when asked), or undefined; `scope` limits what may be seen. */
   async jsonByKey(key: string | number, projection: Projection = WHOLE_RECORD, scope?: BoundPredicate): Promise<string | undefined> {
     const rows = projection === WHOLE_RECORD && !scope
-      ? await this.db.all(this.byKeySql, [key])
-      : await this.read(keyQuery(this.db.statements, this.table.name, this.key, key, projection.columns, scope));
+      ? await this.db.all(this.byKey.sql, [key])
+      : await this.read(this.queries.byKey(key, projection.columns, scope));
     return rows.length ? projection.json(rows[0]) : undefined;
   }
 
   async count(where?: BoundPredicate): Promise<number> {
-    return Number((await this.read(countQuery(this.db.statements, this.table.name, where)))[0].n);
+    return Number((await this.read(this.queries.count(where)))[0].n);
   }
 
   /** Records matching a bound filter after a keyset position, in a bound order, as JSON texts with their sort values. */
   async query(q: RecordQuery): Promise<RecordPage> {
-    const rows = await this.read(pageQuery(this.db.statements, this.table.name, q));
+    const rows = await this.read(this.queries.page(q));
     const orderColumns = q.orderBy.map((o) => o.column);
     return {
       records: rows.map(q.projection.json),
@@ -77,7 +92,7 @@ export class RecordStore {
     // Key lists are padded to a power of two (repeating the last key) so a few statement shapes serve every page.
     const size = 2 ** Math.ceil(Math.log2(q.keys.length));
     const keys = [...q.keys, ...Array(size - q.keys.length).fill(q.keys[q.keys.length - 1])];
-    for (const row of await this.read(relatedQuery(this.db.statements, this.table.name, { ...q, keys }))) {
+    for (const row of await this.read(this.queries.related({ ...q, keys }))) {
       const list = out.get(row[PARENT]) ?? out.set(row[PARENT], []).get(row[PARENT])!;
       list.push(q.projection.json(row));
     }
@@ -86,7 +101,7 @@ export class RecordStore {
 
   /** Every stored record, parsed; only for sets bounded by the dictionary (reference data), never by data. */
   async all(): Promise<Record<string, unknown>[]> {
-    const rows = await this.read(this.db.statements.select({ from: this.table.name, columns: [RECORD_COLUMN] }));
+    const rows = await this.read(compile(this.knex(this.table.name).select(RECORD_COLUMN)));
     return rows.map((row) => JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>);
   }
 
@@ -94,7 +109,8 @@ export class RecordStore {
   async recordsByKeys(ex: Executor, keys: readonly (string | number)[]): Promise<Map<string | number, Record<string, unknown>>> {
     const out = new Map<string | number, Record<string, unknown>>();
     for (let i = 0; i < keys.length; i += READ_BATCH) {
-      const q = this.db.statements.select({ from: this.table.name, columns: [RECORD_COLUMN], where: this.db.statements.in(this.key, keys.slice(i, i + READ_BATCH)) });
+      const batch = keys.slice(i, i + READ_BATCH);
+      const q = this.writes.statement(`byKeys\u0000${batch.length}`, batch, () => this.knex(this.table.name).select(RECORD_COLUMN).whereIn(this.key, batch));
       for (const row of await ex.all(q.sql, q.params)) {
         const record = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
         out.set(record[this.set.key] as string | number, record);
@@ -107,17 +123,11 @@ export class RecordStore {
    * Stored records, parsed, whose `field` holds one of `values` and, when given, whose `belongs` field holds
    * its value or nothing (the join's discriminator), read through `ex`: the records that belong to parents.
    */
-  async recordsByParent(
-    ex: Executor, field: string, values: readonly (string | number)[], belongs?: { readonly field: string; readonly value: string },
-  ): Promise<Record<string, unknown>[]> {
-    const s = this.db.statements;
+  async recordsByParent(ex: Executor, field: string, values: readonly (string | number)[], belongs?: Belonging): Promise<Record<string, unknown>[]> {
     const out: Record<string, unknown>[] = [];
-    const owner = belongs && this.columnOf(belongs.field);
-    const ownerMatches = owner ? sql`${s.eq(owner, belongs!.value)} OR ${s.id(owner)} IS NULL` : undefined;
-    const column = this.columnOf(field);
     for (let i = 0; i < values.length; i += READ_BATCH) {
-      const where = s.and([s.in(column, values.slice(i, i + READ_BATCH)), ownerMatches]);
-      const q = s.select({ from: this.table.name, columns: [RECORD_COLUMN], where });
+      const batch = values.slice(i, i + READ_BATCH);
+      const q = this.byParent('select', field, batch, belongs, () => this.knex(this.table.name).select(RECORD_COLUMN));
       for (const row of await ex.all(q.sql, q.params)) out.push(JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>);
     }
     return out;
@@ -129,30 +139,43 @@ export class RecordStore {
    * as `"<field>":"<old value>"` (the codec's JSON.stringify of a flat record; inside a string value those
    * quotes would be escaped), so replacing that text is replacing the value.
    */
-  async restampByParent(
-    ex: Executor, field: string, values: readonly (string | number)[], belongs: { readonly field: string; readonly value: string } | undefined, now: string,
-  ): Promise<void> {
-    const s = this.db.statements;
+  async restampByParent(ex: Executor, field: string, values: readonly (string | number)[], belongs: Belonging | undefined, now: string): Promise<void> {
     const stamp = this.set.changeTimestamp;
     if (!stamp) throw new Error(`${this.set.name} has no change timestamp to move`);
-    const [column, record] = [s.id(this.columnOf(stamp)), s.id(RECORD_COLUMN)];
+    const column = this.columnOf(stamp);
     const member = `${JSON.stringify(stamp)}:`;
-    const old = this.db.dialect.concat([param(`${member}"`), column, param('"')]);
+    const k = this.knex;
     // The text first: MariaDB evaluates assignments left to right, each seeing the ones before it.
-    const assignments = sql`${record} = REPLACE(${record}, ${old}, ${param(member + JSON.stringify(now))}), ${column} = ${param(now)}`;
-    const owner = belongs && this.columnOf(belongs.field);
-    const ownerMatches = owner ? sql`${s.eq(owner, belongs!.value)} OR ${s.id(owner)} IS NULL` : undefined;
-    const parent = this.columnOf(field);
+    const old = this.db.dialect.concat([{ sql: '?', params: [`${member}"`] }, this.db.dialect.id(column), { sql: '?', params: ['"'] }]);
+    const assignments = { [RECORD_COLUMN]: k.raw(`REPLACE(??, ${old.sql}, ?)`, [RECORD_COLUMN, ...old.params as string[], member + JSON.stringify(now)]), [column]: now };
     for (let i = 0; i < values.length; i += READ_BATCH) {
-      const q = sql`UPDATE ${s.id(this.table.name)} SET ${assignments} WHERE ${s.and([s.in(parent, values.slice(i, i + READ_BATCH)), ownerMatches])!}`;
+      const batch = values.slice(i, i + READ_BATCH);
+      const q = this.byParent('restamp', field, batch, belongs, () => k(this.table.name).update(assignments), [...old.params, member + JSON.stringify(now), now]);
       await ex.run(q.sql, q.params);
     }
+  }
+
+  /**
+   * A statement on the records of parents: `start` (a select or an update, whose own values are `leading`) where
+   * `field` holds one of `batch` and, with `belongs`, the discriminator names the parent's set or nothing.
+   */
+  private byParent(
+    kind: string, field: string, batch: readonly (string | number)[], belongs: Belonging | undefined, start: () => Knex.QueryBuilder, leading: readonly unknown[] = [],
+  ): Statement {
+    const owner = belongs && this.columnOf(belongs.field);
+    const column = this.columnOf(field);
+    const params = [...leading, ...batch, ...(owner ? [belongs!.value] : [])];
+    return this.writes.statement(`${kind}\u0000${field}\u0000${owner ?? ''}\u0000${batch.length}`, params, () => {
+      const q = start().whereIn(column, batch);
+      return owner ? q.andWhere((w) => w.where(owner, belongs!.value).orWhereNull(owner)) : q;
+    });
   }
 
   /** Removes records by key (and their collections' elements), in the caller's transaction. */
   async deleteByKeys(tx: Executor, keys: readonly (string | number)[]): Promise<void> {
     for (let i = 0; i < keys.length; i += READ_BATCH) {
-      const q = this.db.statements.delete(this.table.name, this.db.statements.in(this.key, keys.slice(i, i + READ_BATCH)));
+      const batch = keys.slice(i, i + READ_BATCH);
+      const q = this.writes.statement(`delete\u0000${batch.length}`, batch, () => this.knex(this.table.name).whereIn(this.key, batch).del());
       await tx.run(q.sql, q.params);
     }
     await this.values.remove(tx, keys);
@@ -160,10 +183,11 @@ export class RecordStore {
 
   /** Inserts or replaces records by key, with their collections' elements, in the caller's transaction. */
   async upsert(tx: Executor, records: readonly EncodedRecord[]): Promise<void> {
-    const replace = { key: [this.key], replace: this.columns.filter((c) => c !== this.key) };
+    const replaced = this.columns.filter((c) => c !== this.key);
     for (let i = 0; i < records.length; i += this.writeBatch) {
       const rows = records.slice(i, i + this.writeBatch).map((r) => r.row);
-      const q = this.db.statements.insert(this.table.name, this.columns, rows, replace);
+      const q = this.writes.statement(`upsert\u0000${rows.length}`, inColumnOrder(this.columns, rows), () => (
+        this.knex(this.table.name).insert(rows.map((row) => Object.fromEntries(this.columns.map((c, j) => [c, row[j]])))).onConflict(this.key).merge(replaced)));
       await tx.run(q.sql, q.params);
     }
     await this.values.write(tx, records);
@@ -179,9 +203,20 @@ export class RecordStore {
    * A read, refused when it carries more values than the database binds: long in (…) lists cost one parameter
    * (value-list.ts), but a filter may still chain more comparisons than that (at FILTER_MAX_LENGTH, tens of thousands).
    */
-  private read(q: Sql) {
+  private read(q: Statement) {
     const limit = this.db.dialect.maxParams;
     if (q.params.length > limit) return Promise.reject(Errors.FilterTooComplex(q.params.length, limit));
     return this.db.all(q.sql, q.params);
   }
+}
+
+/**
+ * Rows' values in the order knex binds a multi-row insert: row by row, each in its columns' sorted order (knex
+ * sorts an inserted object's keys; ShapeCache checks it on the first compile of each shape).
+ */
+function inColumnOrder(columns: readonly string[], rows: readonly (readonly unknown[])[]): unknown[] {
+  const order = columns.map((c, i) => [c, i] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, i]) => i);
+  const out: unknown[] = [];
+  for (const row of rows) for (const i of order) out.push(row[i]);
+  return out;
 }

@@ -5,7 +5,7 @@
  */
 import type { ColumnSpec } from '../model/service-model';
 import { commonColumnType, SqlDialect } from './dialect';
-import { join, param, raw, Sql, sql } from './sql';
+import { join, param, raw, Fragment, fragment } from './fragment';
 
 /** SQLITE_MAX_VARIABLE_NUMBER since SQLite 3.32. */
 const MAX_PARAMS = 32766;
@@ -15,37 +15,37 @@ class SqliteDialect extends SqlDialect {
   readonly maxParams = MAX_PARAMS;
   readonly lockingRead = '';
 
-  contains(text: Sql, part: Sql): Sql {
-    return sql`instr(${text}, ${part}) > 0`;
+  contains(text: Fragment, part: Fragment): Fragment {
+    return fragment`instr(${text}, ${part}) > 0`;
   }
 
-  endsWith(text: Sql, suffix: Sql): Sql {
-    return sql`substr(${text}, ${this.length(text)} - ${this.length(suffix)} + 1) = ${suffix}`;
+  endsWith(text: Fragment, suffix: Fragment): Fragment {
+    return fragment`substr(${text}, ${this.length(text)} - ${this.length(suffix)} + 1) = ${suffix}`;
   }
 
-  length(text: Sql): Sql {
-    return sql`length(${text})`;
+  length(text: Fragment): Fragment {
+    return fragment`length(${text})`;
   }
 
-  toLower(text: Sql): Sql {
-    return sql`odata_tolower(${text})`;
+  toLower(text: Fragment): Fragment {
+    return fragment`odata_tolower(${text})`;
   }
 
-  toUpper(text: Sql): Sql {
-    return sql`odata_toupper(${text})`;
+  toUpper(text: Fragment): Fragment {
+    return fragment`odata_toupper(${text})`;
   }
 
-  castInteger(value: Sql): Sql {
-    return sql`CAST(${value} AS INTEGER)`;
+  castInteger(value: Fragment): Fragment {
+    return fragment`CAST(${value} AS INTEGER)`;
   }
 
-  concat(parts: readonly Sql[]): Sql {
+  concat(parts: readonly Fragment[]): Fragment {
     return join(parts, ' || ');
   }
 
   /** json_each's `value` is text for JSON strings and integer or real for numbers, as a bound value would be. */
-  jsonList(json: string): Sql {
-    return sql`SELECT value FROM json_each(${param(json)})`;
+  jsonList(json: string): Fragment {
+    return fragment`SELECT value FROM json_each(${param(json)})`;
   }
 
   onConflictUpdate(key: readonly string[]): string {
@@ -68,12 +68,12 @@ class SqliteDialect extends SqlDialect {
     return '';
   }
 
-  tableExists(table: string): Sql {
-    return sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ${param(table)}`;
+  tableExists(table: string): Fragment {
+    return fragment`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ${param(table)}`;
   }
 
-  columnNames(table: string): Sql {
-    return sql`SELECT name FROM pragma_table_info(${param(table)})`;
+  columnNames(table: string): Fragment {
+    return fragment`SELECT name FROM pragma_table_info(${param(table)})`;
   }
 
   collationQuery(): undefined {
@@ -85,7 +85,7 @@ class SqliteDialect extends SqlDialect {
   }
 
   /** Every writer of one SQLite file runs on its host, so the host's clock, read by SQLite (millisecond 'subsec'). */
-  clockMillis(): Sql {
+  clockMillis(): Fragment {
     return raw("SELECT CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER) AS t");
   }
 }

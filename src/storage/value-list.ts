@@ -10,7 +10,7 @@
  * numbers compare as the doubles a bound number is on both drivers.
  */
 import type { SqlDialect } from './dialect';
-import { placeholders, Sql } from './sql';
+import { placeholders, Fragment } from './fragment';
 
 /** Lists longer than this go as one JSON array. */
 export const LONG_LIST = 64;
@@ -19,7 +19,7 @@ export const LONG_LIST = 64;
 export type ListKind = 'text' | 'number';
 
 /** The inside of `IN (…)`: placeholders, or a subquery over one JSON parameter. */
-export function valueList(d: SqlDialect, values: readonly unknown[]): Sql {
+export function valueList(d: SqlDialect, values: readonly unknown[]): Fragment {
   const kind = values.length > LONG_LIST ? kindOf(values) : undefined;
   if (kind === undefined) return { sql: placeholders(values.length), params: values };
   const longest = kind === 'text' ? values.reduce<number>((n, v) => Math.max(n, [...(v as string)].length), 0) : 0;

@@ -4,25 +4,29 @@
  */
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import { VALUE_TABLE_KEY, VALUE_TABLE_VALUE } from '../model/service-model';
-import type { Executor } from './database';
+import type { Database, Executor } from './database';
+import { ShapeCache } from './query-builder';
 import type { EncodedRecord } from './record-codec';
-import type { Statements } from './statements';
 
 type Key = string | number;
 
 /** Keys per DELETE … IN (…). */
 const KEY_BATCH = 200;
 const COLUMNS = [VALUE_TABLE_KEY, VALUE_TABLE_VALUE];
-/** An element a record lists twice is one row. */
-const KEEP_REPEATS = { key: COLUMNS, keep: true as const };
+/** knex binds an inserted row's values in its columns' sorted order, which COLUMNS is in. */
+const SORTED = [...COLUMNS].sort().join() === COLUMNS.join();
+/** Rows per INSERT; within SQLite's 500 terms of a compound SELECT, which knex writes a multi-row insert as. */
+const ROWS_PER_INSERT = 500;
 
 export class ValueTableWriter {
   private readonly fields: readonly FieldSpec[];
   private readonly rowsPerInsert: number;
+  private readonly shapes = new ShapeCache(64);
 
-  constructor(private readonly s: Statements, set: EntitySetSpec) {
+  constructor(private readonly db: Database, set: EntitySetSpec) {
     this.fields = set.fields.filter((f) => f.valueTable);
-    this.rowsPerInsert = Math.max(1, Math.min(500, Math.floor(s.dialect.maxParams / COLUMNS.length)));
+    this.rowsPerInsert = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(db.dialect.maxParams / COLUMNS.length)));
+    if (!SORTED) throw new Error('value table columns must be listed in sorted order');
   }
 
   get active(): boolean {
@@ -41,7 +45,12 @@ export class ValueTableWriter {
         for (const v of (r.value[f.name] as readonly unknown[] | undefined) ?? []) rows.push([r.key, typeof v === 'boolean' ? (v ? 1 : 0) : v]);
       }
       for (let i = 0; i < rows.length; i += this.rowsPerInsert) {
-        const q = this.s.insert(f.valueTable!, COLUMNS, rows.slice(i, i + this.rowsPerInsert), KEEP_REPEATS);
+        const batch = rows.slice(i, i + this.rowsPerInsert);
+        // An element a record lists twice is one row: a repeat changes nothing (a no-op merge, where MariaDB's
+        // INSERT IGNORE would also turn other errors into warnings).
+        const q = this.shapes.statement(`insert\u0000${f.valueTable}\u0000${batch.length}`, batch.flat(), () => this.db.knex(f.valueTable!)
+          .insert(batch.map(([key, value]) => ({ [VALUE_TABLE_KEY]: key, [VALUE_TABLE_VALUE]: value })))
+          .onConflict(COLUMNS).merge([VALUE_TABLE_KEY]));
         await tx.run(q.sql, q.params);
       }
     }
@@ -51,7 +60,8 @@ export class ValueTableWriter {
   async remove(tx: Executor, keys: readonly Key[]): Promise<void> {
     for (const f of this.fields) {
       for (let i = 0; i < keys.length; i += KEY_BATCH) {
-        const q = this.s.delete(f.valueTable!, this.s.in(VALUE_TABLE_KEY, keys.slice(i, i + KEY_BATCH)));
+        const batch = keys.slice(i, i + KEY_BATCH);
+        const q = this.shapes.statement(`delete\u0000${f.valueTable}\u0000${batch.length}`, batch, () => this.db.knex(f.valueTable!).whereIn(VALUE_TABLE_KEY, batch).del());
         await tx.run(q.sql, q.params);
       }
     }

@@ -2,9 +2,9 @@
  * The shipped dictionary with some of Property's multi-value lookups (Collection(Edm.String)) made filterable
  * by the standard Capabilities term, as an operator would declare them: taken out of the set's
  * FilterRestrictions/NonFilterableProperties; `restricted` ones are marked Policy.Restricted. Generated into a
- * folder of the caller's.
+ * folder of the caller's, holding the repository's migrations first, so a database of the shipped dictionary migrates.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { generate } from '../../codegen/generate';
@@ -28,6 +28,8 @@ export function dictionaryWithFilterableCollections(dir: string, fields: readonl
     restrictions = edited;
   }
   writeFileSync(join(dir, 'dictionary.xml'), shipped.slice(0, open) + restrictions + shipped.slice(close));
+  // On top of the repository's generated folder, as `npm run generate` would run: the change is the next migration.
+  cpSync(join(REPO_ROOT, 'generated'), join(dir, 'generated'), { recursive: true });
   generate({ dictionary: join(dir, 'dictionary.xml'), outDir: join(dir, 'generated') });
   return loadGenerated(join(dir, 'generated'));
 }

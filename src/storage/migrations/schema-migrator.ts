@@ -40,9 +40,12 @@ export class SchemaMigrator {
   private readonly migrations: readonly NamedMigration[];
 
   private readonly tables: readonly string[];
+  /** What the model reads: every table (value tables too) and its columns. */
+  private readonly expected: readonly { readonly name: string; readonly columns: readonly string[] }[];
 
-  constructor(private readonly db: Database, model: Pick<ServiceModel, 'migrations' | 'tables'>) {
+  constructor(private readonly db: Database, model: Pick<ServiceModel, 'migrations' | 'tables' | 'valueTables'>) {
     this.tables = model.tables.map((t) => t.name);
+    this.expected = [...model.tables, ...model.valueTables].map((t) => ({ name: t.name, columns: t.columns.map((c) => c.name) }));
     this.migrations = [
       ...SERVICE_MIGRATIONS.map((m) => ({ name: `service/${m.name}`, migration: m })),
       ...model.migrations.map((m) => ({ name: `dictionary/${m.name}`, migration: m })),
@@ -73,17 +76,36 @@ export class SchemaMigrator {
   async apply(log?: (line: string) => void): Promise<PendingMigration[]> {
     return this.db.schemaWork(async (knex) => {
       const pending = await this.pendingIn(knex);
-      if (pending.length === 0) return [];
+      if (pending.length === 0) {
+        await this.verify(knex);
+        return [];
+      }
       if ((await this.applied(knex)).length === 0 && (await this.isFromBeforeMigrations(knex))) await this.adopt(knex, log);
       const config = this.config();
       await knex.migrate.forceFreeMigrationsLock(config);
       const started = performance.now();
       const [, names] = (await knex.migrate.latest(config)) as [number, string[]];
       const applied = this.migrations.filter((m) => names.includes(m.name));
+      await this.verify(knex);
       for (const m of applied) log?.(`migration ${m.name} applied: ${m.migration.changes.join('; ')}`);
       if (applied.length) log?.(`${applied.length} migration(s) applied in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       return applied.map((m) => ({ name: m.name, changes: m.migration.changes, statements: [] }));
     });
+  }
+
+  /**
+   * Every table and column the model reads is there. A migration history that was replaced (a dictionary
+   * generated into an empty folder, whose 0001 is not the one the database had) would otherwise go unnoticed
+   * until the first statement failed.
+   */
+  private async verify(knex: Knex): Promise<void> {
+    const missing: string[] = [];
+    for (const t of this.expected) {
+      const columns = await knex(t.name).columnInfo() as Record<string, unknown>;
+      if (Object.keys(columns).length === 0) missing.push(`table ${t.name}`);
+      else missing.push(...t.columns.filter((c) => !(c in columns)).map((c) => `${t.name}.${c}`));
+    }
+    if (missing.length) throw new SchemaMismatch(missing);
   }
 
   private async pendingIn(knex: Knex): Promise<NamedMigration[]> {
@@ -182,5 +204,13 @@ export class NewerSchema extends Error {
   constructor(readonly unknown: readonly string[]) {
     super(`the database has been migrated past this build (it records ${unknown.join(', ')}, which this build does not have): `
       + 'run the build that made them (or a newer one); this one would serve a stale model');
+  }
+}
+
+/** The schema after the migrations is not the one the model reads. */
+export class SchemaMismatch extends Error {
+  constructor(readonly missing: readonly string[]) {
+    super(`the database's schema does not match this build's migrations (missing: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}): `
+      + 'was generated/ regenerated into an empty folder? Keep generated/migrations/ and generate on top of it, so each change is the next migration');
   }
 }
