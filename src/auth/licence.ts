@@ -7,7 +7,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
-import { MetadataDocuments, renderMetadata } from '../metadata/render-metadata';
+import { MetadataViews } from '../metadata/render-metadata';
 import { Visibility } from '../query/visibility';
 import { Errors } from '../errors/catalogue';
 import type { Client } from './clients';
@@ -15,11 +15,13 @@ import type { Client } from './clients';
 const NONE: ReadonlySet<string> = new Set();
 /** Licences kept bound (the least recently used goes first). */
 const LICENCES_KEPT = 10_000;
+/** The published documents of each model, shared by every licence that hides nothing. */
+const PUBLISHED = new WeakMap<ServiceModel, MetadataViews>();
 
 export class Licence {
   readonly visibility: Visibility;
   private readonly hidden = new Map<string, Set<string>>();
-  private views?: MetadataDocuments;
+  private views?: MetadataViews;
 
   constructor(private readonly model: ServiceModel, feedScope: string | undefined, client?: Client) {
     const links = new Set(model.entitySets.flatMap((s) => s.navigations.flatMap((n) => (n.join ? [`${n.target}.${n.join.foreignKey}`] : []))));
@@ -41,12 +43,16 @@ export class Licence {
     return this.hidden.get(set.name) ?? NONE;
   }
 
-  /** The metadata documents without this client's hidden fields. */
-  metadata(): MetadataDocuments {
-    if (this.hidden.size === 0) return { xml: this.model.metadataXml, json: this.model.metadataJson };
-    this.views ??= renderMetadata(this.model, this.hidden);
-    return this.views;
+  /** The metadata documents without this client's hidden fields, each rendered once for this licence. */
+  metadata(): MetadataViews {
+    return (this.views ??= this.hidden.size === 0 ? publishedViews(this.model) : new MetadataViews(this.model, this.hidden));
   }
+}
+
+function publishedViews(model: ServiceModel): MetadataViews {
+  let views = PUBLISHED.get(model);
+  if (!views) PUBLISHED.set(model, (views = new MetadataViews(model, undefined, { xml: model.metadataXml, json: model.metadataJson })));
+  return views;
 }
 
 /** What request handlers need: the licence of a request's client. */

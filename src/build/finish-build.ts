@@ -1,17 +1,20 @@
 /**
  * Last build step: the generated metadata documents go beside the compiled generated modules that read them,
- * the console's page and stylesheet beside its compiled scripts,
+ * the metadata template beside the module that renders with it, the console's page and stylesheet beside its
+ * compiled scripts,
  * and the build stamp records that dist/ is complete, so `npm start` can tell a fresh build from a stale one
  * (scripts/start.js) without compiling.
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { copyTemplates } from './copy-templates';
 
 const root = resolve(__dirname, '../../..');
 mkdirSync(join(root, 'dist/generated'), { recursive: true });
 for (const name of ['metadata.xml', 'metadata.json']) {
   copyFileSync(join(root, 'generated', name), join(root, 'dist/generated', name));
 }
+copyTemplates(root);
 // The console's page and stylesheet go beside its compiled scripts (src/console/console-routes.ts serves that folder).
 mkdirSync(join(root, 'dist/console-web'), { recursive: true });
 for (const name of ['index.html', 'console.css']) {

@@ -27,15 +27,15 @@ export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOpti
  */
 export function metadataDocument(licences: Licences): RequestHandler {
   return (req, res) => {
-    const view = licences.of(clientOf(res)).metadata();
+    const views = licences.of(clientOf(res)).metadata();
     const json = metadataFormat(req) === 'json';
-    const xml = odataVersionOf(res) === '4.0' ? view.xml.replace(/<edmx:Edmx Version="4\.01"/, '<edmx:Edmx Version="4.0"') : view.xml;
-    if (notModified(req, res, metadataTag(json ? view.json : xml))) return;
+    const document = json ? views.json() : views.xml(odataVersionOf(res));
+    if (notModified(req, res, metadataTag(document))) return;
     if (json) {
-      sendJson(res, view.json);
+      sendJson(res, document);
     } else {
       res.setHeader('Content-Type', 'application/xml; charset=utf-8');
-      res.end(xml);
+      res.end(document);
     }
   };
 }

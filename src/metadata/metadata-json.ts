@@ -40,7 +40,7 @@ function property(f: FieldSpec): Json {
   const p: Json = {};
   if (f.collection) p.$Collection = true;
   if (f.type !== 'Edm.String') p.$Type = f.type;
-  // A collection's items are never null (metadata-xml.ts says why).
+  // A collection's items are never null (templates/metadata.xml.hbs says why).
   if (f.nullable && !f.collection) p.$Nullable = true;
   if (f.maxLength !== undefined) p.$MaxLength = f.maxLength;
   if (f.precision !== undefined) p.$Precision = f.precision;

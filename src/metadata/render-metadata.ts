@@ -28,6 +28,9 @@ export interface MetadataDocuments {
   readonly json: string;
 }
 
+/** The OData version an XML document declares: the one the response speaks (CSDL JSON exists only since 4.01). */
+export type CsdlVersion = '4.0' | '4.01';
+
 /** One entity set and its type as the documents state them, hidden fields already left out. */
 export interface SetView extends MetadataSet {
   /** The entity type's name without the namespace. */
@@ -52,9 +55,41 @@ function termOf(qualified: string): { readonly qualified: string; readonly names
   return { qualified, namespace: qualified.slice(0, dot), name: qualified.slice(dot + 1) };
 }
 
+/** The documents as published (4.01), or as a client sees them with `hidden` left out. */
 export function renderMetadata(model: MetadataModel, hidden: FieldMask = NO_MASK): MetadataDocuments {
   const view = viewOf(model, hidden);
-  return { xml: metadataXml(view), json: metadataJson(view) };
+  return { xml: metadataXml(view, '4.01'), json: metadataJson(view) };
+}
+
+/**
+ * One client's documents, each rendered when first asked for and then kept: a licence holds one, so a
+ * client's view is rendered once, never per request. `published` are documents already rendered (4.01).
+ */
+export class MetadataViews {
+  private view?: MetadataView;
+  private readonly xmlByVersion = new Map<CsdlVersion, string>();
+  private jsonText?: string;
+
+  constructor(private readonly model: MetadataModel, private readonly hidden: FieldMask = NO_MASK, published?: MetadataDocuments) {
+    if (published) {
+      this.xmlByVersion.set('4.01', published.xml);
+      this.jsonText = published.json;
+    }
+  }
+
+  xml(version: CsdlVersion): string {
+    let xml = this.xmlByVersion.get(version);
+    if (xml === undefined) this.xmlByVersion.set(version, (xml = metadataXml(this.viewed(), version)));
+    return xml;
+  }
+
+  json(): string {
+    return (this.jsonText ??= metadataJson(this.viewed()));
+  }
+
+  private viewed(): MetadataView {
+    return (this.view ??= viewOf(this.model, this.hidden));
+  }
 }
 
 function viewOf(model: MetadataModel, hidden: FieldMask): MetadataView {
