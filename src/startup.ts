@@ -8,6 +8,7 @@
  */
 import { sha256 } from './digest';
 import type { ClientRegistry } from './auth/clients';
+import { licenceProblems } from './auth/licence';
 import { migrate } from './migrate/migrate';
 import { storedShapeOf } from './migrate/record-migration';
 import { listingRootOf, ServiceModel } from './model/service-model';
@@ -84,6 +85,10 @@ export async function startUp(parts: StartupParts, options: StartupOptions): Pro
 /** The work done under the start-up lock; returns the new demo client's token when it made one. */
 async function prepare(parts: StartupParts, options: StartupOptions): Promise<string | undefined> {
   await migrate(parts, options.log);
+  // A dictionary change can leave a client's scope naming a field that is gone: its requests are refused until corrected.
+  for (const problem of licenceProblems(parts.model, await parts.clients.list())) {
+    options.log?.(`${problem}; its requests are refused (403) until an operator corrects it (reso-server clients scope)`);
+  }
   await parts.settings.ensureClock();
   await syncReferenceData(parts.model, parts.stores, parts.writer);
   const seeded = await seedIfEmpty(parts, options.seedListings ?? 0, options.log);

@@ -68,9 +68,12 @@ describeEachDatabase('Changing the dictionary under a live database: lookups, ca
     let model: ServiceModel;
     let notices: readonly string[];
     let stored: Map<string, Rec>;
+    let token: string;
     before(async () => {
       live = await LiveDatabase.open(target, versions.base.model, LISTINGS);
       stored = await live.records('Property', 'ListingKey');
+      await live.server.service.clients.register({ id: 'by-type', name: 'residential only', scope: "PropertyType eq 'Residential'", hiddenFields: [] });
+      token = await live.server.service.clients.issueToken('by-type', undefined);
       const next = versions.next((xml) => addField(makeUnqueryable(xml, 'Property', 'PropertyType'), 'Property', '<Property Name="FloorCovering" Type="Edm.String" MaxLength="50"/>'));
       ({ model, notices } = next);
       await live.restart(model);
@@ -91,6 +94,15 @@ describeEachDatabase('Changing the dictionary under a live database: lookups, ca
       const after = await live.records('Property', 'ListingKey');
       expect(timestamps(after)).to.deep.equal(timestamps(stored));
       for (const r of after.values()) expect(r.FloorCovering).to.equal(null);
+    });
+
+    it('a client whose scope filters on the field is refused (403) until its scope is corrected, and the start said so', async () => {
+      const r = await get(`${live.url}/Property`, { Authorization: `Bearer ${token}` });
+      expect([r.status, odataError(r).code]).to.deep.equal([403, 'LicenceInvalid']);
+      expect(live.said.join('\n')).to.match(/client by-type: .*PropertyType.*refused \(403\)/);
+      await live.server.service.clients.setScope('by-type', "MlsStatus eq 'Active'");
+      const after = await get(`${live.url}/Property`, { Authorization: `Bearer ${token}` });
+      expect(after.status, after.text).to.equal(200);
     });
 
     it('the new field is filtered on through its index', async () => {

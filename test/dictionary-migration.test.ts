@@ -94,6 +94,14 @@ describeEachDatabase('Changing the dictionary under a live database', (target) =
     it('both consumers end exact', async () => {
       expect(await live.replicationDifferences()).to.deep.equal([]);
     });
+
+    it('a client that hid the removed field is still served (nothing is left to hide)', async () => {
+      const clients = live.server.service.clients;
+      await clients.register({ id: 'hides-builder', name: 'hides BuilderName', hiddenFields: ['BuilderName'] });
+      const token = await clients.issueToken('hides-builder', undefined);
+      const r = await get(`${live.url}/Property?$top=1`, { Authorization: `Bearer ${token}` });
+      expect(r.status, r.text).to.equal(200);
+    });
   });
 
   describe('a field made filterable, then its MaxLength raised (Property.PostalCode 10 → 20)', function () {

@@ -5,6 +5,7 @@
  * their ModificationTimestamp, or which records refuse the change.
  */
 import { Command } from 'commander';
+import { licenceProblems } from '../auth/licence';
 import { ExitCode } from '../exit-codes';
 import { MigrationPlan, planMigration } from '../migrate/migrate';
 import type { SetConversion } from '../migrate/record-migration';
@@ -44,8 +45,10 @@ async function apply(context: CommandContext, options: MigrateOptions): Promise<
 async function dryRun(context: CommandContext, options: MigrateOptions): Promise<number> {
   return context.withService(async (service) => {
     const plan = await planMigration(service);
-    if (options.json) context.log(JSON.stringify(plan, (k, v: unknown) => (v instanceof Error ? v.message : v)));
-    else for (const line of describePlan(service.db.description, plan)) context.log(line);
+    // A database never started has no clients yet.
+    const clients = plan.pending.some((m) => m.name.startsWith('service/')) ? [] : licenceProblems(service.model, await service.clients.list());
+    if (options.json) context.log(JSON.stringify({ ...plan, clients }, (k, v: unknown) => (v instanceof Error ? v.message : v)));
+    else for (const line of [...describePlan(service.db.description, plan), ...clients.map((c) => `${c}: its requests would be refused (403)`)]) context.log(line);
     return plan.records.some((r) => r.refusedCount > 0) ? ExitCode.migrationRefused : ExitCode.ok;
   }, { prepare: false });
 }

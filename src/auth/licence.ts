@@ -68,6 +68,10 @@ export class Licences {
     this.open = new Licence(model, feedScope);
   }
 
+  /**
+   * A client's licence. A hidden field the dictionary no longer has is left out (a dictionary change removed it,
+   * and with it every value: nothing is left to hide); `clients add` refuses such a name (client-admin.ts).
+   */
   of(client: Client | undefined): Licence {
     if (!client) return this.open;
     // A client's record is immutable (a changed one is read anew, as another object): its licence, found once.
@@ -77,7 +81,7 @@ export class Licences {
     let licence = this.byClient.get(key);
     if (!licence) {
       try {
-        licence = new Licence(this.model, this.feedScope, client);
+        licence = new Licence(this.model, this.feedScope, { ...client, hiddenFields: client.hiddenFields.filter((e) => namesAField(this.model, e)) });
       } catch (e) {
         // `clients add` checks this; a client written some other way, or a dictionary changed since, can still fail.
         throw Errors.LicenceInvalid(client.id, (e as Error).message);
@@ -87,4 +91,23 @@ export class Licences {
     this.byRecord.set(client, licence);
     return licence;
   }
+}
+
+/** Whether a hidden-field entry (`Field`: the listing root's; `Set.Field`) names a field of the dictionary. */
+export function namesAField(model: ServiceModel, entry: string): boolean {
+  const [setName, field] = entry.includes('.') ? entry.split('.', 2) : [listingRootOf(model)?.name, entry];
+  return !!model.entitySets.find((s) => s.name === setName)?.fieldsByName[field];
+}
+
+/** Why each client's licence cannot be applied under `model` (its requests are refused, 403 LicenceInvalid), by client. */
+export function licenceProblems(model: ServiceModel, clients: readonly Client[]): string[] {
+  const licences = new Licences(model, undefined);
+  return clients.filter((c) => !c.revokedAt).flatMap((c) => {
+    try {
+      licences.of(c);
+      return [];
+    } catch (e) {
+      return [`client ${c.id}: ${(e as Error).message}`];
+    }
+  });
 }

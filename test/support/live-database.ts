@@ -6,10 +6,10 @@
  */
 import type { ServiceModel } from '../../src/model/service-model';
 import { emptyReport, ingestBatch, IngestReport } from '../../src/ingest/ingest';
-import type { RunningServer } from '../../src/server';
+import { RunningServer, startServer } from '../../src/server';
 import { seedDemoData } from '../../src/seed/demo-data';
 import type { DatabaseTarget, TestDatabase } from './databases';
-import { startTestServer, TEST_TOKEN } from './http';
+import { startTestServer, TEST_TOKEN, testConfig } from './http';
 import { allDifferences, nullsAsAbsent, servedOverHttp, withoutDeleted } from './replication-compare';
 import { ReplicationConsumer } from './replication-consumer';
 import { EventConsumer } from './replication-events';
@@ -52,7 +52,8 @@ export class LiveDatabase {
   async restart(model: ServiceModel): Promise<void> {
     if (this.running) await this.server.close();
     this.running = false;
-    this.server = await startTestServer(model, this.db.url, { port: this.port });
+    this.said = [];
+    this.server = await startServer(model, testConfig(this.db.url, { port: this.port }), (line) => this.said.push(line));
     this.running = true;
   }
 
@@ -61,6 +62,9 @@ export class LiveDatabase {
     if (this.running) await this.server.close();
     this.running = false;
   }
+
+  /** What the last restart's server said (its start-up lines). */
+  said: string[] = [];
 
   /** Whether `server` is up (a start the test expected to fail leaves none). */
   private running = true;
