@@ -31,10 +31,14 @@ export function migrateCommand(context: CommandContext): Command {
 async function apply(context: CommandContext, options: MigrateOptions): Promise<number> {
   const said: string[] = [];
   return context.withService(async (service) => {
+    const plan = await planMigration(service);
+    const due = plan.pending.length > 0 || plan.records.some((r) => r.rewritten > 0);
+    await service.prepare();
     if (options.json) context.log(JSON.stringify({ database: service.db.description, done: said }));
-    else context.log(said.length ? `${service.db.description}: done` : `${service.db.description}: already at the dictionary; nothing to do`);
+    else context.log(due ? `${service.db.description}: done` : `${service.db.description}: already at the dictionary; nothing to do`);
     return ExitCode.ok;
   }, {
+    prepare: false,
     log: (line) => {
       said.push(line);
       if (!options.json) context.log(line);
