@@ -6,6 +6,7 @@
  */
 import type { ChangeLogSpec, EntitySetSpec } from '../model/service-model';
 import type { Database } from './database';
+import { standIn, textTaking } from './shapes';
 
 export interface RetentionPolicy {
   /** Events committed more than this many days ago go. */
@@ -15,24 +16,46 @@ export interface RetentionPolicy {
 }
 
 const DAY_MS = 86_400_000;
+const [SEQUENCE, CUTOFF] = [standIn('sequence'), standIn('cutoff')];
+/** The one row a look-up reads (a parameter, as every limit). */
+const ONE = 1;
 
 export class ChangeLogRetention {
   private readonly spec: ChangeLogSpec;
   private readonly sequence: string;
+  private readonly oldestSql: string;
+  private readonly newestSql: string;
+  /** The commit time of the latest kept event at or below a sequence, and of the oldest kept event. */
+  private readonly committedAtSql: string;
+  private readonly firstCommittedSql: string;
+  /** The latest event committed before a time. */
+  private readonly lastBeforeSql: string;
+  private readonly pruneEventsSql: string;
+  private readonly prunePriorsSql: string;
 
   constructor(private readonly db: Database, readonly log: EntitySetSpec, private readonly policy: RetentionPolicy) {
     this.spec = log.changeLog!;
     this.sequence = log.fieldsByName[log.key].column!;
+    const p = this.spec.priorImage;
+    const [events, priors] = [() => db.knex(log.table), () => db.knex(p.table)];
+    this.oldestSql = textTaking(events().min({ n: this.sequence }), []);
+    this.newestSql = textTaking(events().max({ n: this.sequence }), []);
+    this.committedAtSql = textTaking(priors().select(p.committed).where(p.sequence, '<=', SEQUENCE).orderBy(p.sequence, 'desc').limit(ONE), [SEQUENCE, ONE]);
+    this.firstCommittedSql = textTaking(priors().select(p.committed).orderBy(p.sequence, 'asc').limit(ONE), [ONE]);
+    this.lastBeforeSql = textTaking(priors().select(p.sequence).where(p.committed, '<', CUTOFF)
+      .orderBy([{ column: p.committed, order: 'desc' }, { column: p.sequence, order: 'desc' }]).limit(ONE), [CUTOFF, ONE]);
+    this.pruneEventsSql = textTaking(events().where(this.sequence, '<=', SEQUENCE).delete(), [SEQUENCE]);
+    this.prunePriorsSql = textTaking(priors().where(p.sequence, '<=', SEQUENCE).delete(), [SEQUENCE]);
   }
 
   /** The lowest sequence still kept; undefined while nothing was logged. */
   async oldest(): Promise<number | undefined> {
-    const [row] = await this.db.all(`SELECT MIN(${this.id(this.sequence)}) AS n FROM ${this.id(this.log.table)}`);
+    const [row] = await this.db.all(this.oldestSql);
     return row?.n === null || row?.n === undefined ? undefined : Number(row.n);
   }
 
   async newest(): Promise<number | undefined> {
-    const [row] = await this.db.all(`SELECT MAX(${this.id(this.sequence)}) AS n FROM ${this.id(this.log.table)}`);
+    const [row] = await this.db.all(this.newestSql);
     return row?.n === null || row?.n === undefined ? undefined : Number(row.n);
   }
 
@@ -42,12 +65,9 @@ export class ChangeLogRetention {
    */
   async committedBy(sequence: number): Promise<string | undefined> {
     const p = this.spec.priorImage;
-    const s = this.db.statements;
-    const at = s.select({ from: p.table, columns: [p.committed], where: s.compare(p.sequence, '<=', sequence), orderBy: [{ column: p.sequence, direction: 'desc' }], limit: 1 });
-    const rows = await this.db.all(at.sql, at.params);
+    const rows = await this.db.all(this.committedAtSql, [sequence, ONE]);
     if (rows.length) return rows[0][p.committed] as string;
-    const first = s.select({ from: p.table, columns: [p.committed], orderBy: [{ column: p.sequence, direction: 'asc' }], limit: 1 });
-    const after = await this.db.all(first.sql, first.params);
+    const after = await this.db.all(this.firstCommittedSql, [ONE]);
     return after.length ? (after[0][p.committed] as string) : undefined;
   }
 
@@ -60,13 +80,9 @@ export class ChangeLogRetention {
     const oldest = await this.oldest();
     if (upTo === undefined || oldest === undefined || upTo < oldest) return 0;
     const last = Math.min(upTo, oldest + batch - 1);
-    const s = this.db.statements;
-    const p = this.spec.priorImage;
     await this.db.transaction(async (tx) => {
-      const events = s.delete(this.log.table, s.compare(this.sequence, '<=', last));
-      await tx.run(events.sql, events.params);
-      const priors = s.delete(p.table, s.compare(p.sequence, '<=', last));
-      await tx.run(priors.sql, priors.params);
+      await tx.run(this.pruneEventsSql, [last]);
+      await tx.run(this.prunePriorsSql, [last]);
     });
     return last - oldest + 1;
   }
@@ -86,17 +102,11 @@ export class ChangeLogRetention {
     if (this.policy.count !== undefined) limits.push(newest - this.policy.count);
     if (this.policy.days !== undefined) {
       const p = this.spec.priorImage;
-      const s = this.db.statements;
       const cutoff = new Date(now.getTime() - this.policy.days * DAY_MS).toISOString();
-      const q = s.select({ from: p.table, columns: [p.sequence], where: s.compare(p.committed, '<', cutoff), orderBy: [{ column: p.committed, direction: 'desc' }, { column: p.sequence, direction: 'desc' }], limit: 1 });
-      const rows = await this.db.all(q.sql, q.params);
+      const rows = await this.db.all(this.lastBeforeSql, [cutoff, ONE]);
       if (rows.length) limits.push(Number(rows[0][p.sequence]));
     }
     if (limits.length === 0) return undefined;
     return Math.min(Math.max(...limits), newest - 1);
-  }
-
-  private id(name: string): string {
-    return this.db.statements.id(name).sql;
   }
 }

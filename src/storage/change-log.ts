@@ -18,13 +18,20 @@ import { listingRootOf } from '../model/service-model';
 import type { Database, Executor, Row } from './database';
 import type { RecordStore } from './record-store';
 import type { Settings } from './settings';
-import { Sql, sql } from './sql';
+import { InsertBatches, paddedList, standIn, textTaking } from './shapes';
 
 type Key = string | number;
 
 /** The counter of event numbers, in the settings table. */
 const SEQUENCE_COUNTER = 'entity-event-sequence';
 const READ_BATCH = 200;
+const OWNER = standIn('owner');
+
+/** Which records a read by parent keeps: those whose `column` holds `value`, or nothing. */
+interface Owner {
+  readonly column: string;
+  readonly value: string;
+}
 
 interface PendingEvent {
   readonly key: Key;
@@ -37,6 +44,10 @@ export class ChangeLog {
   readonly logged: ReadonlyMap<string, LoggedSetSpec>;
   readonly root?: EntitySetSpec;
   private readonly priorColumns: readonly string[];
+  /** Reads' texts by shape: set, columns and list length (a few per logged set, as lists are padded). */
+  private readonly reads = new Map<string, string>();
+  private eventInserts?: InsertBatches;
+  private priorInserts?: InsertBatches;
 
   private constructor(
     readonly db: Database, readonly log: EntitySetSpec, private readonly model: ServiceModel,
@@ -60,13 +71,22 @@ export class ChangeLog {
     return new ChangeLogAppends(this, ex, lock);
   }
 
-  /** Rows of `set` (key and the columns its prior image needs) where `where` holds, read through `ex`. */
-  async rows(ex: Executor, set: EntitySetSpec, spec: LoggedSetSpec, where: (batch: readonly Key[]) => Sql, values: readonly Key[]): Promise<Row[]> {
+  /**
+   * Rows of `set` (key and the columns its prior image needs) whose `column` holds one of `values` (and that
+   * `owner`, if given, admits), read through `ex`.
+   */
+  async rows(ex: Executor, set: EntitySetSpec, spec: LoggedSetSpec, column: string, values: readonly Key[], owner?: Owner): Promise<Row[]> {
     const columns = [...new Set([set.key, ...listingColumnsOf(set, spec), ...spec.columns])];
     const out: Row[] = [];
     for (let i = 0; i < values.length; i += READ_BATCH) {
-      const q = this.db.statements.select({ from: set.table, columns, where: where(values.slice(i, i + READ_BATCH)) });
-      out.push(...await ex.all(q.sql, q.params));
+      const batch = paddedList(values.slice(i, i + READ_BATCH), READ_BATCH);
+      const text = this.read(['rows', set.name, column, owner?.column ?? '', batch.length], () => {
+        const list = batch.map((_, j) => standIn(`key ${j}`));
+        const q = this.db.knex(set.table).select(columns).whereIn(column, list);
+        if (owner) q.where((w) => w.where(owner.column, OWNER).orWhereNull(owner.column));
+        return textTaking(q, owner ? [...list, OWNER] : list);
+      });
+      out.push(...await ex.all(text, owner ? [...batch, owner.value] : batch));
     }
     return out;
   }
@@ -76,8 +96,12 @@ export class ChangeLog {
     const out = new Map<string, Row>();
     const root = this.root!;
     for (let i = 0; i < keys.length; i += READ_BATCH) {
-      const q = this.db.statements.select({ from: root.table, columns: this.spec.priorImage.listingColumns, where: this.db.statements.in(root.key, keys.slice(i, i + READ_BATCH)) });
-      for (const row of await ex.all(q.sql, q.params)) out.set(String(row[root.key]), row);
+      const batch = paddedList(keys.slice(i, i + READ_BATCH), READ_BATCH);
+      const text = this.read(['listings', batch.length], () => {
+        const list = batch.map((_, j) => standIn(`key ${j}`));
+        return textTaking(this.db.knex(root.table).select(this.spec.priorImage.listingColumns).whereIn(root.key, list), list);
+      });
+      for (const row of await ex.all(text, batch)) out.set(String(row[root.key]), row);
     }
     return out;
   }
@@ -88,17 +112,19 @@ export class ChangeLog {
     const store = this.store(this.log);
     // New numbers only: plain multi-row inserts, a few statements for a whole transaction's events.
     const rows = events.map((e, i) => store.encode({ [s.sequence]: first + i, [s.resourceName]: e.set, [s.recordKey]: String(e.key) }).row);
-    await this.insert(ex, store.table.name, store.table.columns.map((c) => c.name), rows);
+    this.eventInserts ??= new InsertBatches(this.db.knex, store.table.name, store.table.columns.map((c) => c.name), this.db.dialect.maxParams);
+    await this.eventInserts.insert(ex, rows);
     const empty = this.priorColumns.slice(3).map(() => null);
-    await this.insert(ex, s.priorImage.table, this.priorColumns, events.map((e, i) => [first + i, committed, e.prior ? 1 : 0, ...(e.prior ?? empty)]));
+    this.priorInserts ??= new InsertBatches(this.db.knex, s.priorImage.table, this.priorColumns, this.db.dialect.maxParams);
+    await this.priorInserts.insert(ex, events.map((e, i) => [first + i, committed, e.prior ? 1 : 0, ...(e.prior ?? empty)]));
   }
 
-  private async insert(ex: Executor, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void> {
-    const batch = Math.max(1, Math.min(1000, Math.floor(this.db.dialect.maxParams / columns.length / 2)));
-    for (let i = 0; i < rows.length; i += batch) {
-      const q = this.db.statements.insert(table, columns, rows.slice(i, i + batch));
-      await ex.run(q.sql, q.params);
-    }
+  /** The text of a read, compiled at its shape's first use. */
+  private read(shape: readonly (string | number)[], compile: () => string): string {
+    const key = shape.join('\u0000');
+    let text = this.reads.get(key);
+    if (text === undefined) this.reads.set(key, (text = compile()));
+    return text;
   }
 
   /** The prior image's values in table order (after sequence, commit time and flag), from a listing's image and the record's row. */
@@ -147,7 +173,7 @@ export class ChangeLogAppends {
     if (!spec || fresh.length === 0) return;
     await (this.locked ??= this.lock());
     const keyColumn = set.fieldsByName[set.key].column!;
-    const rows = await this.log.rows(this.ex, set, spec, (batch) => this.log.db.statements.in(keyColumn, batch), fresh);
+    const rows = await this.log.rows(this.ex, set, spec, keyColumn, fresh);
     const byKey = new Map(rows.map((r) => [String(r[keyColumn]), r]));
     await this.note(set, spec, fresh.filter((k) => !removing || byKey.has(k)).map((k) => [k, byKey.get(k)]));
   }
@@ -157,11 +183,8 @@ export class ChangeLogAppends {
     const spec = this.log.logged.get(set.name);
     if (!spec || values.length === 0) return;
     await (this.locked ??= this.lock());
-    const s = this.log.db.statements;
-    const owner = belongs && set.fieldsByName[belongs.field].column!;
-    const ownerMatches = owner ? sql`${s.eq(owner, belongs!.value)} OR ${s.id(owner)} IS NULL` : undefined;
-    const column = set.fieldsByName[field].column!;
-    const rows = await this.log.rows(this.ex, set, spec, (batch) => s.and([s.in(column, batch), ownerMatches])!, values);
+    const owner = belongs && { column: set.fieldsByName[belongs.field].column!, value: belongs.value };
+    const rows = await this.log.rows(this.ex, set, spec, set.fieldsByName[field].column!, values, owner);
     const keyColumn = set.fieldsByName[set.key].column!;
     const mine = this.bucket(set);
     await this.note(set, spec, rows.map((r) => [String(r[keyColumn]), r] as const).filter(([k]) => !mine.has(k)));

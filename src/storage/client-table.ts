@@ -2,10 +2,11 @@
  * API clients and their access tokens in the database (reso_clients, reso_tokens). Rows are as stored;
  * auth/clients.ts decides what they mean.
  */
-import type { Database, Row } from './database';
+import type { Database, Executor, Row } from './database';
 import { CLIENTS_TABLE, TOKENS_TABLE } from './internal-schema';
+import { compile, type Buildable } from './query-builder';
 import { Settings } from './settings';
-import { Sql, sql } from './sql';
+import { standIn, textTaking } from './shapes';
 
 export interface ClientRow {
   client_id: string;
@@ -48,63 +49,75 @@ export interface ClientStore {
   clientByToken(tokenHash: string): Promise<Row | undefined>;
 }
 
+const [CLIENT, HASH, EXPIRES, CREATED] = [standIn('client'), standIn('token hash'), standIn('expires'), standIn('created')];
+
 export class ClientTable implements ClientStore {
   private readonly byTokenSql: string;
+  private readonly clientSql: string;
+  private readonly clientsSql: string;
+  private readonly deleteTokensSql: string;
+  private readonly expiriesSql: string;
+  private readonly ownerSql: string;
+  private readonly saveTokenSql: string;
 
   constructor(private readonly db: Database, private readonly settings: Settings = new Settings(db)) {
-    const s = db.statements;
-    const [clients, tokens] = [s.id(CLIENTS_TABLE), s.id(TOKENS_TABLE)];
-    const clientId = s.id('client_id');
-    const join = sql`${tokens} JOIN ${clients} ON ${tokens}.${clientId} = ${clients}.${clientId}`;
-    this.byTokenSql = sql`SELECT ${clients}.*, ${tokens}.${s.id('expires_at')} FROM ${join} WHERE ${tokens}.${s.id('token_hash')} = ?`.sql;
+    const k = db.knex;
+    const [clients, tokens] = [() => k(CLIENTS_TABLE), () => k(TOKENS_TABLE)];
+    const [client, token] = [(column: string) => `${CLIENTS_TABLE}.${column}`, (column: string) => `${TOKENS_TABLE}.${column}`];
+    this.byTokenSql = textTaking(tokens().join(CLIENTS_TABLE, token('client_id'), client('client_id'))
+      .select(client('*'), token('expires_at')).where(token('token_hash'), HASH), [HASH]);
+    this.clientSql = textTaking(clients().select('*').where('client_id', CLIENT), [CLIENT]);
+    this.clientsSql = textTaking(clients().select('*').orderBy('client_id', 'asc'), []);
+    this.deleteTokensSql = textTaking(tokens().where('client_id', CLIENT).delete(), [CLIENT]);
+    this.expiriesSql = textTaking(tokens().select('expires_at').where('client_id', CLIENT), [CLIENT]);
+    this.ownerSql = textTaking(tokens().select('client_id').where('token_hash', HASH), [HASH]);
+    const row: Record<keyof TokenRow, string> = { token_hash: HASH, client_id: CLIENT, expires_at: EXPIRES, created_at: CREATED };
+    // knex lists an insert's columns alphabetically.
+    this.saveTokenSql = textTaking(tokens().insert(row).onConflict('token_hash').merge(['client_id', 'expires_at', 'created_at']), [CLIENT, CREATED, EXPIRES, HASH]);
   }
 
   async insertClient(row: ClientRow): Promise<boolean> {
-    await this.run(this.db.statements.insert(CLIENTS_TABLE, Object.keys(row), [Object.values(row)], { key: ['client_id'], keep: true }));
+    await this.run(this.db.dialect.keepExisting(this.db.knex(CLIENTS_TABLE).insert(row), ['client_id']));
     // Each secret hash has a salt of its own: only the row this call wrote has it.
     return (await this.client(row.client_id))?.secret_hash === row.secret_hash;
   }
 
   async client(id: string): Promise<Row | undefined> {
-    const [row] = await this.all(this.db.statements.select({ from: CLIENTS_TABLE, columns: '*', where: this.db.statements.eq('client_id', id) }));
+    const [row] = await this.db.all(this.clientSql, [id]);
     return row;
   }
 
   clients(): Promise<Row[]> {
-    return this.all(this.db.statements.select({ from: CLIENTS_TABLE, columns: '*', orderBy: [{ column: 'client_id', direction: 'asc' }] }));
+    return this.db.all(this.clientsSql);
   }
 
   async updateClient(id: string, values: Partial<ClientRow>): Promise<void> {
-    await this.run(this.db.statements.update(CLIENTS_TABLE, values, this.db.statements.eq('client_id', id)));
+    await this.run(this.db.knex(CLIENTS_TABLE).update(values).where('client_id', id));
   }
 
   async updateScope(id: string, scope: string | null): Promise<void> {
     await this.db.transaction(async (tx) => {
       const epoch = await this.settings.nextModificationTime(tx);
-      const q = this.db.statements.update(CLIENTS_TABLE, { scope, scope_epoch: epoch }, this.db.statements.eq('client_id', id));
-      await tx.run(q.sql, q.params);
+      await this.run(this.db.knex(CLIENTS_TABLE).update({ scope, scope_epoch: epoch }).where('client_id', id), tx);
     });
   }
 
   async deleteTokens(clientId: string): Promise<void> {
-    await this.run(this.db.statements.delete(TOKENS_TABLE, this.db.statements.eq('client_id', clientId)));
+    await this.db.run(this.deleteTokensSql, [clientId]);
   }
 
   async tokenExpiries(clientId: string): Promise<(string | null)[]> {
-    const rows = await this.all(this.db.statements.select({ from: TOKENS_TABLE, columns: ['expires_at'], where: this.db.statements.eq('client_id', clientId) }));
+    const rows = await this.db.all(this.expiriesSql, [clientId]);
     return rows.map((r) => (r.expires_at as string | null) ?? null);
   }
 
   async tokenOwner(tokenHash: string): Promise<string | undefined> {
-    const [row] = await this.all(this.db.statements.select({ from: TOKENS_TABLE, columns: ['client_id'], where: this.db.statements.eq('token_hash', tokenHash) }));
+    const [row] = await this.db.all(this.ownerSql, [tokenHash]);
     return row?.client_id as string | undefined;
   }
 
   async saveToken(row: TokenRow): Promise<void> {
-    const columns = Object.keys(row);
-    await this.run(this.db.statements.insert(TOKENS_TABLE, columns, [Object.values(row)], {
-      key: ['token_hash'], replace: columns.filter((c) => c !== 'token_hash'),
-    }));
+    await this.db.run(this.saveTokenSql, [row.client_id, row.created_at, row.expires_at, row.token_hash]);
   }
 
   async clientByToken(tokenHash: string): Promise<Row | undefined> {
@@ -112,11 +125,9 @@ export class ClientTable implements ClientStore {
     return row;
   }
 
-  private all(q: Sql): Promise<Row[]> {
-    return this.db.all(q.sql, q.params);
-  }
-
-  private run(q: Sql): Promise<void> {
-    return this.db.run(q.sql, q.params);
+  /** An operator's change, compiled as it comes (its columns are the caller's): the values are knex's bindings. */
+  private run(q: Buildable, ex: Executor = this.db): Promise<void> {
+    const { sql, params } = compile(q);
+    return ex.run(sql, params);
   }
 }

@@ -4,6 +4,7 @@
  * else, and every statement's structure, is written once.
  */
 import type { ColumnSpec } from '../model/service-model';
+import type { Knex } from './query-builder';
 import { raw, Fragment, fragment } from './fragment';
 import type { ListKind } from './value-list';
 
@@ -73,6 +74,11 @@ export abstract class SqlDialect {
   abstract inserted(column: string): string;
   /** An insert that leaves an existing row with the same key as it is. */
   abstract onConflictKeep(key: readonly string[]): string;
+
+  /** `insert` (knex's) made to leave an existing row with the same key as it is. */
+  keepExisting(insert: Knex.QueryBuilder, key: readonly string[]): Knex.QueryBuilder {
+    return insert.onConflict([...key]).ignore();
+  }
 
   /** The column's type in CREATE TABLE. */
   abstract columnType(c: ColumnSpec): string;

@@ -5,6 +5,7 @@
  */
 import type { ColumnSpec } from '../model/service-model';
 import { commonColumnType, SqlDialect } from './dialect';
+import { sqlBuilder, type Knex } from './query-builder';
 import { join, param, raw, Fragment, fragment } from './fragment';
 import type { ListKind } from './value-list';
 
@@ -87,6 +88,11 @@ class MysqlDialect extends SqlDialect {
   onConflictKeep(key: readonly string[]): string {
     const k = this.id(key[0]).sql;
     return `ON DUPLICATE KEY UPDATE ${k} = ${k}`;
+  }
+
+  /** `k = k`: knex's INSERT IGNORE would also turn other errors (a value too long) into warnings. */
+  override keepExisting(insert: Knex.QueryBuilder, key: readonly string[]): Knex.QueryBuilder {
+    return insert.onConflict([...key]).merge({ [key[0]]: sqlBuilder('mysql').ref(key[0]) });
   }
 
   columnType(c: ColumnSpec): string {

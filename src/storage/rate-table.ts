@@ -5,6 +5,7 @@
  */
 import type { Database } from './database';
 import { RATE_WINDOWS_TABLE } from './internal-schema';
+import { standIn, textTaking } from './shapes';
 
 /** What the rate limit asks of the database. */
 export interface RateStore {
@@ -18,6 +19,9 @@ export interface RateStore {
 
 /** A taken key on insert: MariaDB's code, SQLite's. */
 const DUPLICATE_KEY = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
+const [CLIENT, VERSION, STATE] = [standIn('client'), standIn('version'), standIn('state')];
+/** The current version is the one row read (a parameter, as every limit). */
+const ONE = 1;
 
 export class RateTable implements RateStore {
   private readonly latestSql: string;
@@ -25,23 +29,21 @@ export class RateTable implements RateStore {
   private readonly pruneSql: string;
 
   constructor(private readonly db: Database) {
-    const s = db.statements;
-    const client = s.eq('client_id', '');
-    this.latestSql = s.select({
-      from: RATE_WINDOWS_TABLE, columns: ['version', 'state'], where: client, orderBy: [{ column: 'version', direction: 'desc' }], limit: 1,
-    }).sql;
-    this.insertSql = s.insert(RATE_WINDOWS_TABLE, ['client_id', 'version', 'state'], [[0, 0, 0]]).sql;
-    this.pruneSql = s.delete(RATE_WINDOWS_TABLE, s.and([client, s.compare('version', '<', 0)])!).sql;
+    const windows = () => db.knex(RATE_WINDOWS_TABLE);
+    this.latestSql = textTaking(windows().select('version', 'state').where('client_id', CLIENT).orderBy('version', 'desc').limit(ONE), [CLIENT, ONE]);
+    // knex lists an insert's columns alphabetically.
+    this.insertSql = textTaking(windows().insert({ client_id: CLIENT, version: VERSION, state: STATE }), [CLIENT, STATE, VERSION]);
+    this.pruneSql = textTaking(windows().where('client_id', CLIENT).andWhere('version', '<', VERSION).delete(), [CLIENT, VERSION]);
   }
 
   async latest(clientId: string): Promise<{ version: number; state: string } | undefined> {
-    const [row] = await this.db.all(this.latestSql, [clientId, 1]);
+    const [row] = await this.db.all(this.latestSql, [clientId, ONE]);
     return row ? { version: Number(row.version), state: row.state as string } : undefined;
   }
 
   async advance(clientId: string, version: number, state: string): Promise<boolean> {
     try {
-      await this.db.run(this.insertSql, [clientId, version, state]);
+      await this.db.run(this.insertSql, [clientId, state, version]);
       return true;
     } catch (e) {
       if (DUPLICATE_KEY.has((e as { code?: string })?.code ?? '')) return false;

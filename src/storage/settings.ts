@@ -5,31 +5,38 @@
 import { randomBytes } from 'node:crypto';
 import type { Database, Executor } from './database';
 import { SETTINGS_TABLE } from './internal-schema';
+import { standIn, textTaking } from './shapes';
 
 const CLOCK = 'modification-clock';
+const [NAME, VALUE] = [standIn('name'), standIn('value')];
+
+/**
+ * The settings table's statements for one database, compiled once; each takes its values in the order of the
+ * stand-ins in its check.
+ */
+export function settingsStatements({ knex, dialect }: Pick<Database, 'knex' | 'dialect'>) {
+  const settings = () => knex(SETTINGS_TABLE);
+  return {
+    read: textTaking(settings().select('value').where('name', NAME), [NAME]),
+    /** The read that takes the row lock: knex's SQLite compiler leaves it out (the write transaction holds the database). */
+    lock: textTaking(settings().select('value').where('name', NAME).forUpdate(), [NAME]),
+    /** Inserts a row unless its name is taken. */
+    insert: textTaking(dialect.keepExisting(settings().insert({ name: NAME, value: VALUE }), ['name']), [NAME, VALUE]),
+    update: textTaking(settings().update({ value: VALUE }).where('name', NAME), [VALUE, NAME]),
+    remove: textTaking(settings().where('name', NAME).delete(), [NAME]),
+    clock: dialect.clockMillis().sql,
+  };
+}
 
 export class Settings {
-  private readonly readSql: string;
-  /** The read that takes the row lock (SQLite has no row locks; its transaction holds the database's write lock). */
-  private readonly lockSql: string;
-  private readonly insertSql: string;
-  private readonly updateSql: string;
-  private readonly deleteSql: string;
-  private readonly clockSql: string;
+  private readonly sql: ReturnType<typeof settingsStatements>;
 
   constructor(private readonly db: Database) {
-    const s = db.statements;
-    const byName = s.eq('name', '');
-    this.readSql = s.select({ from: SETTINGS_TABLE, columns: ['value'], where: byName }).sql;
-    this.lockSql = s.select({ from: SETTINGS_TABLE, columns: ['value'], where: byName, lock: true }).sql;
-    this.insertSql = s.insert(SETTINGS_TABLE, ['name', 'value'], [['', '']], { key: ['name'], keep: true }).sql;
-    this.updateSql = s.update(SETTINGS_TABLE, { value: '' }, byName).sql;
-    this.deleteSql = s.delete(SETTINGS_TABLE, byName).sql;
-    this.clockSql = db.dialect.clockMillis().sql;
+    this.sql = settingsStatements(db);
   }
 
   async get(name: string, ex: Executor = this.db): Promise<string | undefined> {
-    const rows = await ex.all(this.readSql, [name]);
+    const rows = await ex.all(this.sql.read, [name]);
     return rows.length ? (rows[0].value as string) : undefined;
   }
 
@@ -37,17 +44,17 @@ export class Settings {
   async getOrCreate(name: string, make: () => string): Promise<string> {
     const existing = await this.get(name);
     if (existing !== undefined) return existing;
-    await this.db.transaction((tx) => tx.run(this.insertSql, [name, make()]));
+    await this.db.transaction((tx) => tx.run(this.sql.insert, [name, make()]));
     return (await this.get(name))!;
   }
 
   async set(ex: Executor, name: string, value: string): Promise<void> {
-    await ex.run(this.insertSql, [name, value]);
-    await ex.run(this.updateSql, [value, name]);
+    await ex.run(this.sql.insert, [name, value]);
+    await ex.run(this.sql.update, [value, name]);
   }
 
   async remove(name: string): Promise<void> {
-    await this.db.run(this.deleteSql, [name]);
+    await this.db.run(this.sql.remove, [name]);
   }
 
   /**
@@ -59,9 +66,9 @@ export class Settings {
    * push later timestamps ahead.
    */
   async nextModificationTime(tx: Executor): Promise<string> {
-    const rows = await tx.all(this.lockSql, [CLOCK]);
+    const rows = await tx.all(this.sql.lock, [CLOCK]);
     const last = rows.length ? Number(rows[0].value) : 0;
-    const [{ t: databaseNow }] = await tx.all(this.clockSql);
+    const [{ t: databaseNow }] = await tx.all(this.sql.clock);
     const t = Math.max(Number(databaseNow), last + 1);
     await this.set(tx, CLOCK, String(t));
     return new Date(t).toISOString();
@@ -73,13 +80,13 @@ export class Settings {
    * AUTO_INCREMENT is not: a transaction may take a number and commit after a later one).
    */
   async nextNumbers(tx: Executor, name: string, count: number): Promise<number> {
-    let rows = await tx.all(this.lockSql, [name]);
+    let rows = await tx.all(this.sql.lock, [name]);
     if (rows.length === 0) {
-      await tx.run(this.insertSql, [name, '0']);
-      rows = await tx.all(this.lockSql, [name]);
+      await tx.run(this.sql.insert, [name, '0']);
+      rows = await tx.all(this.sql.lock, [name]);
     }
     const last = Number(rows[0].value);
-    await tx.run(this.updateSql, [String(last + count), name]);
+    await tx.run(this.sql.update, [String(last + count), name]);
     return last + 1;
   }
 

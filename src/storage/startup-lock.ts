@@ -11,9 +11,10 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock';
 import type { Database } from './database';
 import { SETTINGS_TABLE } from './internal-schema';
-import type { Sql } from './sql';
+import { standIn, textTaking } from './shapes';
 
 const LOCK_ROW = 'startup-lock';
+const [NAME, VALUE, NEXT] = [standIn('name'), standIn('value'), standIn('next')];
 
 export interface LockTimings {
   /** How long the row may stay unchanged before its holder is taken for dead. */
@@ -37,8 +38,19 @@ export class StartupLock {
   private beats = 0;
   /** What this process last read in the row, and since when (by its own clock). */
   private seen?: { value: string; since: number };
+  private readonly readSql: string;
+  private readonly claimSql: string;
+  private readonly swapSql: string;
+  private readonly releaseSql: string;
 
-  constructor(private readonly db: Database, private readonly clock: Clock, private readonly timings = DEFAULT_TIMINGS) {}
+  constructor(private readonly db: Database, private readonly clock: Clock, private readonly timings = DEFAULT_TIMINGS) {
+    const settings = () => db.knex(SETTINGS_TABLE);
+    const rowWith = { name: NAME, value: VALUE };
+    this.readSql = textTaking(settings().select('value').where('name', NAME), [NAME]);
+    this.claimSql = textTaking(db.dialect.keepExisting(settings().insert(rowWith), ['name']), [NAME, VALUE]);
+    this.swapSql = textTaking(settings().update({ value: NEXT }).where(rowWith), [NEXT, NAME, VALUE]);
+    this.releaseSql = textTaking(settings().where(rowWith).delete(), [NAME, VALUE]);
+  }
 
   /**
    * Runs `work` holding the lock (the settings table must exist). While another live instance holds it, throws
@@ -65,7 +77,7 @@ export class StartupLock {
       clearInterval(heartbeat);
       await renewing;
       // Not deleted (the database went away): the others take over once the lease has run out.
-      await this.run(this.db.statements.delete(SETTINGS_TABLE, this.rowWith(value))).catch(() => undefined);
+      await this.db.run(this.releaseSql, [LOCK_ROW, value]).catch(() => undefined);
     }
   }
 
@@ -74,7 +86,7 @@ export class StartupLock {
     const mine = this.nextValue();
     let stored = await this.read();
     if (stored === undefined) {
-      await this.run(this.db.statements.insert(SETTINGS_TABLE, ['name', 'value'], [[LOCK_ROW, mine]], { key: ['name'], keep: true }));
+      await this.db.run(this.claimSql, [LOCK_ROW, mine]);
       stored = await this.read();
       if (stored === mine) return mine;
     }
@@ -91,25 +103,14 @@ export class StartupLock {
   }
 
   private async read(): Promise<string | undefined> {
-    const s = this.db.statements;
-    const q = s.select({ from: SETTINGS_TABLE, columns: ['value'], where: s.eq('name', LOCK_ROW) });
-    const rows = await this.db.all(q.sql, q.params);
+    const rows = await this.db.all(this.readSql, [LOCK_ROW]);
     return rows.length ? String(rows[0].value) : undefined;
   }
 
   /** Replaces the row's value if it is still `expected`; returns whether it did (each value is written once). */
   private async swap(expected: string, next: string): Promise<boolean> {
-    await this.run(this.db.statements.update(SETTINGS_TABLE, { value: next }, this.rowWith(expected)));
+    await this.db.run(this.swapSql, [next, LOCK_ROW, expected]);
     return (await this.read()) === next;
-  }
-
-  private rowWith(value: string): Sql {
-    const s = this.db.statements;
-    return s.and([s.eq('name', LOCK_ROW), s.eq('value', value)])!;
-  }
-
-  private run(q: Sql): Promise<void> {
-    return this.db.run(q.sql, q.params);
   }
 
   private nextValue(): string {

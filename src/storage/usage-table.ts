@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from './database';
 import { USAGE_JOURNALS_TABLE, USAGE_TABLE } from './internal-schema';
+import { compile } from './query-builder';
 import type { Settings } from './settings';
-import type { Sql } from './sql';
+import { InsertBatches, standIn, textTaking } from './shapes';
 
 export type UsageClass = 'A' | 'B';
 
@@ -44,24 +45,37 @@ export interface UsageStore {
 
 /** The usage table's columns, in the order an increment's rows carry them. */
 const USAGE_COLUMNS = ['client_id', 'hour', 'class', 'count'];
-/** Rows per increment statement (a journal chunk can span many clients and hours). */
-const ROWS_PER_STATEMENT = 500;
+const USAGE_KEY = ['client_id', 'hour', 'class'];
+const [JOURNAL, APPLIED] = [standIn('journal'), standIn('applied')];
 /** Attempts of a transaction the database rolled back to break a deadlock. */
 const ATTEMPTS = 5;
 
+/**
+ * The usage tables' statements for one database, compiled once; each takes its values in the order of the
+ * stand-ins in its check.
+ */
+export function usageStatements({ knex, dialect }: Pick<Database, 'knex' | 'dialect'>) {
+  const journals = () => knex(USAGE_JOURNALS_TABLE);
+  // Increments commute, so processes adding to the same rows add up: the stored count plus the inserted one.
+  const added = knex.raw(`?? + ${dialect.inserted('count')}`, ['count']);
+  return {
+    /** The journal's mark, locked: knex's SQLite compiler leaves the lock out (the write transaction excludes every other writer). */
+    lock: textTaking(journals().select('applied_seq').where('journal_id', JOURNAL).forUpdate(), [JOURNAL]),
+    mark: textTaking(journals().update({ applied_seq: APPLIED }).where('journal_id', JOURNAL), [APPLIED, JOURNAL]),
+    // knex lists an insert's columns alphabetically.
+    register: textTaking(journals().insert({ journal_id: JOURNAL, applied_seq: APPLIED }), [APPLIED, JOURNAL]),
+    forget: textTaking(journals().where('journal_id', JOURNAL).delete(), [JOURNAL]),
+    /** A journal chunk can span many clients and hours: many rows a statement. */
+    increments: new InsertBatches(knex, USAGE_TABLE, USAGE_COLUMNS, dialect.maxParams, (insert) => insert.onConflict(USAGE_KEY).merge({ count: added })),
+  };
+}
+
 export class UsageTable implements UsageStore {
-  private readonly lockSql: string;
-  private readonly markSql: string;
-  private readonly rowsPerStatement: number;
+  private readonly sql: ReturnType<typeof usageStatements>;
   private database?: string;
 
   constructor(private readonly db: Database, private readonly settings: Settings) {
-    const s = db.statements;
-    const byJournal = s.eq('journal_id', '');
-    // SQLite has no row locks; its write transaction already excludes every other writer.
-    this.lockSql = s.select({ from: USAGE_JOURNALS_TABLE, columns: ['applied_seq'], where: byJournal, lock: true }).sql;
-    this.markSql = s.update(USAGE_JOURNALS_TABLE, { applied_seq: 0 }, byJournal).sql;
-    this.rowsPerStatement = Math.min(ROWS_PER_STATEMENT, Math.floor(db.dialect.maxParams / USAGE_COLUMNS.length));
+    this.sql = usageStatements(db);
   }
 
   async databaseId(): Promise<string> {
@@ -70,7 +84,7 @@ export class UsageTable implements UsageStore {
   }
 
   async register(journalId: string): Promise<void> {
-    await this.write(this.db.statements.insert(USAGE_JOURNALS_TABLE, ['journal_id', 'applied_seq'], [[journalId, 0]]));
+    await this.write(this.sql.register, [0, journalId]);
   }
 
   /**
@@ -78,7 +92,7 @@ export class UsageTable implements UsageStore {
    * process keeps its row (a few bytes per crashed process).
    */
   async forget(journalId: string): Promise<void> {
-    await this.write(this.db.statements.delete(USAGE_JOURNALS_TABLE, this.db.statements.eq('journal_id', journalId)));
+    await this.write(this.sql.forget, [journalId]);
   }
 
   async apply(journalId: string, entries: readonly JournalEntry[]): Promise<void> {
@@ -97,7 +111,7 @@ export class UsageTable implements UsageStore {
   }
 
   private async applyIn(tx: Executor, journalId: string, entries: readonly JournalEntry[]): Promise<void> {
-    const [mark] = await tx.all(this.lockSql, [journalId]);
+    const [mark] = await tx.all(this.sql.lock, [journalId]);
     if (!mark) return;
     const applied = Number(mark.applied_seq);
     const sums = new Map<string, number>();
@@ -115,33 +129,23 @@ export class UsageTable implements UsageStore {
     if (last === applied) return;
     // Rows are locked in key order, so processes applying at once cannot deadlock on them.
     const rows = [...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, n]) => [...key.split('\u0000'), n]);
-    for (let i = 0; i < rows.length; i += this.rowsPerStatement) {
-      // Increments commute, so processes adding to the same rows add up.
-      const q = this.db.statements.insert(USAGE_TABLE, USAGE_COLUMNS, rows.slice(i, i + this.rowsPerStatement), {
-        key: ['client_id', 'hour', 'class'], increment: ['count'],
-      });
-      await tx.run(q.sql, q.params);
-    }
-    await tx.run(this.markSql, [last, journalId]);
+    await this.sql.increments.insert(tx, rows);
+    await tx.run(this.sql.mark, [last, journalId]);
   }
 
   async rows(filter: { client?: string; from?: string; to?: string } = {}): Promise<UsageRow[]> {
-    const s = this.db.statements;
-    const where = s.and([
-      filter.client ? s.eq('client_id', filter.client) : undefined,
-      filter.from ? s.compare('hour', '>=', filter.from.slice(0, 13)) : undefined,
-      filter.to ? s.compare('hour', '<=', filter.to.slice(0, 13)) : undefined,
-    ]);
-    const q = s.select({
-      from: USAGE_TABLE, columns: USAGE_COLUMNS, where,
-      orderBy: [{ column: 'hour', direction: 'asc' }, { column: 'client_id', direction: 'asc' }, { column: 'class', direction: 'asc' }],
-    });
-    return (await this.db.all(q.sql, q.params)).map((r) => ({
+    // A report, compiled as asked (which bounds it has varies): the values are knex's bindings.
+    const q = this.db.knex(USAGE_TABLE).select(USAGE_COLUMNS).orderBy(['hour', 'client_id', 'class']);
+    if (filter.client) q.where('client_id', filter.client);
+    if (filter.from) q.where('hour', '>=', filter.from.slice(0, 13));
+    if (filter.to) q.where('hour', '<=', filter.to.slice(0, 13));
+    const { sql, params } = compile(q);
+    return (await this.db.all(sql, params)).map((r) => ({
       client: r.client_id as string, hour: r.hour as string, class: r.class as UsageClass, count: Number(r.count),
     }));
   }
 
-  private write(q: Sql): Promise<void> {
-    return this.db.transaction((tx) => tx.run(q.sql, q.params));
+  private write(sql: string, params: readonly unknown[]): Promise<void> {
+    return this.db.transaction((tx) => tx.run(sql, params));
   }
 }

@@ -7,7 +7,8 @@
  */
 import type { Database, Row } from './database';
 import { WEBHOOKS_TABLE } from './internal-schema';
-import { Sql, sql } from './sql';
+import { compile, type Buildable, type Knex } from './query-builder';
+import { standIn, textTaking } from './shapes';
 
 export interface SubscriptionRow {
   subscription_id: string;
@@ -55,83 +56,88 @@ export interface SubscriptionStore {
 
 const NUMBERS = ['cursor', 'failures', 'next_attempt', 'waiting_since', 'lease_until', 'version'] as const;
 
+const [ID, STATE, NOW] = [standIn('subscription'), standIn('state'), standIn('now')];
+const ACTIVE: SubscriptionRow['state'] = 'active';
+
 export class SubscriptionTable implements SubscriptionStore {
-  constructor(private readonly db: Database) {}
+  private readonly getSql: string;
+  private readonly listSql: string;
+  private readonly removeSql: string;
+  private readonly dueSql: string;
+
+  constructor(private readonly db: Database) {
+    const webhooks = () => db.knex(WEBHOOKS_TABLE);
+    this.getSql = textTaking(webhooks().select('*').where('subscription_id', ID), [ID]);
+    this.listSql = textTaking(webhooks().select('*').orderBy('subscription_id', 'asc'), []);
+    this.removeSql = textTaking(webhooks().where('subscription_id', ID).delete(), [ID]);
+    this.dueSql = textTaking(webhooks().select('*').where('state', STATE).andWhere('next_attempt', '<=', NOW).andWhere(leaseFree(NOW))
+      .orderBy('next_attempt', 'asc'), [STATE, NOW, NOW]);
+  }
 
   async insert(row: SubscriptionRow): Promise<boolean> {
-    const s = this.db.statements;
-    await this.run(s.insert(WEBHOOKS_TABLE, Object.keys(row), [Object.values(row)], { key: ['subscription_id'], keep: true }));
+    await this.run(this.db.dialect.keepExisting(this.db.knex(WEBHOOKS_TABLE).insert(row), ['subscription_id']));
     // The token and creation time together tell this call's row from one inserted under the same id before.
     const stored = await this.get(row.subscription_id);
     return stored?.token === row.token && stored.created_at === row.created_at && stored.client_id === row.client_id;
   }
 
   async get(id: string): Promise<SubscriptionRow | undefined> {
-    const [row] = await this.all(this.db.statements.select({ from: WEBHOOKS_TABLE, columns: '*', where: this.byId(id) }));
+    const [row] = await this.db.all(this.getSql, [id]);
     return row && typed(row);
   }
 
   async list(): Promise<SubscriptionRow[]> {
-    const q = this.db.statements.select({ from: WEBHOOKS_TABLE, columns: '*', orderBy: [{ column: 'subscription_id', direction: 'asc' }] });
-    return (await this.all(q)).map(typed);
+    return (await this.db.all(this.listSql)).map(typed);
   }
 
   async remove(id: string): Promise<boolean> {
     if (!(await this.get(id))) return false;
-    await this.run(this.db.statements.delete(WEBHOOKS_TABLE, this.byId(id)));
+    await this.db.run(this.removeSql, [id]);
     return true;
   }
 
   async update(id: string, values: Partial<SubscriptionRow>): Promise<boolean> {
     const current = await this.get(id);
     if (!current) return false;
-    await this.run(this.db.statements.update(WEBHOOKS_TABLE, { ...values, version: current.version + 1 }, this.byId(id)));
+    await this.run(this.db.knex(WEBHOOKS_TABLE).update({ ...values, version: current.version + 1 }).where('subscription_id', id));
     return true;
   }
 
   async due(now: number): Promise<SubscriptionRow[]> {
-    const s = this.db.statements;
-    const where = s.and([s.eq('state', 'active'), s.compare('next_attempt', '<=', now), this.leaseFree(now)]);
-    const q = s.select({ from: WEBHOOKS_TABLE, columns: '*', where, orderBy: [{ column: 'next_attempt', direction: 'asc' }] });
-    return (await this.all(q)).map(typed);
+    return (await this.db.all(this.dueSql, [ACTIVE, now, now])).map(typed);
   }
 
   async claim(seen: SubscriptionRow, owner: string, now: number, until: number): Promise<SubscriptionRow | undefined> {
-    const s = this.db.statements;
-    const where = s.and([this.byId(seen.subscription_id), s.eq('version', seen.version), s.eq('state', 'active'), this.leaseFree(now)])!;
     // A claim is made only when events wait: the first one since the subscription caught up marks when they began to.
     const waiting = seen.waiting_since === null ? { waiting_since: now } : {};
-    await this.run(s.update(WEBHOOKS_TABLE, { lease_owner: owner, lease_until: until, version: seen.version + 1, ...waiting }, where));
+    await this.run(this.db.knex(WEBHOOKS_TABLE).update({ lease_owner: owner, lease_until: until, version: seen.version + 1, ...waiting })
+      .where({ subscription_id: seen.subscription_id, version: seen.version, state: ACTIVE }).andWhere(leaseFree(now)));
     const row = await this.get(seen.subscription_id);
     return row?.lease_owner === owner && row.version === seen.version + 1 ? row : undefined;
   }
 
   async finish(claimed: SubscriptionRow, outcome: Outcome): Promise<boolean> {
-    const s = this.db.statements;
-    const held = s.and([this.byId(claimed.subscription_id), s.eq('version', claimed.version), s.eq('lease_owner', claimed.lease_owner)])!;
     const next = claimed.version + 1;
-    await this.run(s.update(WEBHOOKS_TABLE, { ...outcome, lease_owner: null, lease_until: null, version: next }, held));
+    await this.run(this.db.knex(WEBHOOKS_TABLE).update({ ...outcome, lease_owner: null, lease_until: null, version: next })
+      // `= ?` even for null (knex's shorthand would write IS NULL): a lease no instance holds is not this claim's.
+      .where({ subscription_id: claimed.subscription_id, version: claimed.version }).andWhere('lease_owner', '=', claimed.lease_owner));
     const row = await this.get(claimed.subscription_id);
     return row?.version === next && row.lease_owner === null;
   }
 
-  /** No instance holds the lease at `now`. */
-  private leaseFree(now: number): Sql {
-    const s = this.db.statements;
-    return sql`${s.id('lease_until')} IS NULL OR ${s.compare('lease_until', '<', now)}`;
+  /**
+   * A statement whose columns vary with the call (a claim, an outcome, an operator's change), compiled as it comes:
+   * the values are knex's bindings. Two per delivery attempt, beside the attempt's HTTP request.
+   */
+  private run(q: Buildable): Promise<void> {
+    const { sql, params } = compile(q);
+    return this.db.run(sql, params);
   }
+}
 
-  private byId(id: string): Sql {
-    return this.db.statements.eq('subscription_id', id);
-  }
-
-  private all(q: Sql): Promise<Row[]> {
-    return this.db.all(q.sql, q.params);
-  }
-
-  private run(q: Sql): Promise<void> {
-    return this.db.run(q.sql, q.params);
-  }
+/** No instance holds the lease at `now`. */
+function leaseFree(now: number | string): Knex.QueryCallback {
+  return (q) => q.whereNull('lease_until').orWhere('lease_until', '<', now);
 }
 
 /** MariaDB returns bigint columns as strings or numbers depending on their size; the rows here are numbers. */
