@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { buildModel, BuiltModel } from './build-model';
 import { readDictionary } from './dictionary';
+import { emitDictionaryRecord } from './emit-dictionary-record';
 import { emitFieldTables } from './emit-field-tables';
 import { emitLookups } from './emit-lookups';
 import { emitMetadata } from './emit-metadata';
@@ -42,14 +43,13 @@ const EMITTERS: readonly ((model: BuiltModel, context: EmitContext) => EmittedFi
 export function generate(options: GenerateOptions): GenerateResult {
   const dictionaryPath = resolve(options.dictionary);
   const outDir = resolve(options.outDir);
-  const model = buildModel(readDictionary(readFileSync(dictionaryPath, 'utf8')));
+  const bytes = readFileSync(dictionaryPath);
+  const model = buildModel(readDictionary(bytes.toString('utf8')));
   const source = relative(REPO_ROOT, dictionaryPath).split(sep).join('/');
   const header = `${GENERATED_MARK} from ${source.startsWith('..') ? dictionaryPath.split(sep).pop() : source}. Do not edit: change the dictionary and run \`npm run generate\`.`;
 
-  let modelImport = options.modelImport ?? relative(outDir, join(REPO_ROOT, 'src/model/service-model')).split(sep).join('/');
-  if (!modelImport.startsWith('.')) modelImport = `./${modelImport}`;
-  const context: EmitContext = { header, modelImport };
-  const files = EMITTERS.flatMap((emit) => emit(model, context));
+  const context: EmitContext = { header, modelImport: options.modelImport ?? defaultModelImport(outDir) };
+  const files = [...EMITTERS.flatMap((emit) => emit(model, context)), emitDictionaryRecord({ bytes, path: source }, header)];
 
   const written = new Set<string>();
   for (const f of files) {
@@ -62,6 +62,12 @@ export function generate(options: GenerateOptions): GenerateResult {
     if (!written.has(stale) && readFileSync(stale, 'utf8').slice(0, 400).includes(GENERATED_MARK)) rmSync(stale);
   }
   return { model, files: files.map((f) => f.path).sort() };
+}
+
+/** The import specifier of the runtime model types from `outDir`. */
+export function defaultModelImport(outDir: string): string {
+  const path = relative(resolve(outDir), join(REPO_ROOT, 'src/model/service-model')).split(sep).join('/');
+  return path.startsWith('.') ? path : `./${path}`;
 }
 
 function listFiles(dir: string): string[] {
