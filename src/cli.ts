@@ -58,10 +58,7 @@ function commandLine(context: CommandContext): Command {
     .helpOption('-h, --help', 'print this help (each command has its own: reso-server <command> --help)')
     .addHelpText('after', ENVIRONMENT);
   for (const command of [serveCommand, seedCommand, ingestCommand, clientsCommand, webhooksCommand, usageCommand]) program.addCommand(command(context));
-  program.addCommand(generateCommand((options) => context.run(async () => {
-    (await loadGenerator()).runGenerate(options);
-    return ExitCode.ok;
-  })));
+  program.addCommand(generateCommand((options) => context.run(async () => (await loadGenerator()).runGenerate(options))));
   throwInsteadOfExiting(program);
   return program;
 }
