@@ -1,10 +1,10 @@
 /**
  * Last build step: the generated metadata documents go beside the compiled generated modules that read them,
  * the console's page and stylesheet beside its compiled scripts,
- * and the build stamp records that dist/ is complete, so `npm start` can tell a fresh build from a stale one
- * (scripts/start.js) without compiling.
+ * and the build stamp records that dist/ is complete, with a digest of what it was built from, so that every start
+ * can tell a fresh build from a stale one without compiling (scripts/freshness.js, plain JavaScript: loaded by path).
  */
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '../../..');
@@ -17,4 +17,5 @@ mkdirSync(join(root, 'dist/console-web'), { recursive: true });
 for (const name of ['index.html', 'console.css']) {
   copyFileSync(join(root, 'src/console/web', name), join(root, 'dist/console-web', name));
 }
-writeFileSync(join(root, 'dist/.build-stamp'), `${new Date().toISOString()}\n`);
+const freshness = require(join(root, 'scripts/freshness.js')) as { writeStamp(root: string): void };
+freshness.writeStamp(root);
