@@ -9,13 +9,15 @@
  *   bytes and the dictionary's path. The file at that path is hashed now and compared: a hash, not file times,
  *   which a git checkout makes all alike; that path, not the default, since `generate --dictionary` may have read
  *   another file. No file there (an installed package without csdl/): nothing to compare.
- * - the build: dist/.build-stamp, written last by a complete build, is newer than every file and folder of the
- *   sources; when one is newer, the digest of the sources' contents the stamp records decides, so a regeneration
- *   that wrote the same bytes, or a copy that did not keep file times, is no reason to build.
+ * - the build: dist/.build-stamp, put in place last by a complete build, carries the time the build began and a
+ *   digest of the sources' contents as it began (so a file saved while the compiler ran is seen as changed). The
+ *   build is fresh when the stamp is newer than every file and folder of the sources; when one is as new or newer,
+ *   the digest decides, so a regeneration that wrote the same bytes, or a copy that did not keep file times, is no
+ *   reason to build.
  */
 const { spawnSync } = require('node:child_process');
 const { createHash } = require('node:crypto');
-const { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, renameSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } = require('node:fs');
 const { join, relative, resolve, sep } = require('node:path');
 
 /** What dist/ is compiled or copied from. */
@@ -23,6 +25,8 @@ const SOURCES = ['src', 'generated', 'codegen', 'tsconfig.json'];
 /** Files of the sources the build reads (others, such as an editor's swap files, change no build). */
 const BUILD_INPUT = /^[^.].*\.(ts|json|xml|html|css)$/;
 const STAMP = 'dist/.build-stamp';
+/** The stamp of a build in progress: it becomes STAMP when the build completes. */
+const BEGUN = 'dist/.build-begun';
 const RECORD = 'generated/dictionary.sha256';
 const DEFAULT_DICTIONARY = 'csdl/reso-dictionary.xml';
 /** src/exit-codes.ts's codes (this runs before that is compiled): a stale installation is configuration. */
@@ -86,9 +90,29 @@ function sourcesDigest(root) {
   return hash.digest('hex');
 }
 
-/** What a complete build writes last (src/build/finish-build.ts). */
+/**
+ * A build's first step (package.json's build script): the stamp of a build in progress, dated before any source is
+ * read (file times come from the kernel's clock, so its time is taken from the file, not from Date).
+ */
+function beginBuild(root) {
+  const begun = join(root, BEGUN);
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  writeFileSync(begun, '');
+  const { atime, mtime } = statSync(begun);
+  writeFileSync(begun, `${JSON.stringify({ begun: mtime.toISOString(), sources: sourcesDigest(root) })}\n`);
+  utimesSync(begun, atime, mtime);
+}
+
+/** A complete build's last step (src/build/finish-build.ts): the stamp of the build in progress becomes the stamp. */
+function finishBuild(root) {
+  if (!existsSync(join(root, BEGUN))) beginBuild(root);
+  renameSync(join(root, BEGUN), join(root, STAMP));
+}
+
+/** Stamps dist/ as built from the sources as they are now (a project copy in the tests). */
 function writeStamp(root) {
-  writeFileSync(join(root, STAMP), `${JSON.stringify({ built: new Date().toISOString(), sources: sourcesDigest(root) })}\n`);
+  beginBuild(root);
+  finishBuild(root);
 }
 
 /**
@@ -100,14 +124,16 @@ function buildChange(root, { renewStamp = false } = {}) {
   if (!existsSync(stamp)) return { reason: 'dist/ has not been built' };
   const built = statSync(stamp).mtimeMs;
   const newest = SOURCES.filter((s) => existsSync(join(root, s))).map((s) => newestChange(join(root, s)))
-    .reduce((a, b) => (b.ms > a.ms ? b : a), { path: stamp, ms: built });
-  if (newest.ms <= built) return undefined;
+    .reduce((a, b) => (b.ms > a.ms ? b : a), { path: undefined, ms: -Infinity });
+  // As new counts: a source saved in the kernel clock's tick the build began in may not have been read.
+  if (newest.path === undefined || newest.ms < built) return undefined;
   let recorded;
   try { recorded = JSON.parse(readFileSync(stamp, 'utf8')).sources; } catch { recorded = undefined; }
   if (recorded !== sourcesDigest(root)) return { reason: `dist/ is older than its sources (${shown(root, newest.path)} changed after the last build)` };
-  // Renewed to the newest source's time, not the clock's: file times come from the kernel's coarser clock, so a
-  // change made just after a renewal to "now" could carry an older time than the stamp and go unseen.
-  if (renewStamp) utimesSync(stamp, Math.ceil(newest.ms) / 1000, Math.ceil(newest.ms) / 1000);
+  // Renewed to just after the newest source's time, not to the clock's: file times come from the kernel's coarser
+  // clock, so a change made just after a renewal to "now" could carry an older time than the stamp and go unseen.
+  const renewed = (Math.ceil(newest.ms) + 1) / 1000;
+  if (renewStamp) utimesSync(stamp, renewed, renewed);
   return undefined;
 }
 
@@ -152,5 +178,8 @@ function runNpm(root, args, why) {
 
 module.exports = {
   SOURCES, STAMP, RECORD, DEFAULT_DICTIONARY, EXIT,
-  recordedDictionary, dictionaryChange, buildChange, sourcesDigest, writeStamp, ensureFresh, regenerate, rebuild,
+  recordedDictionary, dictionaryChange, buildChange, sourcesDigest, beginBuild, finishBuild, writeStamp, ensureFresh, regenerate, rebuild,
 };
+
+// `node scripts/freshness.js begin-build`: the build script's first step.
+if (require.main === module && process.argv[2] === 'begin-build') beginBuild(resolve(__dirname, '..'));

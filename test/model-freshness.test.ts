@@ -24,6 +24,8 @@ const freshness = require(join(REPO_ROOT, 'scripts/freshness.js')) as {
   buildChange(root: string, options?: { renewStamp?: boolean }): Change | undefined;
   recordedDictionary(root: string): { path: string; sha256: string } | undefined;
   writeStamp(root: string): void;
+  beginBuild(root: string): void;
+  finishBuild(root: string): void;
 };
 
 const DICTIONARY = '<edmx:Edmx Version="4.0"><!-- a dictionary --></edmx:Edmx>\n';
@@ -149,8 +151,22 @@ describe('Start check: is dist/ built from the sources as they are?', () => {
     expect(freshness.buildChange(root)).to.equal(undefined);
     expect(statSync(join(root, STAMP)).mtimeMs).to.equal(2_000_000);
     expect(freshness.buildChange(root, { renewStamp: true })).to.equal(undefined);
-    // To the newest source's time (the swap file's folder), not the clock's, which runs ahead of file times.
-    expect(statSync(join(root, STAMP)).mtimeMs).to.be.closeTo(Math.ceil(statSync(join(root, 'src/http')).mtimeMs), 0.001);
+    // To just after the newest source's time (the swap file's folder), not the clock's, which runs ahead of file times.
+    expect(statSync(join(root, STAMP)).mtimeMs).to.be.closeTo(Math.ceil(statSync(join(root, 'src/http')).mtimeMs) + 1, 0.001);
+  });
+
+  it('is stale when a source was saved while the build ran (after it began reading), though the build finished later', () => {
+    freshness.beginBuild(root);
+    appendFileSync(join(root, 'codegen/generate.ts'), '// saved while the compiler ran\n');
+    freshness.finishBuild(root);
+    expect(freshness.buildChange(root)).to.deep.equal({ reason: 'dist/ is older than its sources (codegen/generate.ts changed after the last build)' });
+  });
+
+  it('is stale when a source was saved in the same tick of the file clock as the build began', () => {
+    built(2_000);
+    appendFileSync(join(root, 'src/http/app.ts'), '// edited\n');
+    at('src/http/app.ts', 2_000);
+    expect(freshness.buildChange(root)?.reason).to.equal('dist/ is older than its sources (src/http/app.ts changed after the last build)');
   });
 
   it('is stale when the stamp is one an older build wrote (a date, no digest) and sources are newer', () => {

@@ -1,7 +1,8 @@
 /**
  * Last build step: the generated metadata documents go beside the compiled generated modules that read them,
  * the console's page and stylesheet beside its compiled scripts,
- * and the build stamp records that dist/ is complete, with a digest of what it was built from, so that every start
+ * and the stamp of the build in progress (begun by the build script's first step, with a digest of what it read)
+ * becomes the build stamp, recording that dist/ is complete, so that every start
  * can tell a fresh build from a stale one without compiling (scripts/freshness.js, plain JavaScript: loaded by path).
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -17,5 +18,5 @@ mkdirSync(join(root, 'dist/console-web'), { recursive: true });
 for (const name of ['index.html', 'console.css']) {
   copyFileSync(join(root, 'src/console/web', name), join(root, 'dist/console-web', name));
 }
-const freshness = require(join(root, 'scripts/freshness.js')) as { writeStamp(root: string): void };
-freshness.writeStamp(root);
+const freshness = require(join(root, 'scripts/freshness.js')) as { finishBuild(root: string): void };
+freshness.finishBuild(root);
