@@ -169,14 +169,26 @@ export function readDictionary(xml: string): Dictionary {
     containerName: container['@Name'],
     entityTypes,
     entitySets: ((container.EntitySet ?? []) as Node[]).map((es) => readEntitySet(es, notes, notes.tag(container, SKIP_SUPPORTED) ?? false)),
-    enums: schemas.flatMap((s) => (s.EnumType ?? []) as Node[]).map((e) => ({
-      name: e['@Name'],
-      members: ((e.Member ?? []) as Node[]).map((m) => ({
-        name: m['@Name'],
-        standardName: notes.string(m, STANDARD_NAME_TERM) ?? m['@Name'],
-      })),
-    })),
+    enums: schemas.flatMap((s) => (s.EnumType ?? []) as Node[]).map((e) => readEnum(e, notes)),
   };
+}
+
+/** A lookup (EnumType): its members, each once by name and once by standard name, the value clients see. */
+function readEnum(e: Node, notes: Annotations): EnumDef {
+  const members = ((e.Member ?? []) as Node[]).map((m) => ({
+    name: m['@Name'] as string,
+    standardName: notes.string(m, STANDARD_NAME_TERM) ?? (m['@Name'] as string),
+  }));
+  const byName = new Set<string>();
+  const byValue = new Map<string, string>();
+  for (const m of members) {
+    if (byName.has(m.name)) throw new DictionaryError(`lookup ${e['@Name']}: member ${m.name} is declared twice`);
+    byName.add(m.name);
+    const other = byValue.get(m.standardName);
+    if (other !== undefined) throw new DictionaryError(`lookup ${e['@Name']}: members ${other} and ${m.name} have the same standard name "${m.standardName}"`);
+    byValue.set(m.standardName, m.name);
+  }
+  return { name: e['@Name'], members };
 }
 
 function readEntityType(et: Node, notes: Annotations): EntityTypeDef {

@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { StorageSnapshot } from '../src/model/migration';
 import { buildModel, BuiltModel } from './build-model';
 import { readDictionary } from './dictionary';
+import { emitDictionaryRecord } from './emit-dictionary-record';
 import { emitFieldTables } from './emit-field-tables';
 import { emitLookups } from './emit-lookups';
 import { emitMetadata } from './emit-metadata';
@@ -47,15 +48,14 @@ const EMITTERS: readonly ((model: BuiltModel, context: EmitContext) => EmittedFi
 export function generate(options: GenerateOptions): GenerateResult {
   const dictionaryPath = resolve(options.dictionary);
   const outDir = resolve(options.outDir);
-  const model = buildModel(readDictionary(readFileSync(dictionaryPath, 'utf8')));
+  const bytes = readFileSync(dictionaryPath);
+  const model = buildModel(readDictionary(bytes.toString('utf8')));
   const source = relative(REPO_ROOT, dictionaryPath).split(sep).join('/');
   const header = `${GENERATED_MARK} from ${source.startsWith('..') ? dictionaryPath.split(sep).pop() : source}. Do not edit: change the dictionary and run \`npm run generate\`.`;
 
-  let modelImport = options.modelImport ?? relative(outDir, join(REPO_ROOT, 'src/model/service-model')).split(sep).join('/');
-  if (!modelImport.startsWith('.')) modelImport = `./${modelImport}`;
   const notices: string[] = [];
-  const context: EmitContext = { header, modelImport, previous: previousOutput(outDir), notices };
-  const files = EMITTERS.flatMap((emit) => emit(model, context));
+  const context: EmitContext = { header, modelImport: options.modelImport ?? defaultModelImport(outDir), previous: previousOutput(outDir), notices };
+  const files = [...EMITTERS.flatMap((emit) => emit(model, context)), emitDictionaryRecord({ bytes, path: source }, header)];
 
   const written = new Set<string>();
   for (const f of files) {
@@ -77,6 +77,12 @@ function previousOutput(outDir: string): PreviousOutput {
   const snapshot = existsSync(snapshotPath) ? JSON.parse(readFileSync(snapshotPath, 'utf8')) as StorageSnapshot : undefined;
   const names = existsSync(folder) ? readdirSync(folder).filter((n) => /^\d{4}-.*\.ts$/.test(n)).sort() : [];
   return { snapshot, migrations: names.map((n) => ({ path: `${MIGRATIONS_FOLDER}/${n}`, text: readFileSync(join(folder, n), 'utf8') })) };
+}
+
+/** The import specifier of the runtime model types from `outDir`. */
+export function defaultModelImport(outDir: string): string {
+  const path = relative(resolve(outDir), join(REPO_ROOT, 'src/model/service-model')).split(sep).join('/');
+  return path.startsWith('.') ? path : `./${path}`;
 }
 
 function listFiles(dir: string): string[] {

@@ -63,10 +63,7 @@ function commandLine(context: CommandContext): Command {
   for (const command of [serveCommand, migrateCommand, seedCommand, ingestCommand, clientsCommand, webhooksCommand, usageCommand]) {
     program.addCommand(command(context));
   }
-  program.addCommand(generateCommand((options) => context.run(async () => {
-    (await loadGenerator()).runGenerate(options);
-    return ExitCode.ok;
-  })));
+  program.addCommand(generateCommand((options) => context.run(async () => (await loadGenerator()).runGenerate(options))));
   throwInsteadOfExiting(program);
   return program;
 }

@@ -120,7 +120,7 @@ describeEachDatabase('Console: the admin API', (target) => {
     expectError(notJson, 400, 'RequestMalformed');
   });
 
-  it('changes a scope, rotates (the old token ends, the new one works) and revokes, as the CLI does', async () => {
+  it('changes a scope, rotates (the old token ends, the new one works), revokes, and refuses to rotate a revoked client, as the CLI does', async () => {
     const { json: added } = await admin(server, '/admin/clients', 'POST', { id: 'feed', name: 'Feed', staticToken: true });
     const scoped = await admin(server, '/admin/clients/feed/scope', 'PUT', { scope: "MlsStatus ne 'Withdrawn'" });
     expect(scoped.json).to.include({ id: 'feed', scope: "MlsStatus ne 'Withdrawn'" }).and.have.property('scopeEpoch');
@@ -133,6 +133,9 @@ describeEachDatabase('Console: the admin API', (target) => {
     const revoked = await admin(server, '/admin/clients/feed/revoke', 'POST');
     expect(revoked.json.revokedAt).to.be.a('string');
     expectError(await call(`${server.url}/`, { token: rotated.json.staticToken }), 401, 'Unauthorized');
+    const refused = expectError(await admin(server, '/admin/clients/feed/rotate', 'POST'), 409, 'ClientRevoked');
+    expect(refused).to.include({ target: 'id', message: `client feed was revoked at ${revoked.json.revokedAt} and cannot be rotated: `
+      + 'a revoked client\'s credentials are ended for good; add a new client instead' });
     const cli = await runCli(db.url, ['clients', 'list']);
     expect(cli.stdout).to.match(/^feed\s+Feed\s+revoked /m);
     for (const action of ['rotate', 'revoke']) expectError(await admin(server, `/admin/clients/nobody/${action}`, 'POST'), 404, 'ClientNotFound');

@@ -74,6 +74,7 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   ConcurrencyLimited: ['acme', 8, 1],
   ClientNotFound: ['idx-portal'],
   ClientExists: ['idx-portal'],
+  ClientRevoked: ['idx-portal', '2026-11-23T10:00:00.000Z'],
   ClientSpecInvalid: ['rateLimit', 'a positive whole number of requests a minute'],
   ScopeInvalid: ['City eq 1', 'Property', 'City is not filterable'],
   HiddenFieldInvalid: ['Nope', 'is not a field of the dictionary'],
@@ -92,7 +93,7 @@ function make<C extends ErrorCode>(code: C): ServiceError {
 }
 
 /**
- * The statuses this service answers with (409: the operator adds a client whose id is taken; 408 and 431: what
+ * The statuses this service answers with (409: the operator adds a client whose id is taken, or rotates a revoked one; 408 and 431: what
  * Node's HTTP parser refuses, answered by client-errors.ts); a code may only map to one of them.
  */
 const KNOWN_STATUSES = new Set([400, 401, 403, 404, 405, 406, 408, 409, 413, 415, 429, 431, 500, 501, 503]);

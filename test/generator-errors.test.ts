@@ -24,6 +24,9 @@ function edit(from: string | RegExp, to: string): string {
 
 const PROPERTY_OF_PARENT = '<Property Name="Status" Type="Edm.String" MaxLength="25"/>';
 const CHILD_POSITION = '<Property Name="Position" Type="Edm.Int32"/>';
+const LOOKUP = (members: string) => `<EnumType Name="Colour">${members}</EnumType>`;
+const STANDARD_NAMED = (name: string, standardName: string) =>
+  `<Member Name="${name}" Value="1"><Annotation Term="RESO.OData.Metadata.StandardName" String="${standardName}"/></Member>`;
 const EMPTY_EDMX = (inner: string) =>
   `<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices>${inner}</edmx:DataServices></edmx:Edmx>`;
 
@@ -41,6 +44,16 @@ const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
     error: /^entity type Child: exactly one key property is supported, found 2$/,
   },
   { rule: 'a dictionary has an entity container', dictionary: () => edit(/<EntityContainer[\s\S]*<\/EntityContainer>/, ''), error: /^no <EntityContainer> found$/ },
+  {
+    rule: 'a lookup declares each member once',
+    dictionary: () => edit('<EntityType Name="Parent">', `${LOOKUP('<Member Name="Red" Value="0"/><Member Name="Blue" Value="1"/><Member Name="Red" Value="2"/>')}<EntityType Name="Parent">`),
+    error: /^lookup Colour: member Red is declared twice$/,
+  },
+  {
+    rule: 'a lookup gives each member a standard name of its own',
+    dictionary: () => edit('<EntityType Name="Parent">', `${LOOKUP(`<Member Name="Red" Value="0"/>${STANDARD_NAMED('Crimson', 'Red')}`)}<EntityType Name="Parent">`),
+    error: /^lookup Colour: members Red and Crimson have the same standard name "Red"$/,
+  },
   { rule: 'facets are integers', dictionary: () => edit('MaxLength="25"', 'MaxLength="12.5"'), error: /^expected an integer facet, got "12\.5"$/ },
   // Deciding the model (codegen/build-model.ts)
   {

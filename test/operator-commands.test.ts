@@ -1,6 +1,6 @@
 /**
  * README "Command line": what the operator's commands print. clients list/show --json, the token URL and curl
- * command of clients add (and a token got with them), client names beside ids in usage, ingest --on-error reject
+ * command of clients add (and a token got with them), every --hide kept, rotate refusing a revoked client, client names beside ids in usage, ingest --on-error reject
  * counting the lines it read, seed's and ingest's progress on stderr and summaries on stdout (seed --json: only the
  * counts), and the first start's hint asking for five listings.
  */
@@ -69,6 +69,23 @@ describeEachDatabase('Operator commands', (target) => {
     const absent = await runCli(db.url, ['clients', 'show', 'nobody']);
     expect(absent.code).to.equal(2);
     expect(absent.stderr.trim()).to.equal('reso-server: clients show: no client nobody (reso-server clients list shows them)');
+  });
+
+  it('clients add keeps every --hide: repeated, and several separated by commas', async () => {
+    const added = await runCli(db.url, ['clients', 'add', '--name', 'Hides', '--id', 'hides', '--hide', 'PrivateRemarks', '--hide', 'ShowingInstructions, Media.LongDescription']);
+    expect(added.code, added.stderr).to.equal(0);
+    const show = await runCli(db.url, ['clients', 'show', 'hides', '--json']);
+    expect(JSON.parse(show.stdout.trim().split('\n').pop()!).hiddenFields).to.deep.equal(['PrivateRemarks', 'ShowingInstructions', 'Media.LongDescription']);
+  });
+
+  it('clients rotate refuses a revoked client with one line and exit code 2, printing no secret', async () => {
+    expect((await runCli(db.url, ['clients', 'add', '--name', 'Gone', '--id', 'gone'])).code).to.equal(0);
+    expect((await runCli(db.url, ['clients', 'revoke', 'gone'])).code).to.equal(0);
+    const rotate = await runCli(db.url, ['clients', 'rotate', 'gone']);
+    expect(rotate.code).to.equal(2);
+    expect(rotate.stdout).to.equal('');
+    expect(rotate.stderr).to.match(/^reso-server: client gone was revoked at \d{4}-\d\d-\d\dT[\d:.]+Z and cannot be rotated: a revoked client's credentials are ended for good; add a new client instead\n$/);
+    expect((await runCli(db.url, ['clients', 'show', 'gone'])).stdout).to.match(/^state:\s+revoked /m);
   });
 
   it('usage names each client beside its id', async () => {

@@ -1,11 +1,10 @@
 /**
  * Packaging: serving needs only the runtime dependencies (the generator, the compiler and the test tools are
- * development dependencies), `reso-server generate` says what it needs when they are absent, and `npm start`
- * compiles only when dist/ is missing or older than its sources.
+ * development dependencies), and `reso-server generate` says what it needs when they are absent. What every start
+ * checks before it runs (a stale dictionary or build) is test/model-freshness.test.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { REPO_ROOT } from './support/shared';
@@ -39,6 +38,13 @@ describe('Packaging: what serving needs', function () {
     }
   });
 
+  it('the start check every command runs first (scripts/freshness.js) loads only Node\'s own modules', () => {
+    const loaded = JSON.parse(runNode(`
+      require('./scripts/freshness.js').dictionaryChange(process.cwd());
+      console.log(JSON.stringify(Object.keys(require.cache)));`)) as string[];
+    expect(loaded.map((p) => p.slice(REPO_ROOT.length))).to.deep.equal(['/scripts/freshness.js']);
+  });
+
   it('reso-server generate without the development dependencies says what is missing and what to run', () => {
     const out = runNode(`
       const Module = require('module');
@@ -51,54 +57,5 @@ describe('Packaging: what serving needs', function () {
       };
       require('./dist/src/cli.js').main(['generate', '--out', 'nowhere']).then(() => console.log('generated'), (e) => console.log(e.message));`);
     expect(out).to.match(/^generate is a development command and needs the development dependencies \(Cannot find module '(ts-morph|fast-xml-parser)'\); run npm install without --omit=dev\n$/);
-  });
-});
-
-describe('Packaging: npm start builds only a stale dist/', () => {
-  const { isStale, SOURCES, STAMP } = require(join(REPO_ROOT, 'scripts/start.js')) as {
-    isStale(root: string): boolean; SOURCES: string[]; STAMP: string;
-  };
-  let root: string;
-  const at = (path: string, seconds: number) => utimesSync(join(root, path), seconds, seconds);
-
-  beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'reso-start-'));
-    for (const dir of ['src/http', 'generated', 'codegen', 'dist']) mkdirSync(join(root, dir), { recursive: true });
-    for (const file of ['src/http/app.ts', 'generated/index.ts', 'codegen/generate.ts', 'tsconfig.json']) writeFileSync(join(root, file), '');
-    for (const path of ['src/http/app.ts', 'src/http', 'src', 'generated/index.ts', 'generated', 'codegen/generate.ts', 'codegen', 'tsconfig.json']) at(path, 1_000);
-  });
-  afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-  const stamp = (seconds: number) => { writeFileSync(join(root, STAMP), ''); at(STAMP, seconds); };
-
-  it('watches the sources the server is compiled from', () => {
-    expect(SOURCES).to.have.members(['src', 'generated', 'codegen', 'tsconfig.json']);
-  });
-
-  it('builds when dist/ has never been built', () => {
-    expect(isStale(root)).to.equal(true);
-  });
-
-  it('does not build when the last build is newer than every source', () => {
-    stamp(2_000);
-    expect(isStale(root)).to.equal(false);
-  });
-
-  it('builds when a source file changed after the last build', () => {
-    stamp(2_000);
-    at('src/http/app.ts', 3_000);
-    expect(isStale(root)).to.equal(true);
-  });
-
-  it('builds when a file was added or removed after the last build (its folder changed)', () => {
-    stamp(2_000);
-    at('generated', 3_000);
-    expect(isStale(root)).to.equal(true);
-  });
-
-  it('builds when the compiler settings changed after the last build', () => {
-    stamp(2_000);
-    at('tsconfig.json', 3_000);
-    expect(isStale(root)).to.equal(true);
   });
 });

@@ -92,8 +92,9 @@ export async function revokeClient(admin: ClientAdmin, id: string): Promise<Clie
   return existing(admin, id);
 }
 
-/** A new secret (and static token, if it held one); every token issued before ends. */
+/** A new secret (and static token, if it held one); every token issued before ends. A revoked client stays revoked (ClientRevoked). */
 export async function rotateClient(admin: ClientAdmin, id: string): Promise<Rotation> {
-  await existing(admin, id);
+  const client = await existing(admin, id);
+  if (client.revokedAt) throw Errors.ClientRevoked(id, client.revokedAt);
   return admin.clients.rotate(id);
 }

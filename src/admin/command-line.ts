@@ -40,6 +40,14 @@ export function wholeNumber(min = 1): (value: string) => number {
   };
 }
 
+/**
+ * A parser for an option that names several things and may be repeated: `--hide A,B --hide C` is [A, B, C]
+ * (commander hands each occurrence its value and what the ones before made).
+ */
+export function repeatableList(): (value: string, previous: string[] | undefined) => string[] {
+  return (value, previous) => [...(previous ?? []), ...value.split(',').map((item) => item.trim()).filter(Boolean)];
+}
+
 const HOUR = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::00(?::00)?)?Z?)?$/;
 
 /**

@@ -4,7 +4,7 @@ import { CREDENTIAL_CHECK_MS, TOKEN_LIFETIME_SECONDS } from '../auth/clients';
 import type { Client, Rotation } from '../auth/clients';
 import { ExitCode, OperatorError } from '../exit-codes';
 import { addClient as addChecked, changeScope, ClientAdmin, listClients as allClients, revokeClient, rotateClient } from './client-admin';
-import { CommandContext, wholeNumber } from './command-line';
+import { CommandContext, repeatableList, wholeNumber } from './command-line';
 
 /** Where a client asks for tokens, for the hint `clients add` prints (BASE_URL's origin, else localhost:$PORT). */
 function tokenUrl(context: CommandContext): string {
@@ -25,7 +25,7 @@ export function clientsCommand(context: CommandContext): Command {
     .requiredOption('--name <name>', 'what the client is called, e.g. "IDX portal"')
     .option('--id <id>', 'its client id: letters, digits, . _ - (default: client-<12 random hex digits>)')
     .option(...SCOPE)
-    .option('--hide <fields>', 'fields it never sees, comma-separated: <field> (every set) or <Set>.<field>')
+    .option('--hide <fields>', 'fields it never sees: <field> (a listing\'s) or <Set>.<field>; several separated by commas, or --hide repeated', repeatableList())
     .option('--rate <requests/minute>', 'its rate limit', wholeNumber())
     .option('--admin', 'an admin client: sees everything, may use the console and /admin')
     .option('--static-token', 'also issue a token that does not expire (until the client is revoked or rotated)')
@@ -63,7 +63,7 @@ interface AddOptions {
   readonly name: string;
   readonly id?: string;
   readonly scope?: string;
-  readonly hide?: string;
+  readonly hide?: readonly string[];
   readonly rate?: number;
   readonly admin?: boolean;
   readonly staticToken?: boolean;
@@ -74,7 +74,7 @@ async function addClient(admin: ClientAdmin, options: AddOptions, log: (l: strin
     id: options.id,
     name: options.name,
     scope: options.scope,
-    hiddenFields: options.hide?.split(',').map((f) => f.trim()).filter(Boolean),
+    hiddenFields: options.hide,
     rateLimit: options.rate,
     admin: options.admin === true,
     staticToken: options.staticToken === true,

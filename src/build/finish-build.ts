@@ -2,10 +2,11 @@
  * Last build step: the generated metadata documents go beside the compiled generated modules that read them,
  * the metadata template beside the module that renders with it, the console's page and stylesheet beside its
  * compiled scripts,
- * and the build stamp records that dist/ is complete, so `npm start` can tell a fresh build from a stale one
- * (scripts/start.js) without compiling.
+ * and the stamp of the build in progress (begun by the build script's first step, with a digest of what it read)
+ * becomes the build stamp, recording that dist/ is complete, so that every start
+ * can tell a fresh build from a stale one without compiling (scripts/freshness.js, plain JavaScript: loaded by path).
  */
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { copyTemplates } from './copy-templates';
 
@@ -20,4 +21,5 @@ mkdirSync(join(root, 'dist/console-web'), { recursive: true });
 for (const name of ['index.html', 'console.css']) {
   copyFileSync(join(root, 'src/console/web', name), join(root, 'dist/console-web', name));
 }
-writeFileSync(join(root, 'dist/.build-stamp'), `${new Date().toISOString()}\n`);
+const freshness = require(join(root, 'scripts/freshness.js')) as { finishBuild(root: string): void };
+freshness.finishBuild(root);

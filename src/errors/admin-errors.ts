@@ -1,6 +1,6 @@
 /**
  * Errors of the operator's requests (the admin API the console uses, and `reso-server clients`): a client that
- * is not there or is there already, a description of a client that cannot be stored, and a licence (scope or
+ * is not there, is there already or was revoked, a description of a client that cannot be stored, and a licence (scope or
  * hidden fields) the service could not apply. A scope's error carries the service's own error as a detail.
  */
 import { defineErrors, ErrorDetail, ServiceError } from './service-error';
@@ -12,6 +12,11 @@ export const ADMIN_ERRORS = defineErrors({
   },
   ClientExists: {
     message: (id: string) => `a client with the id ${id} exists already; choose another id`,
+    target: 'id',
+  },
+  ClientRevoked: {
+    message: (id: string, revokedAt: string) => `client ${id} was revoked at ${revokedAt} and cannot be rotated: a revoked client's credentials `
+      + 'are ended for good; add a new client instead',
     target: 'id',
   },
   ClientSpecInvalid: {

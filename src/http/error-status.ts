@@ -87,6 +87,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   // The operator's requests (admin API)
   ClientNotFound: { status: 404 },
   ClientExists: { status: 409 },
+  ClientRevoked: { status: 409 },
   ClientSpecInvalid: { status: 400 },
   ScopeInvalid: { status: 400 },
   HiddenFieldInvalid: { status: 400 },
