@@ -6,9 +6,11 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { buildModel, BuiltModel } from './build-model';
 import { readDictionary } from './dictionary';
+import { emitEntities } from './emit-entities';
 import { emitFieldTables } from './emit-field-tables';
 import { emitLookups } from './emit-lookups';
 import { emitMetadata } from './emit-metadata';
+import { emitRecordSchemas } from './emit-record-schemas';
 import { emitRouters } from './emit-routers';
 import { emitServiceModel } from './emit-service-model';
 import { emitStorageSchema } from './emit-storage-schema';
@@ -36,7 +38,7 @@ export const REPO_ROOT = resolve(__dirname, '../..');
 
 /** One emitter per artifact of generated/. */
 const EMITTERS: readonly ((model: BuiltModel, context: EmitContext) => EmittedFile[])[] = [
-  emitFieldTables, emitRouters, emitStorageSchema, emitLookups, emitServiceModel, emitMetadata,
+  emitFieldTables, emitRouters, emitStorageSchema, emitLookups, emitServiceModel, emitMetadata, emitEntities, emitRecordSchemas,
 ];
 
 export function generate(options: GenerateOptions): GenerateResult {
