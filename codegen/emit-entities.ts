@@ -1,6 +1,7 @@
 /**
- * generated/entities.ts: one interface per entity type, typed field by field, for the code that builds records
- * (demo data, tests): a record that no longer fits the dictionary fails to compile. Each closed lookup is a union
+ * generated/entities.ts: one type per entity type, typed field by field, for the code that builds records
+ * (demo data, tests): a record that no longer fits the dictionary fails to compile. Object types, not interfaces:
+ * a record must also be a `Record<string, unknown>`, which the codec and ingest take, and only a type alias is. Each closed lookup is a union
  * of its values (in the `Lookups` namespace, by the lookup's own name, whatever its size: one value a line); an
  * open lookup is any string. `EntitySets` maps each entity set to its type, so generic code is typed per set.
  */
@@ -33,19 +34,7 @@ export function emitEntities(model: BuiltModel, context: EmitContext): EmittedFi
         statements: (w) => { for (const l of model.lookups) lookupType(l)(w); },
       });
     }
-    for (const [name, set] of types) {
-      file.addInterface({
-        name,
-        isExported: true,
-        docs: [`A record of ${set.entityType}, as ingested and served (absent and null are alike; a collection absent is empty).`],
-        properties: set.fields.map((f) => ({
-          name: f.name,
-          type: fieldType(model, f),
-          hasQuestionToken: f.collection || f.nullable,
-          docs: [fieldDoc(model, set, f)],
-        })),
-      });
-    }
+    for (const [name, set] of types) file.addStatements(recordType(model, name, set));
     file.addInterface({
       name: 'EntitySets',
       isExported: true,
@@ -80,6 +69,21 @@ function lookupType(lookup: LookupSpec): WriterFunction {
     if (lookup.values.length === 0) { w.writeLine(`export type ${lookup.name} = never;`); return; }
     w.writeLine(`export type ${lookup.name} =`);
     lookup.values.forEach((v, i) => w.writeLine(`  | ${quote(v.value)}${i === lookup.values.length - 1 ? ';' : ''}`));
+  };
+}
+
+function recordType(model: BuiltModel, name: string, set: BuiltEntitySet): WriterFunction {
+  return (w) => {
+    w.newLine();
+    w.writeLine(`/** A record of ${set.entityType}, as ingested and served (absent and null are alike; a collection absent is empty). */`);
+    w.writeLine(`export type ${name} = {`);
+    w.indent(() => {
+      for (const f of set.fields) {
+        w.writeLine(`/** ${fieldDoc(model, set, f)} */`);
+        w.writeLine(`${f.name}${f.collection || f.nullable ? '?' : ''}: ${fieldType(model, f)};`);
+      }
+    });
+    w.writeLine('};');
   };
 }
 

@@ -2374,7 +2374,7 @@ export namespace Lookups {
 }
 
 /** A record of org.reso.metadata.Property, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface Property {
+export type Property = {
   /** The key. Edm.String, MaxLength 255. */
   ListingKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -2777,10 +2777,10 @@ export interface Property {
   Zoning?: string | null;
   /** Edm.String, MaxLength 255. */
   ZoningDescription?: string | null;
-}
+};
 
 /** A record of org.reso.metadata.Member, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface Member {
+export type Member = {
   /** The key. Edm.String, MaxLength 255. */
   MemberKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -2847,10 +2847,10 @@ export interface Member {
   OriginatingSystemName?: string | null;
   /** Edm.String, MaxLength 255. */
   SourceSystemName?: string | null;
-}
+};
 
 /** A record of org.reso.metadata.Office, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface Office {
+export type Office = {
   /** The key. Edm.String, MaxLength 255. */
   OfficeKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -2905,10 +2905,10 @@ export interface Office {
   OriginatingSystemOfficeKey?: string | null;
   /** Edm.String, MaxLength 255. */
   SourceSystemName?: string | null;
-}
+};
 
 /** A record of org.reso.metadata.OpenHouse, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface OpenHouse {
+export type OpenHouse = {
   /** The key. Edm.String, MaxLength 255. */
   OpenHouseKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -2961,10 +2961,10 @@ export interface OpenHouse {
   SourceSystemKey?: string | null;
   /** Edm.String, MaxLength 255. */
   SourceSystemName?: string | null;
-}
+};
 
 /** A record of org.reso.metadata.Media, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface Media {
+export type Media = {
   /** The key. Edm.String, MaxLength 255. */
   MediaKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -3021,10 +3021,10 @@ export interface Media {
   SourceSystemMediaKey?: string | null;
   /** Edm.String, MaxLength 255. */
   SourceSystemName?: string | null;
-}
+};
 
 /** A record of org.reso.metadata.HistoryTransactional, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface HistoryTransactional {
+export type HistoryTransactional = {
   /** The key. Edm.String, MaxLength 255. */
   HistoryTransactionalKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -3065,10 +3065,10 @@ export interface HistoryTransactional {
   SourceSystemID?: string | null;
   /** Edm.String, MaxLength 255. */
   SourceSystemName?: string | null;
-}
+};
 
 /** A record of org.reso.metadata.PropertyRooms, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface PropertyRooms {
+export type PropertyRooms = {
   /** The key. Edm.String, MaxLength 255. */
   RoomKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -3103,10 +3103,10 @@ export interface PropertyRooms {
   RoomType?: Lookups.RoomType | null;
   /** Edm.Decimal, Precision 14, Scale 2. */
   RoomWidth?: number | null;
-}
+};
 
 /** A record of org.reso.metadata.PropertyUnitTypes, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface PropertyUnitTypes {
+export type PropertyUnitTypes = {
   /** The key. Edm.String, MaxLength 255. */
   UnitTypeKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -3137,10 +3137,10 @@ export interface PropertyUnitTypes {
   UnitTypeType?: Lookups.UnitTypeType | null;
   /** Edm.Int64. */
   UnitTypeUnitsTotal?: number | null;
-}
+};
 
 /** A record of org.reso.metadata.Lookup, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface Lookup {
+export type Lookup = {
   /** The key. Edm.String, MaxLength 255. */
   LookupKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -3153,10 +3153,10 @@ export interface Lookup {
   LookupValue?: string | null;
   /** Edm.String, MaxLength 255. */
   StandardLookupValue?: string | null;
-}
+};
 
 /** A record of org.reso.metadata.Field, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface Field {
+export type Field = {
   /** The key. Edm.String, MaxLength 255. */
   FieldKey: string;
   /** Edm.DateTimeOffset, Precision 3. ISO 8601 with Z or an offset (served in UTC, with Z). Set by the service: ingest ignores the value given. */
@@ -3165,17 +3165,17 @@ export interface Field {
   FieldName?: string | null;
   /** Edm.String, MaxLength 255. */
   ResourceName?: string | null;
-}
+};
 
 /** A record of org.reso.metadata.EntityEvent, as ingested and served (absent and null are alike; a collection absent is empty). */
-export interface EntityEvent {
+export type EntityEvent = {
   /** The key. Edm.Int64. */
   EntityEventSequence: number;
   /** Edm.String, MaxLength 255. */
   ResourceName: string;
   /** Edm.String, MaxLength 255. */
   ResourceRecordKey: string;
-}
+};
 
 /** The record type of each entity set, by the set's name. */
 export interface EntitySets {
