@@ -11,3 +11,9 @@ export type Ingested<S extends EntitySetName> = Omit<Entity<S>, 'ModificationTim
 export function ndjson(...lines: readonly unknown[]): string {
   return `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
 }
+
+/** A deletion line of `S`: its key (as a record of `S` names it) and the mark. */
+export type Deletion<S extends EntitySetName> = Partial<Entity<S>> & { readonly '@delete': true };
+
+/** A line of an ingest of `S`: a record, or a deletion. */
+export type IngestLine<S extends EntitySetName> = Ingested<S> | Deletion<S>;
