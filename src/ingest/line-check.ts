@@ -29,8 +29,8 @@ export function problemsText(problems: readonly Problem[]): string {
   return problems.map((p) => `${p.pointer} ${p.message}`).join('; ');
 }
 
-// Union types (a number or its digits) are what the schemas state on purpose; Ajv refuses anything else it does not know.
-const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, strict: true });
+/** Made on first use: a server process loads this module with the command line, and never checks a line. */
+let ajv: Ajv | undefined;
 
 /** Checks records against `schema` as it stands (a stored or served record: the service's fields required). */
 export function recordCheck(set: EntitySetSpec, schema: RecordSchema): (input: Readonly<Record<string, unknown>>) => readonly Problem[] {
@@ -38,14 +38,15 @@ export function recordCheck(set: EntitySetSpec, schema: RecordSchema): (input: R
   return (input) => (validate(input) ? [] : problemsOf(validate.errors ?? [], set, input));
 }
 
-const lineChecks = new WeakMap<EntitySetSpec, LineCheck>();
+/** Compiled checks by the schema they check (a set of another model has a schema of its own). */
+const lineChecks = new WeakMap<RecordSchema, LineCheck>();
 
 /** The check of ingest lines of `set`, compiled on first use. */
 export function lineCheck(model: ServiceModel, set: EntitySetSpec): LineCheck {
-  let check = lineChecks.get(set);
+  const schema = model.recordSchemas[set.name];
+  if (!schema) throw new Error(`the service model has no record schema for ${set.name}: run \`npm run generate\``);
+  let check = lineChecks.get(schema);
   if (!check) {
-    const schema = model.recordSchemas[set.name];
-    if (!schema) throw new Error(`the service model has no record schema for ${set.name}: run \`npm run generate\``);
     const record = compiled(ingestSchema(set, schema));
     const deletion = compiled(deletionSchema(set, schema));
     check = (input) => {
@@ -55,7 +56,7 @@ export function lineCheck(model: ServiceModel, set: EntitySetSpec): LineCheck {
       const validate = deleting ? deletion : record;
       return { deletion: deleting, problems: validate(input) ? [] : problemsOf(validate.errors ?? [], set, input) };
     };
-    lineChecks.set(set, check);
+    lineChecks.set(schema, check);
   }
   return check;
 }
@@ -64,6 +65,8 @@ const compiledSchemas = new WeakMap<object, ValidateFunction>();
 
 function compiled(schema: object): ValidateFunction {
   let validate = compiledSchemas.get(schema);
+  // Union types (a number or its digits) are what the schemas state on purpose; Ajv refuses anything else it does not know.
+  ajv ??= new Ajv({ allErrors: true, allowUnionTypes: true, strict: true });
   if (!validate) compiledSchemas.set(schema, (validate = ajv.compile(schema)));
   return validate;
 }
