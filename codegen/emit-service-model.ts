@@ -1,10 +1,11 @@
 /**
  * generated/index.ts: the service model the runtime is started with, tying the other artifacts together.
- * The metadata documents are read from the files beside it, as generated.
+ * The metadata documents and the record schemas are read from the files beside it, as generated.
  */
 import { VariableDeclarationKind, Writers } from 'ts-morph';
 import type { BuiltModel } from './build-model';
 import type { EmittedFile } from './emitted-file';
+import { recordSchemaPath } from './emit-record-schemas';
 import { routerName } from './emit-routers';
 import { EmitContext, modelImportAt, quote, typeScriptFile } from './typescript-source';
 
@@ -40,6 +41,9 @@ function serviceModel(model: BuiltModel, context: EmitContext) {
     metadataHeader: quote(context.header),
     metadataXml: `readFileSync(join(__dirname, 'metadata.xml'), 'utf8')`,
     metadataJson: `readFileSync(join(__dirname, 'metadata.json'), 'utf8')`,
+    recordSchemas: Writers.object(Object.fromEntries(model.entitySets.map((s) => [
+      s.name, `JSON.parse(readFileSync(join(__dirname, ${quote(recordSchemaPath(s))}), 'utf8'))`,
+    ]))),
     mountRoutes: (w) => {
       w.write('(router, handlers) => {').newLine();
       w.indent(() => { for (const s of model.entitySets) w.writeLine(`${routerName(s)}(router, handlers);`); });

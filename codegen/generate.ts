@@ -8,10 +8,12 @@ import type { StorageSnapshot } from '../src/model/migration';
 import { buildModel, BuiltModel } from './build-model';
 import { readDictionary } from './dictionary';
 import { emitDictionaryRecord } from './emit-dictionary-record';
+import { emitEntities } from './emit-entities';
 import { emitFieldTables } from './emit-field-tables';
 import { emitLookups } from './emit-lookups';
 import { emitMetadata } from './emit-metadata';
 import { emitMigrations, MIGRATIONS_FOLDER, PreviousOutput } from './emit-migrations';
+import { emitRecordSchemas } from './emit-record-schemas';
 import { emitRouters } from './emit-routers';
 import { emitServiceModel } from './emit-service-model';
 import { emitStorageSchema } from './emit-storage-schema';
@@ -42,7 +44,7 @@ export const REPO_ROOT = resolve(__dirname, '../..');
 
 /** One emitter per artifact of generated/. */
 const EMITTERS: readonly ((model: BuiltModel, context: EmitContext) => EmittedFile[])[] = [
-  emitFieldTables, emitRouters, emitStorageSchema, emitLookups, emitServiceModel, emitMetadata, emitMigrations,
+  emitFieldTables, emitRouters, emitStorageSchema, emitLookups, emitServiceModel, emitMetadata, emitEntities, emitRecordSchemas, emitMigrations,
 ];
 
 export function generate(options: GenerateOptions): GenerateResult {

@@ -137,6 +137,14 @@ describe('Command line: help, version and validation', () => {
     expect(existsSync(join(dir, 'absent'))).to.equal(false);
   });
 
+  it('ingest of a file it cannot read: one line naming the file, no raw ENOENT, exit 2, before the database is opened', async () => {
+    const missing = join(dir, 'missing.ndjson');
+    const r = await runCli(nowhere, ['ingest', 'Property', missing]);
+    expectOneLine(r, 2, new RegExp(`^reso-server: ingest: cannot read ${escape(missing)}: there is no such file$`));
+    expect(r.stderr).not.to.match(/ENOENT/);
+    expectOneLine(await runCli(nowhere, ['ingest', 'Property', dir]), 2, new RegExp(`ingest: ${escape(dir)} is a folder, not a file of records$`));
+  });
+
   it('usage dates: YYYY-MM-DD or YYYY-MM-DDTHH on the calendar, from before to; anything else refused', async () => {
     const bad = ['yesterday', '2026-13-45', '2026-02-30', '2026-11-01T24', '11/01/2026', '2026-1-1'];
     const results = await pool([

@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
+import type { EntitySetName, Lookups } from '../generated/entities';
 import { bindQuery } from '../src/query/bind-query';
 import { parseQueryOptions } from '../src/query/parse-options';
 import { both } from '../src/query/predicates';
@@ -16,6 +17,7 @@ import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { ListingFixtures, listingFixtures } from './support/listing-fixtures';
+import type { IngestLine } from './support/typed-records';
 import { get, startTestServer } from './support/http';
 import type { Rec } from './support/replication-paging';
 import { storedRecords } from './support/replication-writer';
@@ -47,8 +49,8 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
     await db?.drop();
   });
 
-  const ingest = (set: string, ...inputs: Rec[]) => fixtures.ingest(set, ...inputs);
-  const listing = (key: string, status: string) => fixtures.listing(key, status);
+  const ingest = <S extends EntitySetName>(set: S, ...inputs: IngestLine<S>[]) => fixtures.ingest(set, ...inputs);
+  const listing = (key: string, status: Lookups.MlsStatus) => fixtures.listing(key, status);
   const photo = (listingKey: string, key: string) => fixtures.photo(listingKey, key);
   const as = (token: string) => (path: string) => get(`${server.url}/${path}`, { Authorization: `Bearer ${token}` });
   const asDemo = (path: string) => get(`${server.url}/${path}`);

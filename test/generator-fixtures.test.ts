@@ -1,14 +1,17 @@
 /**
  * The generator's emitters against small dictionaries (test/fixtures/codegen/<case>/dictionary.xml): each case
  * is regenerated into a temporary folder and compared, file by file, with its expected/ folder; the runtime
- * model loaded from the output renders the output's own metadata documents.
+ * model loaded from the output renders the output's own metadata documents; the typed entities type-check, and
+ * the record schemas compile in Ajv's strict mode and are the ones the model carries.
  * After an intended change to the output, `UPDATE_EXPECTED=1 npm test` rewrites the expected folders; review the diff.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
+import * as ts from 'typescript';
 import { generate } from '../codegen/generate';
+import { recordCheck } from '../src/ingest/line-check';
 import { renderMetadata } from '../src/metadata/render-metadata';
 import { loadGenerated, snapshot } from './support/generated-folder';
 import { REPO_ROOT } from './support/shared';
@@ -24,7 +27,7 @@ describe('Generator: each emitter\'s output for small dictionaries', function ()
   after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
   it('has cases to check', () => {
-    expect(CASES).to.include.members(['minimal', 'related']);
+    expect(CASES).to.include.members(['minimal', 'related', 'records']);
   });
 
   for (const name of CASES) {
@@ -50,6 +53,24 @@ describe('Generator: each emitter\'s output for small dictionaries', function ()
         const rendered = renderMetadata(model);
         expect(rendered.xml).to.equal(files['metadata.xml']);
         expect(rendered.json).to.equal(files['metadata.json']);
+      });
+
+      it('writes typed entities that type-check, with an entity type for every set', () => {
+        const program = ts.createProgram([join(out, 'entities.ts')], { strict: true, noEmit: true, types: [] });
+        const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+        expect(problems).to.deep.equal([]);
+        const sets = files['entities.ts'].slice(files['entities.ts'].indexOf('export interface EntitySets'));
+        for (const set of loadGenerated(out).entitySets) expect(sets, set.name).to.match(new RegExp(`^  ${set.name}: \\w+;$`, 'm'));
+      });
+
+      it('writes a record schema per entity type, which the model carries by set and Ajv compiles in strict mode', () => {
+        const model = loadGenerated(out);
+        for (const set of model.entitySets) {
+          const schema = model.recordSchemas[set.name];
+          expect(schema.title, set.name).to.equal(set.entityType);
+          expect(JSON.parse(files[`schemas/${set.entityType.split('.').pop()}.json`])).to.deep.equal(schema);
+          expect(() => recordCheck(set, schema), set.name).not.to.throw();
+        }
       });
     });
   }

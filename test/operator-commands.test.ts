@@ -113,6 +113,24 @@ describeEachDatabase('Operator commands', (target) => {
     expect(skip.stderr).to.match(/^ingest: 5 lines in [\d.]+ s, [\d,]+ lines\/s$/m);
   });
 
+  it('ingest reports a deletion of a key it does not hold as a notice with its line, counted apart (exit 0)', async () => {
+    const file = join(dir, 'office-deletions.ndjson');
+    writeFileSync(file, [{ OfficeKey: 'DEL-OFFICE', OfficeName: 'Gone soon' }, { OfficeKey: 'DEL-OFFICE', '@delete': true }, { OfficeKey: 'NO-SUCH-OFFICE', '@delete': true }]
+      .map((r) => JSON.stringify(r)).join('\n'));
+    const r = await runCli(db.url, ['ingest', 'Office', file]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.match(/^line 3: notice: no Office with key "NO-SUCH-OFFICE": nothing to delete$/m);
+    expect(r.stdout.trim().split('\n').pop()).to.equal(`3 lines read from ${file}: 1 created, 1 deleted, 1 not found`);
+  });
+
+  it('ingest lists every problem of a bad line with its JSON pointer, on one line', async () => {
+    const file = join(dir, 'office-bad.ndjson');
+    writeFileSync(file, `${JSON.stringify({ OfficeKey: 'BAD-OFFICE', OfficeName: 7, OfficeStatus: 'Open', Nickname: 'x' })}\n`);
+    const r = await runCli(db.url, ['ingest', 'Office', file]);
+    expect(r.code).to.equal(5);
+    expect(r.stderr).to.match(/^line 1: \/Nickname is not a field of Office; \/OfficeName must be a string; \/OfficeStatus "Open" is not a value of lookup OfficeStatus$/m);
+  });
+
   it('seed shows its progress on stderr and its summary on stdout', async () => {
     const r = await runCli(db.url, ['seed', '--listings', '150', '--seed', '7']);
     expect(r.code, r.stderr).to.equal(0);

@@ -96,7 +96,7 @@ describeEachDatabase('Paging (spec §4 Paging, §8)', (target) => {
     await ingest(server, 'Property', tied.map((r) => ({ ...r, PublicRemarks: `tie ${r.ListingKey}` })));
     // Media of other listings (each media change also moves its listing's timestamp, which would split the group above).
     const tiedKeys = new Set(tied.map((r) => r.ListingKey));
-    const storedMedia = (await storedRecords(server.service, 'Media')).filter((m) => !tiedKeys.has(m.ResourceRecordKey));
+    const storedMedia = (await storedRecords(server.service, 'Media')).filter((m) => !tiedKeys.has(m.ResourceRecordKey ?? ''));
     await ingest(server, 'Media', storedMedia.filter((_, i) => i % 20 === 0).slice(0, TIE_MEDIA).map((r) => ({ ...r, MediaURL: `${r.MediaURL}?tie` })));
     second = await startTestServer(serviceModel, db.url, { pageSize: PAGE, maxPageSize: MAX_PAGE });
     base = server.url;

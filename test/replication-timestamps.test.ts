@@ -7,10 +7,12 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
+import type { EntitySetName, Lookups } from '../generated/entities';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { ListingFixtures, listingFixtures } from './support/listing-fixtures';
+import type { IngestLine } from './support/typed-records';
 import { get, startTestServer } from './support/http';
 import { odataString, Rec } from './support/replication-paging';
 import { storedRecords } from './support/replication-writer';
@@ -38,8 +40,8 @@ describeEachDatabase('Replication timestamps (§2, §4)', (target) => {
     await db?.drop();
   });
 
-  const ingest = (set: string, ...inputs: Rec[]) => fixtures.ingest(set, ...inputs);
-  const listing = (key: string, status: string) => fixtures.listing(key, status);
+  const ingest = <S extends EntitySetName>(set: S, ...inputs: IngestLine<S>[]) => fixtures.ingest(set, ...inputs);
+  const listing = (key: string, status: Lookups.MlsStatus) => fixtures.listing(key, status);
   const photo = (listingKey: string, key: string) => fixtures.photo(listingKey, key);
   const asScoped = (path: string) => get(`${server.url}/${path}`, { Authorization: `Bearer ${SCOPED_TOKEN}` });
   const mediaKeys = (r: { json: any }) => r.json.value.map((m: Rec) => m.MediaKey);

@@ -68,10 +68,10 @@ async function visibleFromDatabase(server: RunningServer, inScope: (r: Rec) => b
   const missingStatus = listings.filter((r) => typeof r.MlsStatus !== 'string');
   if (missingStatus.length) throw new Error(`oracle: listings without MlsStatus make the scope ambiguous: ${missingStatus.map((r) => r.ListingKey)}`);
   const visible = (r: Rec) => r.MlsStatus !== 'Withdrawn' && inScope(r);
-  const out = { Property: new Map(listings.filter(visible).map((r) => [r.ListingKey as string, r])) } as Sets;
+  const out = { Property: new Map<string, Rec>(listings.filter(visible).map((r) => [r.ListingKey, r])) } as Sets;
   const hidden = new Set(listings.filter((r) => !visible(r)).map((r) => r.ListingKey as string));
   for (const spec of RELATED) {
-    const records = await storedRecords(server.service, spec.set);
+    const records = await storedRecords(server.service, spec.set as string);
     // Every related record here is a listing's (the seed and the writers make no others).
     const foreign = records.filter((r) => r.ResourceName !== undefined && r.ResourceName !== 'Property');
     if (foreign.length) throw new Error(`oracle: ${spec.set} of other resources: ${foreign.slice(0, 3).map((r) => r[spec.key])}`);

@@ -1,6 +1,6 @@
 /**
- * The demo-data generator: deterministic (same options, byte-identical records), valid for the store,
- * and internally consistent (children belong to listings, agents to offices, timestamps in order).
+ * The demo-data generator: deterministic (same options, byte-identical records), valid for the store and for
+ * the generated record schemas, and internally consistent (children belong to listings, agents to offices, timestamps in order).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { EntitySetSpec, FieldSpec, RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
+import { problemsText, recordCheck } from '../src/ingest/line-check';
 import { seedDemoData, SeedSummary } from '../src/seed/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
@@ -120,6 +121,37 @@ describe('Demo data', function () {
       const store = a.service.store(name);
       for (const json of a.json[name]) expect(store.encode(JSON.parse(json)).json, name).to.equal(json);
     }
+  });
+
+  it('every record the demo data writes, and every record as stored, validates against its set\'s generated schema', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reso-seed-'));
+    dirs.push(dir);
+    const service = new ListingService(serviceModel, openDatabase(`sqlite:${join(dir, 'schemas.sqlite')}`));
+    services.push(service);
+    await service.prepare();
+    // The records as the seed hands them to the stores, before the codec normalises them.
+    const written = new Map<string, Rec[]>();
+    const stores: ListingService['stores'] = {
+      store: (set) => {
+        const store = service.store(set);
+        const seen = written.get(store.set.name) ?? written.set(store.set.name, []).get(store.set.name)!;
+        return Object.assign(Object.create(store), { encode: (r: Rec) => { seen.push(r); return store.encode(r); } });
+      },
+    };
+    await seedDemoData({ model: service.model, stores, writer: service.writer, db: service.db }, { listings: 60 });
+    expect([...written.keys()].sort()).to.deep.equal([...SEEDED_SETS].sort());
+    const problems: string[] = [];
+    const check = (name: string, records: readonly Rec[]) => {
+      const set = serviceModel.entitySets.find((s) => s.name === name)!;
+      const valid = recordCheck(set, serviceModel.recordSchemas[name]);
+      for (const r of records) {
+        const found = valid(r);
+        if (found.length) problems.push(`${name} ${r[set.key]}: ${problemsText(found)}`);
+      }
+    };
+    for (const [name, records] of written) check(name, records);
+    for (const name of SEEDED_SETS) check(name, a.json[name].map((j) => JSON.parse(j) as Rec));
+    expect(problems).to.deep.equal([]);
   });
 
   it('media belong to listings: 5 to 30 each, ordered 1..n, summarised by PhotosCount and the change timestamps', () => {

@@ -2,8 +2,9 @@
  * `reso-server seed` and `reso-server ingest`: data into the database, with progress on stderr (rate and time left)
  * and a summary on stdout that `--json` keeps to one JSON object.
  */
+import { accessSync, constants, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { ExitCode } from '../exit-codes';
+import { ExitCode, OperatorError } from '../exit-codes';
 import { FileReport, ingestFile } from '../ingest/ndjson';
 import { seedDemoData } from '../seed/demo-data';
 import { CommandContext, wholeNumber } from './command-line';
@@ -53,27 +54,52 @@ export function ingestCommand(context: CommandContext): Command {
     .addOption(new Option('--on-error <mode>', 'skip: report bad lines by number and write the others; '
       + 'reject: check the whole file first and write nothing if any line is bad').choices(['skip', 'reject']).default('skip'))
     .option('--json', 'print the summary as one JSON object')
-    .action((resource: string, file: string, options: IngestOptions) => context.run(() => context.withService(async (service) => {
-      const progress = new Progress('lines', undefined);
-      const started = performance.now();
-      const report = await ingestFile(service, resource, file, { onError: options.onError, onProgress: (n) => progress.update(n) });
-      const seconds = (performance.now() - started) / 1000;
-      progress.finish(report.lines);
-      for (const e of report.errors) console.error(`line ${e.line}: ${e.message}`);
-      const { errors, ...counts } = report;
-      if (options.json) {
-        context.log(JSON.stringify({ ...counts, errors: errors.length, seconds: Number(seconds.toFixed(3)) }));
-      } else {
-        console.error(`ingest: ${report.lines.toLocaleString('en-US')} lines in ${seconds.toFixed(1)} s, `
-          + `${Math.round(report.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s`);
-        context.log(ingestSummary(file, report));
-      }
-      return errors.length > 0 ? ExitCode.badInput : ExitCode.ok;
-    })));
+    .action((resource: string, file: string, options: IngestOptions) => context.run(async () => {
+      checkReadable(file);
+      return context.withService(async (service) => {
+        if (!service.model.entitySets.some((s) => s.name === resource || s.pathAliases.includes(resource))) {
+          throw new OperatorError(`ingest: no resource ${resource}; resources: ${service.model.entitySets.map((s) => s.name).join(', ')}`);
+        }
+        const progress = new Progress('lines', undefined);
+        const started = performance.now();
+        const report = await ingestFile(service, resource, file, { onError: options.onError, onProgress: (n) => progress.update(n) });
+        const seconds = (performance.now() - started) / 1000;
+        progress.finish(report.lines);
+        for (const e of [...report.errors, ...report.notices.map((n) => ({ ...n, message: `notice: ${n.message}` }))].sort((a, b) => a.line - b.line)) {
+          console.error(`line ${e.line}: ${e.message}`);
+        }
+        const { errors, notices: _notices, ...counts } = report;
+        if (options.json) {
+          context.log(JSON.stringify({ ...counts, errors: errors.length, seconds: Number(seconds.toFixed(3)) }));
+        } else {
+          console.error(`ingest: ${report.lines.toLocaleString('en-US')} lines in ${seconds.toFixed(1)} s, `
+            + `${Math.round(report.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s`);
+          context.log(ingestSummary(file, report));
+        }
+        return errors.length > 0 ? ExitCode.badInput : ExitCode.ok;
+      });
+    }));
 }
 
+/** A file ingest cannot open is the operator's to fix: one line saying so (exit 2), before the database is opened. */
+function checkReadable(file: string): void {
+  try {
+    accessSync(file, constants.R_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EACCES' ? 'this user may not read it' : `${code ?? String(e)}`;
+    throw new OperatorError(`ingest: cannot read ${file}: ${why}`);
+  }
+  if (statSync(file).isDirectory()) throw new OperatorError(`ingest: ${file} is a folder, not a file of records`);
+}
+
+/** Counts in words, as the summary line gives them. */
+const COUNT_WORDS: Readonly<Record<string, string>> = {
+  created: 'created', updated: 'updated', unchanged: 'unchanged', deleted: 'deleted', notFound: 'not found', listingsTouched: 'listings touched',
+};
+
 function ingestSummary(file: string, r: FileReport): string {
-  const counts = Object.entries(r).filter(([k, v]) => typeof v === 'number' && k !== 'lines' && v > 0).map(([k, v]) => `${v} ${k}`);
+  const counts = Object.entries(COUNT_WORDS).filter(([k]) => (r[k as keyof FileReport] as number) > 0).map(([k, words]) => `${r[k as keyof FileReport] as number} ${words}`);
   if (r.rejected) return `REJECTED, nothing written: ${r.errors.length} bad of ${r.lines} lines read from ${file}`;
   return `${r.lines} lines read from ${file}: ${counts.join(', ') || 'nothing written'}${r.errors.length ? `; ${r.errors.length} bad lines skipped` : ''}`;
 }

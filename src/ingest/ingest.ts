@@ -10,24 +10,15 @@
  * Each batch is one transaction with one timestamp, allocated under the writers' lock (see Settings), so a
  * reader never sees a newer timestamp committed before an older one.
  */
-import type { EntitySetSpec, FieldCondition, ServiceModel } from '../model/service-model';
+import { EntitySetSpec, FieldCondition, ServiceModel, serviceKeptFields } from '../model/service-model';
 import type { RecordStores } from '../storage/record-stores';
 import type { RecordTransaction, RecordWriter } from '../storage/record-writer';
 import { EncodedRecord, RecordError } from '../storage/record-codec';
 import { Follower, followersOf } from './followers';
+import { DELETE_MARK, lineCheck, problemsText } from './line-check';
+import { refusalOf } from './refusals';
 
-/** A line's marker for deletion: `{"ListingKey": "L1", "@delete": true}`. */
-export const DELETE_MARK = '@delete';
-
-/**
- * Whether an input line asks for a deletion. Only a JSON boolean counts: anything else under the mark (the
- * string "true", say) is refused, rather than taken as a whole record that would blank the stored one.
- */
-export function isDeletion(input: Readonly<Record<string, unknown>>): boolean {
-  const mark = input[DELETE_MARK];
-  if (mark !== undefined && typeof mark !== 'boolean') throw new RecordError(DELETE_MARK, 'must be true or false');
-  return mark === true;
-}
+export { DELETE_MARK } from './line-check';
 
 export interface IngestItem {
   /** 1-based line number in the input, for reports. */
@@ -35,14 +26,25 @@ export interface IngestItem {
   readonly input: Readonly<Record<string, unknown>>;
 }
 
+/** Something said about one line: its problems, or a notice. */
+export interface LineReport {
+  readonly line: number;
+  readonly message: string;
+}
+
 export interface IngestReport {
   created: number;
   updated: number;
   unchanged: number;
   deleted: number;
+  /** Deletions of keys that are not stored: nothing to delete (each also a notice, with its line). */
+  notFound: number;
   /** Parent records (listings) whose timestamps moved because their related records changed. */
   listingsTouched: number;
-  errors: { line: number; message: string }[];
+  /** Lines not written: every problem of each, with its JSON pointer, or the database's refusal. */
+  errors: LineReport[];
+  /** Lines written (or found nothing to do) that the operator should hear about. */
+  notices: LineReport[];
 }
 
 /** What ingest uses: the model's sets and their stores, and write transactions with their ModificationTimestamp. */
@@ -53,7 +55,20 @@ export interface IngestTarget {
 }
 
 export function emptyReport(): IngestReport {
-  return { created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0, errors: [] };
+  return { created: 0, updated: 0, unchanged: 0, deleted: 0, notFound: 0, listingsTouched: 0, errors: [], notices: [] };
+}
+
+/** Adds one batch's outcome to a report. */
+function addTo(report: IngestReport, outcome: IngestReport): void {
+  for (const k of ['created', 'updated', 'unchanged', 'deleted', 'notFound', 'listingsTouched'] as const) report[k] += outcome[k];
+  report.errors.push(...outcome.errors);
+  report.notices.push(...outcome.notices);
+}
+
+export function entitySetOf(model: ServiceModel, name: string): EntitySetSpec {
+  const set = model.entitySets.find((s) => s.name === name || s.pathAliases.includes(name));
+  if (!set) throw new Error(`unknown resource ${name}; resources: ${model.entitySets.map((s) => s.name).join(', ')}`);
+  return set;
 }
 
 type StoredRecord = Readonly<Record<string, unknown>>;
@@ -74,11 +89,6 @@ function parentLinksOf(model: ServiceModel, set: EntitySetSpec): ParentLink[] {
     const d = nav.join.discriminator;
     return [{ parent, foreignKey: nav.join.foreignKey, discriminator: d?.on === 'target' ? d : undefined, moves }];
   }));
-}
-
-/** Fields of a set that the service maintains: input values for them are ignored. */
-function serviceKept(set: EntitySetSpec): string[] {
-  return [...new Set([...(set.changeTimestamp ? [set.changeTimestamp] : []), ...(set.relatedTimestamps ?? []).map((r) => r.field)])];
 }
 
 const meets = (record: StoredRecord, c: FieldCondition) => record[c.field] === c.value;
@@ -105,19 +115,57 @@ class ParentTouches {
 }
 
 /**
- * Writes one batch in one transaction. Items that fail validation are reported (with their line) and
- * skipped; the caller decides whether a report with errors should have been written at all.
+ * Writes one batch in one transaction. Every line is checked against the set's record schema first; lines that
+ * fail are reported with all their problems and skipped, and so are lines the codec refuses. The caller decides
+ * whether a report with errors should have been written at all. When the database refuses the batch's data
+ * (refusals.ts), the batch is written again in halves, down to single lines: the good lines are written, and the
+ * line the database refuses is reported with its words. `trial` runs the same and rolls every transaction back:
+ * only the errors are kept (--on-error reject's check).
  */
-export async function ingestBatch(target: IngestTarget, setName: string, items: readonly IngestItem[], report: IngestReport): Promise<void> {
-  const set = target.model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
-  if (!set) throw new Error(`unknown resource ${setName}; resources: ${target.model.entitySets.map((s) => s.name).join(', ')}`);
-  await target.writer.transaction(async (tx) => {
-    const now = await tx.modificationTime();
-    const batch = new Batch(target, set, now, report);
-    await batch.load(tx, items);
-    for (const item of items) batch.apply(item);
-    await batch.write(tx);
-  });
+export async function ingestBatch(
+  target: IngestTarget, setName: string, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial' = 'write',
+): Promise<void> {
+  const set = entitySetOf(target.model, setName);
+  const check = lineCheck(target.model, set);
+  const valid: IngestItem[] = [];
+  for (const item of items) {
+    const { problems } = check(item.input);
+    if (problems.length) report.errors.push({ line: item.line, message: problemsText(problems) });
+    else valid.push(item);
+  }
+  await writeInHalves(target, set, valid, report, mode);
+  if (mode === 'write') report.errors.sort((a, b) => a.line - b.line);
+}
+
+/** Thrown out of a trial's transaction to roll it back. */
+class TrialDone extends Error {}
+
+async function writeInHalves(target: IngestTarget, set: EntitySetSpec, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial'): Promise<void> {
+  if (items.length === 0) return;
+  // Counted apart until the transaction commits: a batch the database refuses counts nothing.
+  const outcome = emptyReport();
+  try {
+    await target.writer.transaction(async (tx) => {
+      const batch = new Batch(target, set, await tx.modificationTime(), outcome);
+      await batch.load(tx, items);
+      for (const item of items) batch.apply(item);
+      await batch.write(tx);
+      if (mode === 'trial') throw new TrialDone();
+    });
+  } catch (e) {
+    if (e instanceof TrialDone) { report.errors.push(...outcome.errors); return; }
+    const refusal = refusalOf(e);
+    if (refusal === undefined) throw e;
+    if (items.length === 1) {
+      report.errors.push({ line: items[0].line, message: `the database refused the record (${refusal})` });
+      return;
+    }
+    const half = Math.ceil(items.length / 2);
+    await writeInHalves(target, set, items.slice(0, half), report, mode);
+    await writeInHalves(target, set, items.slice(half), report, mode);
+    return;
+  }
+  addTo(report, outcome);
 }
 
 /**
@@ -150,7 +198,7 @@ class Batch {
 
   constructor(private readonly target: IngestTarget, private readonly set: EntitySetSpec, private readonly now: string, private readonly report: IngestReport) {
     this.store = target.stores.store(set);
-    this.kept = serviceKept(set);
+    this.kept = serviceKeptFields(set);
     this.touches = new ParentTouches(parentLinksOf(target.model, set));
     this.followers = followersOf(target.model, set);
   }
@@ -160,22 +208,27 @@ class Batch {
     this.current = await tx.recordsByKeys(this.set, keys);
   }
 
+  /** Applies one line that passed its check; the codec may still refuse it (a date not on the calendar). */
   apply({ line, input }: IngestItem): void {
     try {
-      const key = input[this.set.key];
-      if (typeof key !== 'string' && typeof key !== 'number') throw new RecordError(this.set.key, 'is required');
-      if (isDeletion(input)) this.remove(key);
+      const key = input[this.set.key] as string | number;
+      if (input[DELETE_MARK] === true) this.remove(line, key);
       else this.upsert(key, input);
     } catch (e) {
       if (!(e instanceof RecordError)) throw e;
-      this.report.errors.push({ line, message: e.message });
+      this.report.errors.push({ line, message: e.field ? `/${e.field} ${e.detail}` : e.detail });
     }
   }
 
-  private remove(key: string | number): void {
+  private remove(line: number, key: string | number): void {
     const before = this.current.get(key);
     const mark = this.set.deletedWhen;
-    if (!before || (mark && meets(before, mark))) { this.report.unchanged++; return; }
+    if (!before) {
+      this.report.notFound++;
+      this.report.notices.push({ line, message: `no ${this.set.name} with key ${JSON.stringify(key)}: nothing to delete` });
+      return;
+    }
+    if (mark && meets(before, mark)) { this.report.unchanged++; return; }
     if (mark) {
       this.keep(key, this.store.encode({ ...before, [mark.field]: mark.value, ...this.stamp() }));
     } else {

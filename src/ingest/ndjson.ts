@@ -1,14 +1,14 @@
 /**
  * `reso-server ingest <Resource> <file.ndjson>`: one JSON record per line, upserted by key.
- * Malformed lines (bad JSON, unknown fields, values the dictionary does not allow) are reported with their
- * line numbers. With onError 'skip' (the default) the other lines are written; with 'reject' the file is
- * checked whole first and nothing is written if any line is bad. Lines are written in batches, each one
- * transaction: a record and the listing timestamps it moves are always written together.
+ * Bad lines (not JSON, not an object, or a record its set's schema refuses: unknown fields, values the dictionary
+ * does not allow) are reported with their line numbers and every problem. With onError 'skip' (the default) the
+ * other lines are written; with 'reject' the file is checked whole first (the schema, the codec and, in
+ * transactions rolled back, the database) and nothing is written if any line is bad. Lines are written in
+ * batches, each one transaction: a record and the listing timestamps it moves are always written together.
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { RecordError } from '../storage/record-codec';
-import { DELETE_MARK, emptyReport, ingestBatch, IngestItem, IngestReport, IngestTarget, isDeletion } from './ingest';
+import { emptyReport, entitySetOf, ingestBatch, IngestItem, IngestReport, IngestTarget, LineReport } from './ingest';
 
 export interface IngestOptions {
   onError: 'skip' | 'reject';
@@ -35,61 +35,56 @@ async function* numberedLines(path: string): AsyncGenerator<{ line: number; text
   }
 }
 
-function parseLine(line: number, text: string): IngestItem {
+/** The line's object, or what is wrong with it. */
+function parseLine(line: number, text: string): IngestItem | LineReport {
   let input: unknown;
   try {
     input = JSON.parse(text);
   } catch (e) {
-    throw new RecordError(undefined, `not valid JSON (${(e as Error).message})`);
+    return { line, message: `not valid JSON (${(e as Error).message})` };
   }
-  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new RecordError(undefined, 'must be a JSON object');
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return { line, message: 'must be a JSON object' };
   return { line, input: input as Record<string, unknown> };
 }
 
-export async function ingestFile(target: IngestTarget, setName: string, path: string, options: IngestOptions): Promise<FileReport> {
-  const set = target.model.entitySets.find((s) => s.name === setName || s.pathAliases.includes(setName));
-  if (!set) throw new Error(`unknown resource ${setName}; resources: ${target.model.entitySets.map((s) => s.name).join(', ')}`);
-  const store = target.stores.store(set);
-  const report: FileReport = { ...emptyReport(), lines: 0, rejected: false };
-
-  if (options.onError === 'reject') {
-    // Check every line before writing any (timestamps are the service's, so a placeholder stands in).
-    for await (const { line, text } of numberedLines(path)) {
-      if (++report.lines % 1000 === 0) options.onProgress?.(report.lines);
-      try {
-        const { input } = parseLine(line, text);
-        if (isDeletion(input)) {
-          if (input[set.key] === undefined) throw new RecordError(set.key, 'is required');
-        } else {
-          const { [DELETE_MARK]: _m, ...fields } = input;
-          store.encode({ ...fields, ...(set.changeTimestamp ? { [set.changeTimestamp]: '2000-01-01T00:00:00.000Z' } : {}) });
-        }
-      } catch (e) {
-        if (!(e instanceof RecordError)) throw e;
-        report.errors.push({ line, message: e.message });
-      }
-    }
-    if (report.errors.length > 0) return { ...report, rejected: true };
-    report.lines = 0;
-  }
-
-  const size = options.batchSize ?? 500;
+/** Reads the file in batches of parsed lines, reporting the lines that do not parse; `each` gets every batch. */
+async function inBatches(path: string, size: number, report: FileReport, each: (batch: IngestItem[]) => Promise<void>): Promise<void> {
   let batch: IngestItem[] = [];
   for await (const { line, text } of numberedLines(path)) {
     report.lines++;
-    try {
-      batch.push(parseLine(line, text));
-    } catch (e) {
-      if (!(e instanceof RecordError)) throw e;
-      report.errors.push({ line, message: e.message });
-    }
+    const parsed = parseLine(line, text);
+    if ('input' in parsed) batch.push(parsed);
+    else report.errors.push(parsed);
     if (batch.length >= size) {
-      await ingestBatch(target, set.name, batch, report);
+      await each(batch);
       batch = [];
-      options.onProgress?.(report.lines);
     }
   }
-  if (batch.length) await ingestBatch(target, set.name, batch, report);
-  report.errors.sort((a, b) => a.line - b.line);
-  return report;
+  if (batch.length) await each(batch);
+}
+
+export async function ingestFile(target: IngestTarget, setName: string, path: string, options: IngestOptions): Promise<FileReport> {
+  const set = entitySetOf(target.model, setName);
+  const size = options.batchSize ?? 500;
+  const report: FileReport = { ...emptyReport(), lines: 0, rejected: false };
+
+  if (options.onError === 'reject') {
+    // Every batch as it would be written, rolled back: only the errors are kept.
+    await inBatches(path, size, report, async (batch) => {
+      await ingestBatch(target, set.name, batch, report, 'trial');
+      options.onProgress?.(report.lines);
+    });
+    if (report.errors.length > 0) return { ...report, errors: sorted(report.errors), rejected: true };
+    report.lines = 0;
+  }
+
+  await inBatches(path, size, report, async (batch) => {
+    await ingestBatch(target, set.name, batch, report);
+    options.onProgress?.(report.lines);
+  });
+  return { ...report, errors: sorted(report.errors), notices: sorted(report.notices) };
+}
+
+function sorted(lines: readonly LineReport[]): LineReport[] {
+  return [...lines].sort((a, b) => a.line - b.line);
 }

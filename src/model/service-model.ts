@@ -290,13 +290,35 @@ export interface ServiceModel {
   /** The metadata documents in full, as generated (src/metadata renders the same from this model). */
   readonly metadataXml: string;
   readonly metadataJson: string;
+  /**
+   * The JSON Schema of each entity set's records, by set name, as generated (`schemas/<Type>.json` beside the
+   * model): what ingest validates every line against.
+   */
+  readonly recordSchemas: Readonly<Record<string, RecordSchema>>;
   /** Mounts the generated routes of every entity set. */
   readonly mountRoutes: (router: RouteTable, handlers: ResourceHandlers) => void;
+}
+
+/** A generated record schema (JSON Schema draft-07): an object of the set's fields, nothing else but annotations. */
+export interface RecordSchema {
+  readonly $schema: string;
+  readonly title: string;
+  readonly type: 'object';
+  /** One schema per field, by field name. */
+  readonly properties: Readonly<Record<string, unknown>>;
+  readonly required: readonly string[];
+  readonly additionalProperties: false;
+  readonly [keyword: string]: unknown;
 }
 
 /** The set scopes apply to, if the dictionary names one. */
 export function listingRootOf(model: Pick<ServiceModel, 'entitySets'>): EntitySetSpec | undefined {
   return model.entitySets.find((s) => s.listingRoot);
+}
+
+/** Fields whose values the service sets (the change timestamp, timestamps related records move): ingest ignores input values for them. */
+export function serviceKeptFields(set: Pick<EntitySetSpec, 'changeTimestamp' | 'relatedTimestamps'>): string[] {
+  return [...new Set([...(set.changeTimestamp ? [set.changeTimestamp] : []), ...(set.relatedTimestamps ?? []).map((r) => r.field)])];
 }
 
 /** Where a generated router mounts its routes: paths from the service root (`/Property`, `^\/Property\((.*)\)$`). */

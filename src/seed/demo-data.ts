@@ -3,6 +3,7 @@
  * open houses, history, rooms and unit types, written batch by batch through the record stores (so every
  * record passes the same validation as any other write). The same options give byte-identical records.
  */
+import type { Entity, EntitySetName } from '../../generated/entities';
 import type { ServiceModel } from '../model/service-model';
 import type { EncodedRecord } from '../storage/record-codec';
 import type { RecordStores } from '../storage/record-stores';
@@ -29,8 +30,6 @@ const LISTING_BATCH = 100;
 /** Offices or members per write transaction. */
 const ROSTER_BATCH = 1000;
 
-type Rec = Record<string, unknown>;
-
 /** What seeding uses: the model's sets and their stores, and write transactions. */
 export interface SeedTarget {
   readonly model: ServiceModel;
@@ -52,9 +51,9 @@ export async function seedDemoData(
   const started = performance.now();
 
   const lookups = new LookupValues(target.model.lookups);
-  const builder = (name: string) => {
+  const builder = <S extends EntitySetName>(name: S): RecordBuilder<S> | undefined => {
     const set = target.model.entitySets.find((s) => s.name === name);
-    return set ? new RecordBuilder(set, lookups) : undefined;
+    return set ? new RecordBuilder<S>(set, lookups) : undefined;
   };
   const property = builder('Property');
   if (!property) throw new Error('the model has no Property entity set');
@@ -92,14 +91,16 @@ export async function seedDemoData(
   return summary;
 }
 
-type BatchWriter = (batches: readonly (readonly [string, readonly Rec[]])[]) => Promise<void>;
+/** Records of one set, typed by the set. */
+type SetRecords = { [S in EntitySetName]: readonly [S, readonly Entity<S>[]] }[EntitySetName];
+type BatchWriter = (batches: readonly SetRecords[]) => Promise<void>;
 
 /** Writes records of several sets in one transaction, naming the demo record that fails to encode. */
 function batchWriter(target: SeedTarget): BatchWriter {
   return async (batches) => {
     const encoded: [string, EncodedRecord[]][] = batches.filter(([, records]) => records.length > 0).map(([name, records]) => {
       const store = target.stores.store(name);
-      return [name, records.map((r) => {
+      return [name, (records as readonly Readonly<Record<string, unknown>>[]).map((r) => {
         try {
           return store.encode(r);
         } catch (e) {
@@ -116,7 +117,8 @@ function batchWriter(target: SeedTarget): BatchWriter {
 }
 
 async function writeRoster(
-  write: BatchWriter, roster: ReturnType<typeof planRoster>, offices: RecordBuilder | undefined, members: RecordBuilder | undefined, seed: number,
+  write: BatchWriter, roster: ReturnType<typeof planRoster>, offices: RecordBuilder<'Office'> | undefined, members: RecordBuilder<'Member'> | undefined,
+  seed: number,
 ): Promise<{ offices: number; members: number }> {
   if (offices) {
     for (let i = 0; i < roster.offices.length; i += ROSTER_BATCH) {
@@ -135,7 +137,7 @@ async function writeRoster(
 async function writeListings(
   write: BatchWriter, listings: readonly ReturnType<typeof buildListing>[], summary: SeedSummary, children: boolean,
 ): Promise<void> {
-  const all = (pick: (l: ReturnType<typeof buildListing>) => Rec[]) => (children ? listings.flatMap(pick) : []);
+  const all = <T>(pick: (l: ReturnType<typeof buildListing>) => T[]): T[] => (children ? listings.flatMap(pick) : []);
   const media = all((l) => l.media);
   const openHouses = all((l) => l.openHouses);
   const history = all((l) => l.history);

@@ -4,6 +4,7 @@
  * added to the dictionary later, gets a plausible value here. Every value, given or generated, is fitted to
  * its field (MaxLength, precision and scale, lookup values), so a record always passes the store's encoder.
  */
+import type { Entity, EntitySetName } from '../../generated/entities';
 import type { EntitySetSpec, FieldSpec, LookupSpec } from '../model/service-model';
 import type { SeededRandom } from './random';
 import {
@@ -72,8 +73,18 @@ interface FieldPlan {
   readonly flagSources?: readonly string[];
 }
 
-/** Builds the records of one entity set: given values where the caller has them, generic values elsewhere. */
-export class RecordBuilder {
+/**
+ * What a record of `S` is built from: any of its fields, by the names the generated types give them (a name the
+ * dictionary no longer has fails to compile), each with a value the builder fits to the field (epoch milliseconds
+ * for a date or timestamp, any number for a decimal).
+ */
+export type Given<S extends EntitySetName> = { [F in keyof Entity<S>]?: unknown };
+
+/**
+ * Builds the records of one entity set (`S`, the set's name, types what it builds): given values where the caller
+ * has them, generic values elsewhere.
+ */
+export class RecordBuilder<S extends EntitySetName> {
   private readonly plans: readonly FieldPlan[];
 
   constructor(readonly set: EntitySetSpec, readonly lookups: LookupValues) {
@@ -96,7 +107,7 @@ export class RecordBuilder {
   }
 
   /** Distinct values of the field's lookup: between min and max of them (nothing when the field or lookup is unknown). */
-  lookupSample(field: string, rng: SeededRandom, min: number, max: number): string[] {
+  lookupSample(field: keyof Entity<S> & string, rng: SeededRandom, min: number, max: number): string[] {
     const values = this.lookups.of(this.set.fieldsByName[field]?.lookupName);
     return values ? rng.sample(values, rng.int(min, max)) : [];
   }
@@ -105,7 +116,7 @@ export class RecordBuilder {
    * One record with every declared field considered: `given` wins (null or undefined there means "leave it null"),
    * other fields get a generic value or, if nullable, sometimes none. Given fields the set does not declare are dropped.
    */
-  build(given: Readonly<Record<string, unknown>>, ctx: FieldContext, options: BuildOptions = {}): Record<string, unknown> {
+  build(given: Given<S>, ctx: FieldContext, options: BuildOptions = {}): Entity<S> {
     const nullShare = options.nullShare ?? 0.35;
     const emptyShare = options.emptyShare ?? 0.45;
     const rng = ctx.rng;
@@ -114,7 +125,7 @@ export class RecordBuilder {
     for (const p of this.plans) {
       let v: unknown;
       if (p.name in given) {
-        v = given[p.name];
+        v = (given as Readonly<Record<string, unknown>>)[p.name];
       } else {
         const f = p.spec;
         if (f.nullable && rng.chance(p.uncommon ? 0.85 : f.collection ? emptyShare : nullShare)) continue;
@@ -125,7 +136,8 @@ export class RecordBuilder {
       if (fitted !== undefined) out[p.name] = fitted;
     }
     if (flags) for (const p of flags) out[p.name] = p.flagSources!.some((s) => present(out[s]));
-    return out;
+    // Every value is fitted to its field as the dictionary declares it (the seed test checks them against the schemas).
+    return out as Entity<S>;
   }
 }
 

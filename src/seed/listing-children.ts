@@ -3,14 +3,13 @@
  * timestamped within the listing's life and never after the listing's own ModificationTimestamp.
  */
 import { BASE_TIME, DAY, HOUR, MINUTE, clamp, startOfDay } from './calendar';
+import type { Entity } from '../../generated/entities';
 import type { FieldContext, RecordBuilder } from './field-values';
 import type { PropertyFacts } from './listing-facts';
 import type { Timeline } from './listing-timeline';
 import type { SeededRandom } from './random';
 import type { MemberInfo } from './roster';
 import type { Place } from './vocabulary';
-
-type Rec = Record<string, unknown>;
 
 export interface ListingCore {
   readonly index: number;
@@ -27,11 +26,11 @@ export interface ListingCore {
 }
 
 export interface ChildBuilders {
-  readonly media?: RecordBuilder;
-  readonly openHouse?: RecordBuilder;
-  readonly history?: RecordBuilder;
-  readonly rooms?: RecordBuilder;
-  readonly units?: RecordBuilder;
+  readonly media?: RecordBuilder<'Media'>;
+  readonly openHouse?: RecordBuilder<'OpenHouse'>;
+  readonly history?: RecordBuilder<'HistoryTransactional'>;
+  readonly rooms?: RecordBuilder<'PropertyRooms'>;
+  readonly units?: RecordBuilder<'PropertyUnitTypes'>;
 }
 
 export const PHOTO = 'Photo';
@@ -49,7 +48,7 @@ const HOME_SHOTS = [
 const LAND_SHOTS = ['Lot', 'Aerial View', 'View', 'Plat Map', 'Map', 'Lot', 'Aerial View', 'Pond', 'Out Buildings'];
 const COMMERCIAL_SHOTS = ['Lobby', 'Reception', 'Office', 'Showroom', 'Parking', 'Loading Dock', 'Storage', 'Aerial View', 'Side of Structure', 'Back of Structure'];
 
-export function buildMedia(rng: SeededRandom, core: ListingCore, builder: RecordBuilder): Rec[] {
+export function buildMedia(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'Media'>): Entity<'Media'>[] {
   const { timeline: t, key } = core;
   const total = rng.int(5, 30);
   const extras: string[] = [];
@@ -66,7 +65,7 @@ export function buildMedia(rng: SeededRandom, core: ListingCore, builder: Record
   const refreshed = new Set(rng.chance(0.25) ? rng.sample(Array.from({ length: photos }, (_, i) => i + 1), rng.int(1, 5)) : []);
   const ctx: FieldContext = { rng, place: core.place, from: t.entry, to: t.modified };
 
-  const out: Rec[] = [];
+  const out: Entity<'Media'>[] = [];
   for (let order = 1; order <= total; order++) {
     const category = order <= photos ? PHOTO : extras[order - photos - 1];
     const mediaKey = `${key}-M${pad2(order)}`;
@@ -124,7 +123,9 @@ function openHouseWindow(core: ListingCore): [number, number] | undefined {
   return t.offMarket !== undefined && t.offMarket - start > DAY ? [start, startOfDay(t.offMarket)] : undefined;
 }
 
-export function buildOpenHouses(rng: SeededRandom, core: ListingCore, builder: RecordBuilder, showingAgents: readonly MemberInfo[]): Rec[] {
+export function buildOpenHouses(
+  rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'OpenHouse'>, showingAgents: readonly MemberInfo[],
+): Entity<'OpenHouse'>[] {
   const window = openHouseWindow(core);
   if (!window) return [];
   const t = core.timeline;
@@ -181,7 +182,7 @@ export function buildOpenHouses(rng: SeededRandom, core: ListingCore, builder: R
   });
 }
 
-export function buildHistory(rng: SeededRandom, core: ListingCore, builder: RecordBuilder): Rec[] {
+export function buildHistory(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'HistoryTransactional'>): Entity<'HistoryTransactional'>[] {
   const all = core.timeline.events;
   // At most five: the new listing and the latest four changes.
   const events = all.length <= 5 ? all : [all[0], ...all.slice(-4)];
@@ -234,7 +235,7 @@ function roomTypes(rng: SeededRandom, facts: PropertyFacts): string[] {
   return [...base, ...bedrooms, ...extras].slice(0, count);
 }
 
-export function buildRooms(rng: SeededRandom, core: ListingCore, builder: RecordBuilder): Rec[] {
+export function buildRooms(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'PropertyRooms'>): Entity<'PropertyRooms'>[] {
   const t = core.timeline;
   const ctx: FieldContext = { rng, place: core.place, from: t.entry, to: t.modified };
   const at = clamp(Math.floor(t.entry + rng.between(0, 1) * DAY), t.entry, t.modified);
@@ -266,7 +267,7 @@ export function buildRooms(rng: SeededRandom, core: ListingCore, builder: Record
   });
 }
 
-export function buildUnits(rng: SeededRandom, core: ListingCore, builder: RecordBuilder): Rec[] {
+export function buildUnits(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'PropertyUnitTypes'>): Entity<'PropertyUnitTypes'>[] {
   const t = core.timeline;
   const ctx: FieldContext = { rng, place: core.place, from: t.entry, to: t.modified };
   const at = clamp(Math.floor(t.entry + rng.between(0, 1) * DAY), t.entry, t.modified);

@@ -7,7 +7,8 @@
  * reader checks it against the dictionary at a glance; split up, it would only scatter the table.
  */
 import { BASE_TIME, DAY } from './calendar';
-import type { FieldContext, LookupValues, RecordBuilder } from './field-values';
+import type { Entity } from '../../generated/entities';
+import type { FieldContext, Given, LookupValues, RecordBuilder } from './field-values';
 import { buildHistory, buildMedia, buildOpenHouses, buildRooms, buildUnits, ChildBuilders, DOCUMENT, ListingCore, PHOTO } from './listing-children';
 import { chooseFacts, STRUCTURE_OF } from './listing-facts';
 import type { ListingPlan } from './listing-plan';
@@ -19,23 +20,21 @@ import {
 } from './vocabulary';
 
 const SALT_LISTING = 31;
-type Rec = Record<string, unknown>;
-
 export interface ListingBundle {
-  readonly property: Rec;
-  readonly media: Rec[];
-  readonly openHouses: Rec[];
-  readonly history: Rec[];
-  readonly rooms: Rec[];
-  readonly units: Rec[];
+  readonly property: Entity<'Property'>;
+  readonly media: Entity<'Media'>[];
+  readonly openHouses: Entity<'OpenHouse'>[];
+  readonly history: Entity<'HistoryTransactional'>[];
+  readonly rooms: Entity<'PropertyRooms'>[];
+  readonly units: Entity<'PropertyUnitTypes'>[];
 }
 
 export interface ListingBuilders extends ChildBuilders {
-  readonly property: RecordBuilder;
+  readonly property: RecordBuilder<'Property'>;
 }
 
 /** Structure fields that a parcel of land does not have. */
-const STRUCTURE_ONLY = [
+const STRUCTURE_ONLY: readonly (keyof Entity<'Property'>)[] = [
   'Appliances', 'ArchitecturalStyle', 'Basement', 'BasementYN', 'CommonWalls', 'ConstructionMaterials', 'Cooling', 'CoolingYN',
   'DoorFeatures', 'FireplaceFeatures', 'Flooring', 'FoundationDetails', 'Heating', 'HeatingYN', 'InteriorFeatures', 'LaundryFeatures',
   'Levels', 'PatioAndPorchFeatures', 'Roof', 'SecurityFeatures', 'SpaFeatures', 'SpaYN', 'WindowFeatures', 'GreenEnergyEfficient',
@@ -87,11 +86,11 @@ export function buildListing(index: number, seed: number, plan: ListingPlan, ros
   const rooms = builders.rooms ? buildRooms(rng, core, builders.rooms) : [];
   const units = builders.units ? buildUnits(rng, core, builders.units) : [];
 
-  const latest = (records: Rec[], category?: string): number | undefined => {
+  const latest = (records: readonly { ModificationTimestamp: string; MediaCategory?: string | null }[], category?: string): number | undefined => {
     let max: number | undefined;
     for (const r of records) {
       if (category !== undefined && r.MediaCategory !== category) continue;
-      const t = Date.parse(r.ModificationTimestamp as string);
+      const t = Date.parse(r.ModificationTimestamp);
       if (max === undefined || t > max) max = t;
     }
     return max;
@@ -105,8 +104,6 @@ export function buildListing(index: number, seed: number, plan: ListingPlan, ros
     streetNumber, dirPrefix, streetName, streetSuffix, unit, postalCode,
     modified,
     photosCount: photos.length,
-    documentsCount: media.filter((m) => m.MediaCategory === DOCUMENT).length,
-    videosCount: media.filter((m) => m.MediaCategory === 'Video').length,
     photosChanged: latest(photos),
     documentsChanged: latest(media, DOCUMENT),
     tourUnbranded: tour('Unbranded Virtual Tour'),
@@ -126,8 +123,6 @@ interface PropertyExtras {
   readonly postalCode: string;
   readonly modified: number;
   readonly photosCount: number;
-  readonly documentsCount: number;
-  readonly videosCount: number;
   readonly photosChanged?: number;
   readonly documentsChanged?: number;
   readonly tourUnbranded: unknown;
@@ -136,12 +131,12 @@ interface PropertyExtras {
   readonly roster: Roster;
 }
 
-function buildPropertyRecord(rng: SeededRandom, core: ListingCore, builder: RecordBuilder, x: PropertyExtras): Rec {
+function buildPropertyRecord(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'Property'>, x: PropertyExtras): Entity<'Property'> {
   const { facts: f, timeline: t, place, agent, status } = core;
   const office = agent.office;
   const ctx: FieldContext = { rng, place, from: t.entry, to: t.modified };
   const home = f.kind === 'home';
-  const sample = (field: string, min: number, max: number) => builder.lookupSample(field, rng, min, max);
+  const sample = (field: keyof Entity<'Property'> & string, min: number, max: number) => builder.lookupSample(field, rng, min, max);
 
   // Agents: co-listing agent (often from the same office) and, once under contract, the buyer's side.
   const coList = rng.chance(0.15)
@@ -165,7 +160,7 @@ function buildPropertyRecord(rng: SeededRandom, core: ListingCore, builder: Reco
   const newConstruction = f.yearBuilt !== undefined && f.yearBuilt >= 2024;
   const unparsed = `${core.streetLine}, ${place.city}, ${place.state} ${x.postalCode}`;
 
-  const given: Rec = {
+  const given: Given<'Property'> = {
     ListingKey: core.key,
     ListingId: core.listingId,
     ModificationTimestamp: x.modified,
@@ -178,8 +173,6 @@ function buildPropertyRecord(rng: SeededRandom, core: ListingCore, builder: Reco
     MajorChangeTimestamp: lastEvent.at,
     MajorChangeType: lastEvent.changeType,
     PhotosCount: x.photosCount,
-    DocumentsCount: x.documentsCount,
-    VideosCount: x.videosCount,
     PhotosChangeTimestamp: x.photosChanged ?? null,
     DocumentsChangeTimestamp: x.documentsChanged ?? null,
     ListingContractDate: t.contractDate,

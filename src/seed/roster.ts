@@ -3,6 +3,7 @@
  * their full records are built on demand, each from a random stream of its own.
  */
 import { BASE_TIME, DAY, HISTORY_START } from './calendar';
+import type { Entity } from '../../generated/entities';
 import type { FieldContext, RecordBuilder } from './field-values';
 import { mixSeed, SeededRandom } from './random';
 import {
@@ -116,7 +117,7 @@ function timestamps(rng: SeededRandom): { entry: number; modified: number } {
   return { entry, modified: Math.floor(rng.between(entry, BASE_TIME)) };
 }
 
-export function officeRecord(office: OfficeInfo, builder: RecordBuilder, seed: number): Record<string, unknown> {
+export function officeRecord(office: OfficeInfo, builder: RecordBuilder<'Office'>, seed: number): Entity<'Office'> {
   const rng = new SeededRandom(mixSeed(seed, office.index, SALT_OFFICE));
   const { entry, modified } = timestamps(rng);
   const ctx: FieldContext = { rng, place: office.place, from: entry, to: modified };
@@ -153,7 +154,7 @@ export function officeRecord(office: OfficeInfo, builder: RecordBuilder, seed: n
   }, ctx);
 }
 
-export function memberRecord(member: MemberInfo, builder: RecordBuilder, seed: number): Record<string, unknown> {
+export function memberRecord(member: MemberInfo, builder: RecordBuilder<'Member'>, seed: number): Entity<'Member'> {
   const rng = new SeededRandom(mixSeed(seed, member.index, SALT_MEMBER));
   const { entry, modified } = timestamps(rng);
   const office = member.office;

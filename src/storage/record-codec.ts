@@ -8,8 +8,9 @@ import { RECORD_COLUMN, VALUE_TABLE_TEXT_LENGTH } from '../model/service-model';
 import { isDate, normaliseTimestamp } from '../model/edm-values';
 
 export class RecordError extends Error {
-  constructor(readonly field: string | undefined, message: string) {
-    super(field ? `${field}: ${message}` : message);
+  /** `detail` says what is wrong with the field's value: "is required". */
+  constructor(readonly field: string | undefined, readonly detail: string) {
+    super(field ? `${field}: ${detail}` : detail);
   }
 }
 

@@ -5,6 +5,7 @@
  * choose plausible operations (which listing is withdrawn, which media a listing has); the tests never use
  * that copy as the expected state: they read the database.
  */
+import type { Entity, EntitySetName, HistoryTransactional, Lookups, Media, OpenHouse, Property } from '../../generated/entities';
 import { emptyReport, ingestBatch, IngestItem } from '../../src/ingest/ingest';
 import type { ListingService } from '../../src/service';
 
@@ -34,12 +35,23 @@ export class Random {
   }
 }
 
-const CHILD_SETS = {
+/** The related sets the writer changes, by the generated record types. */
+interface Children {
+  Media: Media;
+  OpenHouse: OpenHouse;
+  HistoryTransactional: HistoryTransactional;
+}
+type ChildSet = keyof Children;
+
+/** Where a related record names its key and its listing. */
+const CHILD_FIELDS = {
   Media: { key: 'MediaKey', parent: 'ResourceRecordKey' },
   OpenHouse: { key: 'OpenHouseKey', parent: 'ListingKey' },
   HistoryTransactional: { key: 'HistoryTransactionalKey', parent: 'ResourceRecordKey' },
-} as const;
-type ChildSet = keyof typeof CHILD_SETS;
+} as const satisfies { [S in ChildSet]: { key: keyof Children[S]; parent: keyof Children[S] } };
+
+/** A line of a batch: a record of the batch's set, or a deletion. */
+type Add = (kind: string, input: Readonly<Record<string, unknown>>) => void;
 
 export interface WriterStats {
   batches: number;
@@ -56,11 +68,11 @@ export interface WriterStats {
 }
 
 /** The writer's copy of one set: records by key and keys by listing. */
-class Mirror {
-  readonly byKey = new Map<string, Rec>();
+class Mirror<T extends object> {
+  readonly byKey = new Map<string, T>();
   readonly byParent = new Map<string, Set<string>>();
-  constructor(private readonly parentField?: string) {}
-  set(key: string, r: Rec): void {
+  constructor(private readonly parentField?: keyof T) {}
+  set(key: string, r: T): void {
     this.delete(key);
     this.byKey.set(key, r);
     const p = this.parentField ? r[this.parentField] : undefined;
@@ -84,13 +96,13 @@ class Mirror {
 
 export class RandomWriter {
   readonly stats: WriterStats = { batches: 0, operations: 0, largestBatch: 0, byKind: {}, created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0 };
-  private readonly listings = new Mirror();
-  private readonly children: Record<ChildSet, Mirror> = {
-    Media: new Mirror(CHILD_SETS.Media.parent),
-    OpenHouse: new Mirror(CHILD_SETS.OpenHouse.parent),
-    HistoryTransactional: new Mirror(CHILD_SETS.HistoryTransactional.parent),
+  private readonly listings = new Mirror<Property>();
+  private readonly children: { [S in ChildSet]: Mirror<Children[S]> } = {
+    Media: new Mirror(CHILD_FIELDS.Media.parent),
+    OpenHouse: new Mirror(CHILD_FIELDS.OpenHouse.parent),
+    HistoryTransactional: new Mirror(CHILD_FIELDS.HistoryTransactional.parent),
   };
-  private readonly templates: Record<'Property' | ChildSet, Rec[]> = { Property: [], Media: [], OpenHouse: [], HistoryTransactional: [] };
+  private readonly templates: { Property: Property[] } & { [S in ChildSet]: Children[S][] } = { Property: [], Media: [], OpenHouse: [], HistoryTransactional: [] };
   /** Keys of listings whose related records may be written before the listing itself (§ "related records may arrive before their listing"). */
   private readonly planned: string[] = [];
   private seq = 0;
@@ -104,15 +116,19 @@ export class RandomWriter {
       w.listings.set(r.ListingKey, r);
       if (r.MlsStatus === 'Active') w.templates.Property.push(r);
     }
-    for (const set of Object.keys(CHILD_SETS) as ChildSet[]) {
-      for (const r of await storedRecords(service, set)) {
-        w.children[set].set(r[CHILD_SETS[set].key], r);
-        w.templates[set].push(r);
-      }
-      if (w.templates[set].length === 0) throw new Error(`the seed data has no ${set} record to copy`);
-    }
+    await w.mirror('Media');
+    await w.mirror('OpenHouse');
+    await w.mirror('HistoryTransactional');
     if (w.templates.Property.length === 0) throw new Error('the seed data has no Active listing to copy');
     return w;
+  }
+
+  private async mirror<S extends ChildSet>(set: S): Promise<void> {
+    const records = (await storedRecords(this.service, set)) as Children[S][];
+    const mirror = this.children[set] as Mirror<Children[S]>;
+    for (const r of records) mirror.set(r[CHILD_FIELDS[set].key as keyof Children[S]] as string, r);
+    (this.templates[set] as Children[S][]).push(...records);
+    if (records.length === 0) throw new Error(`the seed data has no ${set} record to copy`);
   }
 
   /**
@@ -134,7 +150,7 @@ export class RandomWriter {
     const size = Math.max(1, Math.min(maxSize, rng.weighted([[rng.int(1, 3), 50], [rng.int(4, 15), 35], [rng.int(16, 60), 15]] as const)));
     const set = rng.weighted<'Property' | ChildSet>([['Property', 40], ['Media', 35], ['OpenHouse', 12], ['HistoryTransactional', 13]]);
     const items: IngestItem[] = [];
-    const add = (kind: string, input: Rec) => {
+    const add: Add = (kind, input) => {
       items.push({ line: items.length + 1, input });
       this.stats.byKind[`${set}.${kind}`] = (this.stats.byKind[`${set}.${kind}`] ?? 0) + 1;
     };
@@ -155,19 +171,19 @@ export class RandomWriter {
     this.stats.listingsTouched += report.listingsTouched;
   }
 
-  private listingKeys(pred: (r: Rec) => boolean): string[] {
+  private listingKeys(pred: (r: Property) => boolean): string[] {
     const out: string[] = [];
     for (const [k, r] of this.listings.byKey) if (pred(r)) out.push(k);
     return out;
   }
 
-  private listingOperation(add: (kind: string, input: Rec) => void): void {
+  private listingOperation(add: Add): void {
     const rng = this.rng;
     const kind = rng.weighted([
       ['update', 36], ['create', 12], ['delete', 7], ['withdraw', 12], ['return', 12], ['status', 9], ['same', 4],
     ] as const);
     const live = () => this.listingKeys((r) => r.MlsStatus !== 'Delete');
-    const put = (k: string, r: Rec) => { this.listings.set(k, r); add(kind, r); };
+    const put = (k: string, r: Property) => { this.listings.set(k, r); add(kind, r); };
     switch (kind) {
       case 'create': {
         const key = this.planned.length > 0 && rng.chance(0.5) ? this.planned.shift()! : this.newListingKey();
@@ -201,7 +217,7 @@ export class RandomWriter {
         const keys = live().filter((k) => this.listings.byKey.get(k)!.MlsStatus !== 'Withdrawn');
         if (keys.length === 0) return;
         const key = rng.pick(keys);
-        put(key, { ...this.listings.byKey.get(key)!, MlsStatus: rng.pick(['Active', 'Pending', 'Active Under Contract', 'Closed', 'Hold']) });
+        put(key, { ...this.listings.byKey.get(key)!, MlsStatus: rng.pick<Lookups.MlsStatus>(['Active', 'Pending', 'Active Under Contract', 'Closed', 'Hold']) });
         return;
       }
       case 'same': {
@@ -239,74 +255,93 @@ export class RandomWriter {
     return this.rng.pick([...this.listings.byKey.keys()]);
   }
 
-  private childOperation(set: ChildSet, add: (kind: string, input: Rec) => void): void {
+  private childOperation(set: ChildSet, add: Add): void {
+    if (set === 'Media') this.relatedOperation('Media', add, this.rng.weighted([['add', 30], ['remove', 18], ['reorder', 20], ['replace-url', 16], ['replace-key', 16]] as const));
+    else this.relatedOperation(set, add, this.rng.weighted([['add', 40], ['update', 35], ['remove', 25]] as const));
+  }
+
+  /** One operation on a related record of a listing: added, removed, or changed (by `kind`). */
+  private relatedOperation<S extends ChildSet>(set: S, add: Add, kind: 'add' | 'remove' | 'update' | 'reorder' | 'replace-url' | 'replace-key'): void {
     const rng = this.rng;
-    const { key: keyField, parent: parentField } = CHILD_SETS[set];
-    const mirror = this.children[set];
-    const put = (kind: string, r: Rec) => { mirror.set(r[keyField], r); add(kind, r); };
-    const remove = (kind: string, key: string) => { mirror.delete(key); add(kind, { [keyField]: key, '@delete': true }); };
-    const kind = set === 'Media'
-      ? rng.weighted([['add', 30], ['remove', 18], ['reorder', 20], ['replace-url', 16], ['replace-key', 16]] as const)
-      : rng.weighted([['add', 40], ['update', 35], ['remove', 25]] as const);
+    const keyField = CHILD_FIELDS[set].key;
+    const mirror = this.children[set] as Mirror<Children[S]>;
+    const put = (k: string, r: Children[S]) => { mirror.set(r[keyField as keyof Children[S]] as string, r); add(k, r); };
+    const remove = (k: string, key: string) => { mirror.delete(key); add(k, { [keyField]: key, '@delete': true }); };
     const listing = this.targetListing(kind === 'add');
     const existing = mirror.childrenOf(listing);
-    const fresh = (): Rec => {
-      const t = rng.pick(this.templates[set]);
-      const key = `${listing}-${set === 'Media' ? 'WM' : set === 'OpenHouse' ? 'WOH' : 'WH'}${this.seq++}`;
-      const r: Rec = { ...t, [keyField]: key, [parentField]: listing };
-      const listingId = this.listings.byKey.get(listing)?.ListingId ?? `RP${listing}`;
-      if (set === 'Media') {
-        const order = Math.max(0, ...mirror.childrenOf(listing).map((k) => mirror.byKey.get(k)!.Order ?? 0)) + 1;
-        const doc = rng.chance(0.2);
-        Object.assign(r, {
-          ResourceName: 'Property', ResourceRecordID: listingId, Order: order, MediaCategory: doc ? 'Document' : 'Photo',
-          MediaType: doc ? 'pdf' : 'jpeg', MediaURL: `https://media.example.com/w/${key}.${doc ? 'pdf' : 'jpg'}`,
-          MediaObjectID: key, OriginatingSystemMediaKey: key, SourceSystemMediaKey: key, PreferredPhotoYN: doc ? null : order === 1,
-        });
-      } else if (set === 'OpenHouse') {
-        Object.assign(r, { ListingId: listingId, OpenHouseId: key, OriginatingSystemKey: key, SourceSystemKey: key, OpenHouseStatus: 'Active' });
-      } else {
-        Object.assign(r, { ResourceName: 'Property', ResourceRecordID: listingId, OriginatingSystemHistoryKey: key, SourceSystemHistoryKey: key, NewValue: `v${this.seq}` });
-      }
-      return r;
-    };
     if (kind === 'add' || existing.length === 0) {
-      put('add', fresh());
+      put('add', this.fresh(set, listing));
       return;
     }
     const one = rng.pick(existing);
-    const current = { ...mirror.byKey.get(one)! };
-    switch (kind) {
-      case 'remove':
-        remove(kind, one);
-        return;
-      case 'reorder': {
-        const other = existing.length > 1 ? rng.pick(existing.filter((k) => k !== one)) : undefined;
-        if (!other) { put(kind, { ...current, Order: (current.Order ?? 0) + 1 }); return; }
-        const b = { ...mirror.byKey.get(other)! };
-        const [oa, ob] = [current.Order, b.Order];
-        put(kind, { ...current, Order: ob === oa ? (oa ?? 0) + 1 : ob });
-        put(kind, { ...b, Order: oa });
-        return;
-      }
-      case 'replace-url':
-        put(kind, { ...current, MediaURL: `https://media.example.com/w/${one}/v${this.seq++}.jpg`, MediaModificationTimestamp: new Date().toISOString() });
-        return;
-      case 'replace-key': {
-        remove(kind, one);
-        const r = fresh();
-        put(kind, { ...r, Order: current.Order, MediaCategory: current.MediaCategory });
-        return;
-      }
-      case 'update':
-        if (set === 'OpenHouse') put(kind, { ...current, OpenHouseStatus: rng.pick(['Active', 'Canceled', 'Ended']), OpenHouseRemarks: `Note ${this.seq++}` });
-        else put(kind, { ...current, NewValue: `v${this.seq++}`, PreviousValue: current.NewValue ?? null });
-        return;
+    if (kind === 'remove') { remove(kind, one); return; }
+    if (kind === 'replace-key') {
+      const current = this.children.Media.byKey.get(one)!;
+      remove(kind, one);
+      put(kind, { ...this.fresh('Media', listing), Order: current.Order, MediaCategory: current.MediaCategory } as Children[S]);
+      return;
     }
+    for (const r of this.changed(set, kind, one)) put(kind, r);
+  }
+
+  /** A new related record of `listing`, copied from a seeded one. */
+  private fresh<S extends ChildSet>(set: S, listing: string): Children[S] {
+    const rng = this.rng;
+    const t = rng.pick(this.templates[set] as Children[S][]);
+    const key = `${listing}-${set === 'Media' ? 'WM' : set === 'OpenHouse' ? 'WOH' : 'WH'}${this.seq++}`;
+    const listingId = this.listings.byKey.get(listing)?.ListingId ?? `RP${listing}`;
+    const records: { [C in ChildSet]: () => Children[C] } = {
+      Media: () => {
+        const mirror = this.children.Media;
+        const order = Math.max(0, ...mirror.childrenOf(listing).map((k) => mirror.byKey.get(k)!.Order ?? 0)) + 1;
+        const doc = rng.chance(0.2);
+        return {
+          ...(t as Media), MediaKey: key, ResourceRecordKey: listing, ResourceName: 'Property', ResourceRecordID: listingId, Order: order,
+          MediaCategory: doc ? 'Document' : 'Photo', MediaType: doc ? 'pdf' : 'jpeg', MediaURL: `https://media.example.com/w/${key}.${doc ? 'pdf' : 'jpg'}`,
+          MediaObjectID: key, OriginatingSystemMediaKey: key, SourceSystemMediaKey: key, PreferredPhotoYN: doc ? null : order === 1,
+        };
+      },
+      OpenHouse: () => ({
+        ...(t as OpenHouse), OpenHouseKey: key, ListingKey: listing, ListingId: listingId, OpenHouseId: key, OriginatingSystemKey: key,
+        SourceSystemKey: key, OpenHouseStatus: 'Active',
+      }),
+      HistoryTransactional: () => ({
+        ...(t as HistoryTransactional), HistoryTransactionalKey: key, ResourceRecordKey: listing, ResourceName: 'Property', ResourceRecordID: listingId,
+        OriginatingSystemHistoryKey: key, SourceSystemHistoryKey: key, NewValue: `v${this.seq}`,
+      }),
+    };
+    return records[set]() as Children[S];
+  }
+
+  /** The records a change of kind `kind` to the related record `one` writes. */
+  private changed<S extends ChildSet>(set: S, kind: 'update' | 'reorder' | 'replace-url', one: string): Children[S][] {
+    const rng = this.rng;
+    if (set === 'OpenHouse') {
+      const current = this.children.OpenHouse.byKey.get(one)!;
+      return [{ ...current, OpenHouseStatus: rng.pick<Lookups.OpenHouseStatus>(['Active', 'Canceled', 'Ended']), OpenHouseRemarks: `Note ${this.seq++}` } as Children[S]];
+    }
+    if (set === 'HistoryTransactional') {
+      const current = this.children.HistoryTransactional.byKey.get(one)!;
+      return [{ ...current, NewValue: `v${this.seq++}`, PreviousValue: current.NewValue ?? null } as Children[S]];
+    }
+    const media = this.children.Media;
+    const current = media.byKey.get(one)!;
+    if (kind === 'replace-url') {
+      return [{ ...current, MediaURL: `https://media.example.com/w/${one}/v${this.seq++}.jpg`, MediaModificationTimestamp: new Date().toISOString() } as Children[S]];
+    }
+    // reorder: swap with a sibling, or move down when alone.
+    const siblings = media.childrenOf(current.ResourceRecordKey!).filter((k) => k !== one);
+    const other = siblings.length > 0 ? rng.pick(siblings) : undefined;
+    if (!other) return [{ ...current, Order: (current.Order ?? 0) + 1 } as Children[S]];
+    const b = media.byKey.get(other)!;
+    const [oa, ob] = [current.Order, b.Order];
+    return [{ ...current, Order: ob === oa ? (oa ?? 0) + 1 : ob }, { ...b, Order: oa }] as Children[S][];
   }
 }
 
-/** Every stored record of a set, straight from its table. */
+/** Every stored record of a set, straight from its table (typed as the set's records when the set is named). */
+export async function storedRecords<S extends EntitySetName>(service: ListingService, set: S): Promise<Entity<S>[]>;
+export async function storedRecords(service: ListingService, set: string): Promise<Rec[]>;
 export async function storedRecords(service: ListingService, set: string): Promise<Rec[]> {
   const rows = await service.db.all(`SELECT _record FROM \`${set}\``);
   return rows.map((row) => JSON.parse(row._record as string) as Rec);

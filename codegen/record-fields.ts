@@ -1,0 +1,41 @@
+/**
+ * What the record emitters (typed entities, record schemas) agree on about a field's values: its closed lookup,
+ * the range of its integer type, the bounds its storage column sets, and the facets a reader is told about.
+ */
+import type { EdmPrimitive, FieldSpec, LookupSpec } from '../src/model/service-model';
+import type { BuiltEntitySet, BuiltModel } from './build-model';
+
+/** The lookup whose values the field must take; undefined for an open lookup (named, its values not declared) or none. */
+export function closedLookup(model: BuiltModel, field: FieldSpec): LookupSpec | undefined {
+  return field.lookupName === undefined ? undefined : model.lookups.find((l) => l.name === field.lookupName);
+}
+
+/** The values each EDM integer type holds; Int64 as far as a JSON number is exact. */
+export const INTEGER_RANGES: Partial<Record<EdmPrimitive, readonly [number, number]>> = {
+  'Edm.Int16': [-32_768, 32_767],
+  'Edm.Int32': [-2_147_483_648, 2_147_483_647],
+  'Edm.Int64': [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+};
+
+/**
+ * The bounds of the column a field is stored in, where the dictionary states none: a string without MaxLength
+ * in a column of the storage default's length, a decimal without Precision in the default precision.
+ */
+export function columnBounds(model: BuiltModel, set: BuiltEntitySet, field: FieldSpec): { length?: number; precision?: number; scale?: number } {
+  if (!field.column) return {};
+  const column = model.tables.find((t) => t.name === set.table)?.columns.find((c) => c.name === field.column);
+  return { length: column?.length, precision: column?.precision, scale: column?.scale };
+}
+
+/** The field's type and facets as the dictionary states them: `Edm.Decimal, Precision 14, Scale 2; lookup Colour`. */
+export function facetsOf(model: BuiltModel, field: FieldSpec): string {
+  const type = field.collection ? `Collection(${field.type})` : field.type;
+  const facets = [
+    field.maxLength !== undefined ? `MaxLength ${field.maxLength}` : undefined,
+    field.precision !== undefined ? `Precision ${field.precision}` : undefined,
+    field.scale !== undefined ? `Scale ${field.scale}` : undefined,
+  ].filter((f): f is string => f !== undefined);
+  const lookup = field.lookupName === undefined ? ''
+    : closedLookup(model, field) ? `; lookup ${field.lookupName}` : `; open lookup ${field.lookupName} (its values are not in the dictionary)`;
+  return `${[type, ...facets].join(', ')}${lookup}`;
+}
