@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { EntitySetSpec, FieldSpec, RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
+import { compile } from '../src/storage/query-builder';
 import { problemsText, recordCheck } from '../src/ingest/line-check';
 import { seedDemoData, SeedSummary } from '../src/seed/demo-data';
 import { ListingService } from '../src/service';
@@ -34,7 +35,7 @@ describe('Demo data', function () {
   async function storedJson(service: ListingService, setName: string): Promise<string[]> {
     const set = service.model.entitySets.find((s) => s.name === setName)!;
     const db = service.db;
-    const q = db.statements.select({ from: set.table, columns: [RECORD_COLUMN], orderBy: [{ column: set.key, direction: 'asc' }] });
+    const q = compile(db.knex(set.table).select(RECORD_COLUMN).orderBy(set.key));
     const rows = await db.all(q.sql, q.params);
     return rows.map((r) => r[RECORD_COLUMN] as string);
   }

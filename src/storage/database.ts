@@ -1,8 +1,8 @@
 /**
  * The database connection: SQLite (better-sqlite3, the embedded default: sqlite-database.ts) or MariaDB/MySQL
- * (mysql2: mysql-database.ts). SQL text comes from the shared compiler with this database's dialect
- * (statements.ts); every statement runs as a prepared statement through the driver, kept per connection for
- * the next call of the same shape. Every wait is bounded (deadline.ts): past it, DatabaseUnavailable (503).
+ * (mysql2: mysql-database.ts). SQL text is built by knex for this database's dialect (query-builder.ts), never
+ * run by it: every statement runs as a prepared statement through the driver, kept per connection for the next
+ * call of the same shape. Every wait is bounded (deadline.ts): past it, DatabaseUnavailable (503).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -12,7 +12,6 @@ import { DatabaseFolderMissing } from './errors';
 import { MysqlDatabase } from './mysql-database';
 import { SqliteDatabase } from './sqlite-database';
 import type { Knex } from './query-builder';
-import type { Statements } from './statements';
 
 export { DEFAULT_TIMEOUTS, type DatabaseTimeouts } from './deadline';
 
@@ -26,8 +25,6 @@ export interface Executor {
 
 export interface Database extends Executor {
   readonly dialect: SqlDialect;
-  /** Builds this database's statements; never executes. */
-  readonly statements: Statements;
   /** knex for this database's dialect, never connected: builds statements (query-builder.ts), never runs them. */
   readonly knex: Knex;
   /** Where the data lives, without credentials; for logs. */

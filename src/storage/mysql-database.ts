@@ -17,7 +17,6 @@ import { mysqlDialect, NO_PAD_BINARY_COLLATION } from './mysql-dialect';
 import type { Knex } from './query-builder';
 import { mysqlSchemaKnex } from './schema-knex';
 import { sqlBuilder } from './query-builder';
-import { Statements } from './statements';
 
 const POOL_SIZE = 8;
 /** How much later than the server's own limit a statement's answer is awaited before the server counts as stalled. */
@@ -36,7 +35,6 @@ interface CoreConnection {
 
 export class MysqlDatabase implements Database {
   readonly dialect = mysqlDialect;
-  readonly statements = new Statements(mysqlDialect);
   readonly knex = sqlBuilder('mysql');
   readonly description: string;
   private readonly pool: mysql.Pool;

@@ -3,8 +3,7 @@
  * the tables and the connection use a binary collation without PAD SPACE (utf8mb4_bin pads, so 'A' would
  * equal 'A '), chosen by the server itself because MariaDB and MySQL 8 name it differently.
  */
-import type { ColumnSpec } from '../model/service-model';
-import { commonColumnType, SqlDialect } from './dialect';
+import { SqlDialect } from './dialect';
 import { sqlBuilder, type Knex } from './query-builder';
 import { join, param, raw, Fragment, fragment } from './fragment';
 import type { ListKind } from './value-list';
@@ -21,7 +20,6 @@ export const NO_PAD_BINARY_COLLATION = "IF(VERSION() LIKE '%MariaDB%', 'utf8mb4_
 class MysqlDialect extends SqlDialect {
   readonly name = 'mysql' as const;
   readonly maxParams = MAX_PARAMS;
-  readonly lockingRead = ' FOR UPDATE';
 
   contains(text: Fragment, part: Fragment): Fragment {
     return fragment`LOCATE(${part}, ${text}) > 0`;
@@ -76,53 +74,22 @@ class MysqlDialect extends SqlDialect {
     return fragment`SELECT ${raw(element)} FROM JSON_TABLE(${param(json)}, '$[*]' COLUMNS (v ${raw(type)} PATH '$')) AS list`;
   }
 
-  onConflictUpdate(): string {
-    return 'ON DUPLICATE KEY UPDATE';
-  }
 
   inserted(column: string): string {
     return `VALUES(${this.id(column).sql})`;
   }
 
-  /** A no-op update rather than INSERT IGNORE, which would also turn other errors (a value too long) into warnings. */
-  onConflictKeep(key: readonly string[]): string {
-    const k = this.id(key[0]).sql;
-    return `ON DUPLICATE KEY UPDATE ${k} = ${k}`;
-  }
 
   /** `k = k`: knex's INSERT IGNORE would also turn other errors (a value too long) into warnings. */
   override keepExisting(insert: Knex.QueryBuilder, key: readonly string[]): Knex.QueryBuilder {
     return insert.onConflict([...key]).merge({ [key[0]]: sqlBuilder('mysql').ref(key[0]) });
   }
 
-  columnType(c: ColumnSpec): string {
-    switch (c.type) {
-      case 'decimal': return `decimal(${c.precision ?? 18}, ${c.scale ?? 0})`;
-      case 'double': return 'double';
-      case 'text': return 'mediumtext';
-      default: return commonColumnType(c)!;
-    }
-  }
 
-  tableOptions(collation: string | undefined): string {
-    return collation ? ` DEFAULT CHARACTER SET utf8mb4 COLLATE ${collation}` : '';
-  }
 
-  tableExists(table: string): Fragment {
-    return fragment`SELECT TABLE_NAME AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ${param(table)}`;
-  }
 
-  columnNames(table: string): Fragment {
-    return fragment`SELECT COLUMN_NAME AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ${param(table)}`;
-  }
 
-  collationQuery(): Fragment {
-    return raw(`SELECT ${NO_PAD_BINARY_COLLATION} AS c`);
-  }
 
-  addColumn(): string {
-    return 'ADD';
-  }
 
   /** The server's clock, in UTC whatever the session's time zone (UNIX_TIMESTAMP would read NOW() in it). */
   clockMillis(): Fragment {

@@ -10,7 +10,6 @@ import { DEFAULT_TIMEOUTS, openDatabase, sqliteFile } from './database';
 import { DatabaseUnavailable } from './errors';
 import { sqliteDialect } from './sqlite-dialect';
 import { sqlBuilder, type Knex } from './query-builder';
-import { Statements } from './statements';
 
 /** `DATABASE_URL` as `openDatabase` reads it, opened at first use. */
 export function openOnUse(url: string | undefined, timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS): Database {
@@ -21,7 +20,6 @@ export function openOnUse(url: string | undefined, timeouts: DatabaseTimeouts = 
 
 class OpenOnUse implements Database {
   readonly dialect = sqliteDialect;
-  readonly statements = new Statements(sqliteDialect);
   readonly knex = sqlBuilder('sqlite');
   private opened?: Database;
   private closed = false;

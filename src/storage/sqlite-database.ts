@@ -15,7 +15,6 @@ import type { Knex } from './query-builder';
 import { sqliteSchemaKnex } from './schema-knex';
 import { sqliteDialect } from './sqlite-dialect';
 import { sqlBuilder } from './query-builder';
-import { Statements } from './statements';
 
 /**
  * How long one attempt may block the event loop waiting for a lock (SQLite's busy handler sleeps in the
@@ -32,7 +31,6 @@ type StatementCache = LRUCache<string, BetterSqlite3.Statement>;
 
 export class SqliteDatabase implements Database {
   readonly dialect = sqliteDialect;
-  readonly statements = new Statements(sqliteDialect);
   readonly knex = sqlBuilder('sqlite');
   readonly description: string;
   // Two connections: reads never see a writer's uncommitted transaction (WAL keeps them apart).

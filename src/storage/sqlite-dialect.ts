@@ -3,8 +3,7 @@
  * connection registers (sqlite-database.ts); it has no row locks, because a write transaction already holds the
  * database's write lock; and its types are affinities, so decimals and doubles are stored as floats.
  */
-import type { ColumnSpec } from '../model/service-model';
-import { commonColumnType, SqlDialect } from './dialect';
+import { SqlDialect } from './dialect';
 import { join, param, raw, Fragment, fragment } from './fragment';
 
 /** SQLITE_MAX_VARIABLE_NUMBER since SQLite 3.32. */
@@ -13,7 +12,6 @@ const MAX_PARAMS = 32766;
 class SqliteDialect extends SqlDialect {
   readonly name = 'sqlite' as const;
   readonly maxParams = MAX_PARAMS;
-  readonly lockingRead = '';
 
   contains(text: Fragment, part: Fragment): Fragment {
     return fragment`instr(${text}, ${part}) > 0`;
@@ -48,41 +46,17 @@ class SqliteDialect extends SqlDialect {
     return fragment`SELECT value FROM json_each(${param(json)})`;
   }
 
-  onConflictUpdate(key: readonly string[]): string {
-    return `ON CONFLICT (${key.map((k) => this.id(k).sql).join(', ')}) DO UPDATE SET`;
-  }
 
   inserted(column: string): string {
     return `excluded.${this.id(column).sql}`;
   }
 
-  onConflictKeep(key: readonly string[]): string {
-    return `ON CONFLICT (${key.map((k) => this.id(k).sql).join(', ')}) DO NOTHING`;
-  }
 
-  columnType(c: ColumnSpec): string {
-    return commonColumnType(c) ?? (c.type === 'text' ? 'text' : 'float');
-  }
 
-  tableOptions(): string {
-    return '';
-  }
 
-  tableExists(table: string): Fragment {
-    return fragment`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ${param(table)}`;
-  }
 
-  columnNames(table: string): Fragment {
-    return fragment`SELECT name FROM pragma_table_info(${param(table)})`;
-  }
 
-  collationQuery(): undefined {
-    return undefined;
-  }
 
-  addColumn(): string {
-    return 'ADD COLUMN';
-  }
 
   /** Every writer of one SQLite file runs on its host, so the host's clock, read by SQLite (millisecond 'subsec'). */
   clockMillis(): Fragment {
