@@ -79,5 +79,5 @@ export function describePlan(database: string, plan: MigrationPlan): string[] {
 
 function recordLine(r: SetConversion): string {
   if (r.refusedCount) return `${r.set}: ${r.refusedCount} of ${r.records} records refuse the change: ${r.refused.map((x) => x.message).join(' | ')}`;
-  return `${r.set}: ${r.records} records, ${r.rewritten} rewritten, ${r.restamped} would move their ModificationTimestamp (one EntityEvent each)`;
+  return `${r.set}: ${r.records} records, ${r.rewritten} rewritten, ${r.restamped} would move their change timestamp (one change-log event each)`;
 }

@@ -107,7 +107,7 @@ export class RecordMigration {
       await this.parts.db.transaction((tx) => this.parts.settings.set(tx, RECORD_SHAPE + set.name, JSON.stringify(storedShapeOf(this.parts.model, set))));
       if (result.rewritten) {
         log?.(`${set.name}: ${result.rewritten} of ${result.records} records rewritten for the dictionary's change, `
-          + `${result.restamped} of them changed (ModificationTimestamp moved, one EntityEvent each) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+          + `${result.restamped} of them changed (change timestamp moved, one change-log event each) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       }
       out.push(result);
     }

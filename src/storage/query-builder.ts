@@ -47,6 +47,11 @@ export function compiledText(q: Buildable): string {
   return compile(q).sql;
 }
 
+/** A shape's key from its parts (a separator no part holds: names and SQL text never carry NUL). */
+export function shapeKey(...parts: readonly (string | number)[]): string {
+  return parts.join('\u0000');
+}
+
 /** Shape keys longer than this are kept by their digest (a filter may be tens of thousands of characters). */
 const LONG_SHAPE = 1024;
 

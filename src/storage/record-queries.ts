@@ -9,7 +9,7 @@ import type { SqlDialect } from './dialect';
 import { compileFilter } from './filter-compiler';
 import { Fragment, fragment } from './fragment';
 import { keysetAfter } from './keyset';
-import { Knex, ShapeCache, Statement } from './query-builder';
+import { Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { valueList } from './value-list';
 
 export interface RecordQuery {
@@ -53,7 +53,7 @@ export class RecordQueries {
     const columns = [...new Set([...q.projection.columns, ...q.orderBy.map((o) => o.column)])];
     const order = orderOf(q.orderBy);
     const params = [...(where?.params ?? []), q.limit, ...(q.offset ? [q.offset] : [])];
-    const shape = `page\u0000${columns.join()}\u0000${where?.sql ?? ''}\u0000${JSON.stringify(order)}\u0000${q.offset ? 'offset' : ''}`;
+    const shape = shapeKey('page', columns.join(), where?.sql ?? '', JSON.stringify(order), q.offset ? 'offset' : '');
     return this.shapes.statement(shape, params, () => {
       const s = this.knex(this.table).select(columns).orderBy(order).limit(q.limit);
       if (where) s.whereRaw(where.sql, bindings(where));
@@ -63,7 +63,7 @@ export class RecordQueries {
 
   count(where?: BoundPredicate): Statement {
     const condition = where && this.filter(where);
-    return this.shapes.statement(`count\u0000${condition?.sql ?? ''}`, condition?.params ?? [], () => {
+    return this.shapes.statement(shapeKey('count', condition?.sql ?? ''), condition?.params ?? [], () => {
       const s = this.knex(this.table).count({ n: '*' });
       return condition ? s.whereRaw(condition.sql, bindings(condition)) : s;
     });
@@ -72,7 +72,7 @@ export class RecordQueries {
   /** One record by key, when `scope` (if any) admits it. */
   byKey(value: unknown, columns: readonly string[], scope?: BoundPredicate): Statement {
     const condition = scope && this.filter(scope);
-    const shape = `key\u0000${columns.join()}\u0000${condition?.sql ?? ''}`;
+    const shape = shapeKey('key', columns.join(), condition?.sql ?? '');
     return this.shapes.statement(shape, [value, ...(condition?.params ?? [])], () => {
       const s = this.knex(this.table).select(columns).where(this.key, value as string);
       return condition ? s.andWhereRaw(`(${condition.sql})`, bindings(condition)) : s;
@@ -89,7 +89,7 @@ export class RecordQueries {
     const columns = [...new Set(q.projection.columns)];
     const order = orderOf(q.orderBy);
     const params = [...condition.params, ...(q.perParent === undefined ? [] : [q.perParent])];
-    const shape = `related\u0000${q.foreignKey}\u0000${columns.join()}\u0000${condition.sql}\u0000${JSON.stringify(order)}\u0000${q.perParent === undefined ? '' : 'ranked'}`;
+    const shape = shapeKey('related', q.foreignKey, columns.join(), condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked');
     return this.shapes.statement(shape, params, () => {
       const rows = this.knex(this.table).select(this.knex.ref(q.foreignKey).as(PARENT), ...columns).whereRaw(condition.sql, bindings(condition));
       if (q.perParent === undefined) return rows.orderBy([{ column: q.foreignKey, order: 'asc' }, ...order]);

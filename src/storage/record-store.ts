@@ -10,7 +10,7 @@ import { Projection, WHOLE_RECORD } from '../query/projection';
 import type { Database, Executor } from './database';
 import { EncodedRecord, recordEncoder, RecordEncoder } from './record-codec';
 import { PARENT, RecordQueries, RecordQuery, RelatedQuery } from './record-queries';
-import { compile, Knex, ShapeCache, Statement } from './query-builder';
+import { compile, Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { ValueTableWriter } from './value-tables';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
@@ -110,7 +110,7 @@ export class RecordStore {
     const out = new Map<string | number, Record<string, unknown>>();
     for (let i = 0; i < keys.length; i += READ_BATCH) {
       const batch = keys.slice(i, i + READ_BATCH);
-      const q = this.writes.statement(`byKeys\u0000${batch.length}`, batch, () => this.knex(this.table.name).select(RECORD_COLUMN).whereIn(this.key, batch));
+      const q = this.writes.statement(shapeKey('byKeys', batch.length), batch, () => this.knex(this.table.name).select(RECORD_COLUMN).whereIn(this.key, batch));
       for (const row of await ex.all(q.sql, q.params)) {
         const record = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
         out.set(record[this.set.key] as string | number, record);
@@ -165,7 +165,7 @@ export class RecordStore {
     const owner = belongs && this.columnOf(belongs.field);
     const column = this.columnOf(field);
     const params = [...leading, ...batch, ...(owner ? [belongs!.value] : [])];
-    return this.writes.statement(`${kind}\u0000${field}\u0000${owner ?? ''}\u0000${batch.length}`, params, () => {
+    return this.writes.statement(shapeKey(kind, field, owner ?? '', batch.length), params, () => {
       const q = start().whereIn(column, batch);
       return owner ? q.andWhere((w) => w.where(owner, belongs!.value).orWhereNull(owner)) : q;
     });
@@ -175,7 +175,7 @@ export class RecordStore {
   async deleteByKeys(tx: Executor, keys: readonly (string | number)[]): Promise<void> {
     for (let i = 0; i < keys.length; i += READ_BATCH) {
       const batch = keys.slice(i, i + READ_BATCH);
-      const q = this.writes.statement(`delete\u0000${batch.length}`, batch, () => this.knex(this.table.name).whereIn(this.key, batch).del());
+      const q = this.writes.statement(shapeKey('delete', batch.length), batch, () => this.knex(this.table.name).whereIn(this.key, batch).del());
       await tx.run(q.sql, q.params);
     }
     await this.values.remove(tx, keys);
@@ -186,7 +186,7 @@ export class RecordStore {
     const replaced = this.columns.filter((c) => c !== this.key);
     for (let i = 0; i < records.length; i += this.writeBatch) {
       const rows = records.slice(i, i + this.writeBatch).map((r) => r.row);
-      const q = this.writes.statement(`upsert\u0000${rows.length}`, inColumnOrder(this.columns, rows), () => (
+      const q = this.writes.statement(shapeKey('upsert', rows.length), inColumnOrder(this.columns, rows), () => (
         this.knex(this.table.name).insert(rows.map((row) => Object.fromEntries(this.columns.map((c, j) => [c, row[j]])))).onConflict(this.key).merge(replaced)));
       await tx.run(q.sql, q.params);
     }

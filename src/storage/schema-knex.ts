@@ -15,6 +15,12 @@ import { NO_PAD_BINARY_COLLATION } from './mysql-dialect';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => object;
 
+/**
+ * knex says nothing itself: what fails reaches the caller as an error, which says it once (its pool would also
+ * print a failed connection with its stack on stderr).
+ */
+const SILENT: Knex.Logger = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };
+
 /** knex over an open better-sqlite3 connection it does not own. */
 export function sqliteSchemaKnex(connection: BetterSqlite3.Database): Knex {
   class BorrowedConnection extends BetterSqlite3Client {
@@ -26,7 +32,7 @@ export function sqliteSchemaKnex(connection: BetterSqlite3.Database): Knex {
       // The database owns the connection and closes it.
     }
   }
-  return knex({ client: BorrowedConnection as unknown as typeof knex.Client, connection: { filename: connection.name }, useNullAsDefault: true });
+  return knex({ client: BorrowedConnection as unknown as typeof knex.Client, connection: { filename: connection.name }, useNullAsDefault: true, log: SILENT });
 }
 
 /** A connection as knex's pool hands it to `afterCreate` (mysql2's callback API). */
@@ -51,6 +57,7 @@ export function mysqlSchemaKnex(url: string, acquireMs: number): Knex {
       supportBigNumbers: true,
     },
     acquireConnectionTimeout: acquireMs,
+    log: SILENT,
     pool: {
       min: 0,
       max: 1,

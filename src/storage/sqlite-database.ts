@@ -84,6 +84,9 @@ export class SqliteDatabase implements Database {
         all: async (sql, params = []) => this.statement(this.writer, this.writeCache, sql).all(...params) as Row[],
         run: async (sql, params = []) => { this.statement(this.writer, this.writeCache, sql).run(...params); },
       };
+      // The driver's calls never yield: a long run of transactions (a seed, an ingest, a migration's pass) would
+      // keep the event loop from requests, probes and log writes for its whole length. Each gives it a turn first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       // Taking the write lock is the only wait: once held, no other writer can hold up the statements or COMMIT (WAL).
       await this.unlocked(deadline, () => this.writer.exec('BEGIN IMMEDIATE'));
       try {

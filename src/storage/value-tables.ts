@@ -5,7 +5,7 @@
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import { VALUE_TABLE_KEY, VALUE_TABLE_VALUE } from '../model/service-model';
 import type { Database, Executor } from './database';
-import { ShapeCache } from './query-builder';
+import { ShapeCache, shapeKey } from './query-builder';
 import type { EncodedRecord } from './record-codec';
 
 type Key = string | number;
@@ -48,7 +48,7 @@ export class ValueTableWriter {
         const batch = rows.slice(i, i + this.rowsPerInsert);
         // An element a record lists twice is one row: a repeat changes nothing (a no-op merge, where MariaDB's
         // INSERT IGNORE would also turn other errors into warnings).
-        const q = this.shapes.statement(`insert\u0000${f.valueTable}\u0000${batch.length}`, batch.flat(), () => this.db.knex(f.valueTable!)
+        const q = this.shapes.statement(shapeKey('insert', f.valueTable!, batch.length), batch.flat(), () => this.db.knex(f.valueTable!)
           .insert(batch.map(([key, value]) => ({ [VALUE_TABLE_KEY]: key, [VALUE_TABLE_VALUE]: value })))
           .onConflict(COLUMNS).merge([VALUE_TABLE_KEY]));
         await tx.run(q.sql, q.params);
@@ -61,7 +61,7 @@ export class ValueTableWriter {
     for (const f of this.fields) {
       for (let i = 0; i < keys.length; i += KEY_BATCH) {
         const batch = keys.slice(i, i + KEY_BATCH);
-        const q = this.shapes.statement(`delete\u0000${f.valueTable}\u0000${batch.length}`, batch, () => this.db.knex(f.valueTable!).whereIn(VALUE_TABLE_KEY, batch).del());
+        const q = this.shapes.statement(shapeKey('delete', f.valueTable!, batch.length), batch, () => this.db.knex(f.valueTable!).whereIn(VALUE_TABLE_KEY, batch).del());
         await tx.run(q.sql, q.params);
       }
     }
