@@ -142,10 +142,12 @@ class TrialDone extends Error {}
 
 async function writeInHalves(target: IngestTarget, set: EntitySetSpec, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial'): Promise<void> {
   if (items.length === 0) return;
-  // Counted apart until the transaction commits: a batch the database refuses counts nothing.
-  const outcome = emptyReport();
+  // Counted apart until the transaction commits: a batch the database refuses counts nothing, and a transaction run
+  // again after a conflict (storage/conflicts.ts) counts from nothing again.
+  let outcome = emptyReport();
   try {
     await target.writer.transaction(async (tx) => {
+      outcome = emptyReport();
       const batch = new Batch(target, set, await tx.modificationTime(), outcome);
       await batch.load(tx, items);
       for (const item of items) batch.apply(item);

@@ -11,6 +11,7 @@ import type { SqlDialect } from './dialect';
 import { DatabaseFolderMissing } from './errors';
 import { MysqlDatabase } from './mysql-database';
 import { SqliteDatabase } from './sqlite-database';
+import type { ConflictCounts } from './conflicts';
 import type { Knex } from './query-builder';
 
 export { DEFAULT_TIMEOUTS, type DatabaseTimeouts } from './deadline';
@@ -29,7 +30,11 @@ export interface Database extends Executor {
   readonly knex: Knex;
   /** Where the data lives, without credentials; for logs. */
   readonly description: string;
-  /** Runs `fn` in one write transaction. Writers are serialised, so at most one runs at a time. */
+  /**
+   * Runs `fn` in one write transaction. Writers are serialised, so at most one of this process runs at a time. A
+   * transaction that loses a conflict with another (a deadlock; on a Galera cluster, another node's commit on the
+   * same rows) is run again from its start, so `fn` keeps no state outside itself until it returns (conflicts.ts).
+   */
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
   /**
    * Runs schema work (migrations) with a knex connected to this database (schema-knex.ts), excluding this
@@ -39,6 +44,8 @@ export interface Database extends Executor {
   close(): Promise<void>;
   /** The connection pool's state, where there is a pool (MariaDB/MySQL); for metrics. */
   poolStats?(): PoolStats;
+  /** Conflicts lost and retried since the process started, where transactions can conflict (MariaDB/MySQL). */
+  conflicts?(): ConflictCounts;
 }
 
 export interface PoolStats {

@@ -36,6 +36,9 @@ const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN',
   'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
   'ER_LOCK_WAIT_TIMEOUT', 'ER_LOCK_DEADLOCK', 'ER_TOO_MANY_USER_CONNECTIONS', 'ER_QUERY_TIMEOUT', 'ER_STATEMENT_TIMEOUT',
+  // A Galera node out of the primary component (or still joining) refuses every statement: "WSREP has not yet
+  // prepared node for application use". Its instance answers 503 until the node is back.
+  'ER_UNKNOWN_COM_ERROR',
   'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_FULL', 'SQLITE_PROTOCOL', 'SQLITE_NOTADB',
 ]);
 /** SQLite's extended codes refine these (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_READ, SQLITE_CORRUPT_INDEX, …). */

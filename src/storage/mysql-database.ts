@@ -12,6 +12,7 @@ import type { PoolConnection } from 'mysql2';
 import * as mysql from 'mysql2/promise';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type PoolStats, type Row } from './database';
 import { Deadline, type DatabaseTimeouts, within, WriterQueue } from './deadline';
+import { ConflictCounts, retryingConflicts } from './conflicts';
 import { classify, DatabaseUnavailable } from './errors';
 import { mysqlDialect, NO_PAD_BINARY_COLLATION } from './mysql-dialect';
 import type { Knex } from './query-builder';
@@ -39,6 +40,7 @@ export class MysqlDatabase implements Database {
   readonly description: string;
   private readonly pool: mysql.Pool;
   private readonly writers = new WriterQueue();
+  private readonly conflictCounts: ConflictCounts = { conflicts: 0, recovered: 0, exhausted: 0 };
   /** Every connection open, so that closing never waits on one a stalled server holds. */
   private readonly open = new Set<CoreConnection>();
 
@@ -80,6 +82,11 @@ export class MysqlDatabase implements Database {
     // Literals compare like the columns: binary and without PAD SPACE ('a' <> 'a '), as on SQLite.
     c.query(`SET collation_connection = ${NO_PAD_BINARY_COLLATION}`, ignore);
     c.query(statementLimit(c, this.timeouts.statementMs), ignore);
+    // On a Galera node, a read waits until the node has applied every transaction the cluster committed before it
+    // began (causal reads): a consumer moved between instances on different nodes never reads an older state than
+    // it has seen, and a removed-listings walk never misses a listing it already holds (README "Scaling out"). Not
+    // a Galera node (or MySQL, which lacks the variable): the statement changes nothing, or fails, ignored.
+    c.query('SET SESSION wsrep_sync_wait = IF(@@wsrep_on, 1, 0)', ignore);
   }
 
   /**
@@ -102,11 +109,21 @@ export class MysqlDatabase implements Database {
     });
   }
 
+  /** A statement on its own is a transaction of its own: one that loses a conflict runs again (conflicts.ts). */
   run(sql: string, params: readonly unknown[] = []): Promise<void> {
-    return this.all(sql, params).then(() => undefined);
+    return retryingConflicts(() => this.all(sql, params).then(() => undefined), this.conflictCounts);
   }
 
+  conflicts(): ConflictCounts {
+    return { ...this.conflictCounts };
+  }
+
+  /** Runs `fn` in one transaction, again from its start whenever it loses a conflict (conflicts.ts). */
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
+    return retryingConflicts(() => this.attempt(fn), this.conflictCounts);
+  }
+
+  private attempt<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
     const deadline = new Deadline(this.timeouts.acquireMs);
     return this.writers.run(deadline, async () => {
       const conn = await this.connection(deadline.remaining());

@@ -47,8 +47,6 @@ export interface UsageStore {
 const USAGE_COLUMNS = ['client_id', 'hour', 'class', 'count'];
 const USAGE_KEY = ['client_id', 'hour', 'class'];
 const [JOURNAL, APPLIED] = [standIn('journal'), standIn('applied')];
-/** Attempts of a transaction the database rolled back to break a deadlock. */
-const ATTEMPTS = 5;
 
 /**
  * The usage tables' statements for one database, compiled once; each takes its values in the order of the
@@ -97,17 +95,9 @@ export class UsageTable implements UsageStore {
 
   async apply(journalId: string, entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.db.transaction((tx) => this.applyIn(tx, journalId, entries));
-        return;
-      } catch (e) {
-        // A deadlock rolled the whole transaction back, so it can run again.
-        const code = (e as { cause?: { code?: string } }).cause?.code;
-        if (attempt >= ATTEMPTS || (code !== 'ER_LOCK_DEADLOCK' && code !== 'ER_LOCK_WAIT_TIMEOUT')) throw e;
-        await new Promise((r) => setTimeout(r, 5 * attempt));
-      }
-    }
+    // A transaction that loses a deadlock or (Galera) a certification conflict is run again by the database:
+    // the journal's mark, read again under its lock, keeps every entry counted once.
+    await this.db.transaction((tx) => this.applyIn(tx, journalId, entries));
   }
 
   private async applyIn(tx: Executor, journalId: string, entries: readonly JournalEntry[]): Promise<void> {
