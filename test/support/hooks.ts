@@ -1,9 +1,15 @@
-/** Root hooks: say plainly when the MariaDB half of the suite does not run. */
+/** Root hooks: say plainly when the MariaDB or Galera half of the suite does not run; stop the Galera cluster at the end. */
+import { GALERA, stopGaleraCluster } from './galera';
+
 export const mochaHooks = {
   beforeAll(): void {
     if (!process.env.MYSQL_URL) {
       console.log('\n  NOTE: MYSQL_URL is not set, so every MariaDB test is skipped (SQLite only).\n'
         + '        Run with MYSQL_URL=mysql://root@127.0.0.1:3306/test to include MariaDB.\n');
     }
+    if (!GALERA) console.log('  NOTE: GALERA is not set, so the Galera cluster tests are skipped. Run with GALERA=1 to include them.\n');
+  },
+  async afterAll(): Promise<void> {
+    await stopGaleraCluster();
   },
 };

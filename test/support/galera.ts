@@ -1,0 +1,164 @@
+/**
+ * A real MariaDB Galera cluster for the tests: three `mariadbd` with the Galera provider (Debian's galera-4), group
+ * communication on loopback ports, state transfer by rsync (which runs as the server's user: the data folders are
+ * theirs). Started when GALERA=1 (.ci/run sets it), once per test process, in about 15–30 s: node 1 bootstraps the
+ * cluster, nodes 2 and 3 join it by a full state transfer. A node can be killed (SIGKILL) and started again; it
+ * rejoins by incremental state transfer from the others' cache (or a full one).
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as mysql from 'mysql2/promise';
+
+export const GALERA = process.env.GALERA === '1';
+
+const PROVIDER = '/usr/lib/galera/libgalera_smm.so';
+const MARIADBD = '/usr/sbin/mariadbd';
+/** SQL ports BASE+1..3; group communication, incremental and full state transfer on their own ranges. */
+const BASE = Number(process.env.GALERA_BASE_PORT ?? 13310);
+
+export interface GaleraNode {
+  readonly index: number;
+  readonly port: number;
+}
+
+export class GaleraCluster {
+  readonly nodes: readonly GaleraNode[] = [1, 2, 3].map((index) => ({ index, port: BASE + index }));
+  private readonly processes = new Map<number, ChildProcess>();
+
+  private constructor(private readonly dir: string) {}
+
+  /** A new cluster, every node synced; throws (with the nodes' error logs) if it does not come up in `ms`. */
+  static async start(ms = 120_000): Promise<GaleraCluster> {
+    for (const path of [PROVIDER, MARIADBD, '/usr/bin/rsync', '/usr/bin/mariadb-install-db']) {
+      if (!existsSync(path)) throw new Error(`GALERA=1 needs ${path} (Debian: apt-get install galera-4 rsync socat mariadb-server)`);
+    }
+    const cluster = new GaleraCluster(mkdtempSync(join(tmpdir(), 'reso-galera-')));
+    cluster.ownedByServer(cluster.dir);
+    const first = cluster.folder(1);
+    execFileSync('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${first}`, ...cluster.user(), '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'ignore' });
+    cluster.ownedByServer(first);
+    const deadline = Date.now() + ms;
+    await cluster.startNode(1, deadline, true);
+    for (const n of [2, 3]) await cluster.startNode(n, deadline);
+    return cluster;
+  }
+
+  /** A database URL on `node` (1–3). */
+  url(node: number, database: string): string {
+    return `mysql://root@127.0.0.1:${BASE + node}/${database}`;
+  }
+
+  /** Kills the node's server outright (no shutdown); its instances lose their database. */
+  async kill(node: number): Promise<void> {
+    const p = this.processes.get(node);
+    if (!p || p.exitCode !== null) return;
+    const exited = new Promise((resolve) => p.once('exit', resolve));
+    p.kill('SIGKILL');
+    await exited;
+    this.processes.delete(node);
+  }
+
+  /** Starts a stopped node again; resolves once it is synced with the others. */
+  async restart(node: number, ms = 120_000): Promise<void> {
+    await this.startNode(node, Date.now() + ms);
+  }
+
+  /** The node's status variables that say whether it serves (wsrep_ready, wsrep_cluster_size, its state). */
+  async status(node: number): Promise<Record<string, string>> {
+    const conn = await mysql.createConnection(this.url(node, ''));
+    try {
+      const [rows] = await conn.query("SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_cluster_size', 'wsrep_local_state_comment', 'wsrep_cluster_status')");
+      return Object.fromEntries((rows as { Variable_name: string; Value: string }[]).map((r) => [r.Variable_name, r.Value]));
+    } finally {
+      await conn.end();
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const node of [...this.processes.keys()]) await this.kill(node);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async startNode(node: number, deadline: number, bootstrap = false): Promise<void> {
+    const folder = this.folder(node);
+    mkdirSync(folder, { recursive: true });
+    this.ownedByServer(folder);
+    const peers = this.nodes.map((n) => `127.0.0.1:${BASE + 100 + n.index}`).join(',');
+    const args = [
+      '--no-defaults', `--datadir=${folder}`, `--port=${BASE + node}`, `--socket=${join(this.dir, `n${node}.sock`)}`, '--bind-address=127.0.0.1',
+      ...this.user(), '--binlog-format=ROW', '--default-storage-engine=InnoDB', '--innodb-autoinc-lock-mode=2', '--innodb-buffer-pool-size=128M',
+      '--innodb-log-file-size=48M', '--max-connections=300', '--wsrep-on=ON', `--wsrep-provider=${PROVIDER}`, '--wsrep-cluster-name=reso-test',
+      `--wsrep-cluster-address=gcomm://${peers}`, `--wsrep-node-address=127.0.0.1:${BASE + 100 + node}`, `--wsrep-node-name=n${node}`,
+      `--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:${BASE + 100 + node};ist.recv_addr=127.0.0.1:${BASE + 200 + node};gcache.size=128M`,
+      '--wsrep-sst-method=rsync', `--wsrep-sst-receive-address=127.0.0.1:${BASE + 300 + node}`, `--log-error=${join(this.dir, `n${node}.err`)}`,
+      `--pid-file=${join(this.dir, `n${node}.pid`)}`, ...(bootstrap ? ['--wsrep-new-cluster'] : []),
+    ];
+    const p = spawn(MARIADBD, args, { stdio: 'ignore' });
+    this.processes.set(node, p);
+    for (;;) {
+      if (p.exitCode !== null) throw new Error(`Galera node ${node} exited (${p.exitCode}):\n${this.log(node)}`);
+      const state = await this.status(node).catch(() => undefined);
+      if (state?.wsrep_ready === 'ON' && state.wsrep_local_state_comment === 'Synced') return;
+      if (Date.now() > deadline) throw new Error(`Galera node ${node} not synced in time (${JSON.stringify(state)}):\n${this.log(node)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  private folder(node: number): string {
+    return join(this.dir, `n${node}`);
+  }
+
+  private log(node: number): string {
+    const file = join(this.dir, `n${node}.err`);
+    return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-30).join('\n') : '(no log)';
+  }
+
+  /** As root the server runs as mysql, and rsync's state transfer (run by the server) writes as it. */
+  private user(): string[] {
+    return process.getuid?.() === 0 ? ['--user=mysql'] : [];
+  }
+
+  private ownedByServer(path: string): void {
+    if (process.getuid?.() !== 0) return;
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'mysql']).toString().trim());
+    chownSync(path, id('-u'), id('-g'));
+  }
+}
+
+let shared: Promise<GaleraCluster> | undefined;
+
+/** The test process's cluster, started on first use and stopped when the process's tests end (hooks.ts). */
+export function galeraCluster(): Promise<GaleraCluster> {
+  shared ??= GaleraCluster.start();
+  return shared;
+}
+
+export async function stopGaleraCluster(): Promise<void> {
+  if (shared) await (await shared).stop();
+  shared = undefined;
+}
+
+/** A new database on the cluster (created through node 1, replicated to every node), and how to drop it. */
+export async function galeraDatabase(cluster: GaleraCluster): Promise<{ name: string; urls: string[]; drop(): Promise<void> }> {
+  const name = `reso_galera_${process.pid}_${Date.now() % 1_000_000}`;
+  const conn = await mysql.createConnection(cluster.url(1, ''));
+  try {
+    await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  } finally {
+    await conn.end();
+  }
+  return {
+    name,
+    urls: [1, 2, 3].map((n) => cluster.url(n, name)),
+    drop: async () => {
+      const c = await mysql.createConnection(cluster.url(1, ''));
+      try {
+        await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
