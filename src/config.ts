@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { OperatorError } from './exit-codes';
 import type { MeterOptions } from './metering/meter';
 import type { RetentionPolicy } from './storage/change-log-retention';
-import { DatabaseTimeouts, DEFAULT_TIMEOUTS, sqliteFile } from './storage/database';
+import { DatabaseTimeouts, DEFAULT_TIMEOUTS, ReplicaOptions, sqliteFile } from './storage/database';
 import { OperationConfig, operationConfigFromEnv } from './operation-config';
 
 /** `OperationConfig`: where it listens, logs, metrics, compression, CORS (operation-config.ts). */
@@ -12,6 +12,8 @@ export interface Config extends OperationConfig {
   port: number;
   /** `sqlite:<path>` or `mysql://…`; unset means the embedded SQLite file data/reso.sqlite. */
   databaseUrl?: string;
+  /** Read replicas of a MariaDB primary (DATABASE_REPLICA_URLS), and how long a read waits for one to catch up (REPLICA_WAIT_MS). */
+  replicas?: ReplicaOptions;
   /** Records per page of a collection response, by default. */
   pageSize: number;
   /** Largest page a client may ask for with `Prefer: odata.maxpagesize=N`. */
@@ -82,6 +84,7 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
     ...operationConfigFromEnv(env),
     port: intSetting(env, 'PORT', 8080, 0, 65535),
     databaseUrl: env.DATABASE_URL || undefined,
+    replicas: replicaOptions(env),
     pageSize: intSetting(env, 'PAGE_SIZE', 100, 1, 10_000),
     maxPageSize: intSetting(env, 'MAX_PAGE_SIZE', 1000, 1, 10_000),
     pagingSecret: env.PAGING_SECRET || undefined,
@@ -113,6 +116,22 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
     workers: intSetting(env, 'WORKERS', availableParallelism(), 1, 256),
     shutdownTimeoutMs: intSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   };
+}
+
+/**
+ * DATABASE_REPLICA_URLS: MariaDB replicas of DATABASE_URL's primary, comma-separated. A read waits up to
+ * REPLICA_WAIT_MS for its replica to catch up with the primary, and that wait must end before the statement limit.
+ */
+function replicaOptions(env: NodeJS.ProcessEnv): ReplicaOptions | undefined {
+  const urls = (env.DATABASE_REPLICA_URLS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  if (urls.length === 0) return undefined;
+  if (!/^(mysql|mariadb):\/\//.test(env.DATABASE_URL ?? '')) throw new OperatorError('DATABASE_REPLICA_URLS needs DATABASE_URL to be the MariaDB primary (mysql://…)');
+  const bad = urls.find((u) => !/^(mysql|mariadb):\/\/[^/]+\/[^/]+$/.test(u));
+  if (bad) throw new OperatorError(`DATABASE_REPLICA_URLS: ${bad.replace(/\/\/[^@/]*@/, '//…@')} is not a MariaDB URL (mysql://user:password@host:3306/database)`);
+  const statementMs = intSetting(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_TIMEOUTS.statementMs, 100, 3_600_000);
+  const waitMs = intSetting(env, 'REPLICA_WAIT_MS', Math.min(1000, statementMs / 2), 0, 600_000);
+  if (waitMs >= statementMs) throw new OperatorError(`REPLICA_WAIT_MS (${waitMs}) must be shorter than DB_STATEMENT_TIMEOUT_MS (${statementMs})`);
+  return { urls, waitMs };
 }
 
 /** A DEMO_TOKEN is an admin's bearer token: a short or repetitive one is refused, not served. */

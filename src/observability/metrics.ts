@@ -9,6 +9,7 @@
  * bytes); gauges that every worker reads alike or that are a worst case take the largest.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ConflictCounts } from '../storage/conflicts';
 import type { PoolStats } from '../storage/database';
 
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -17,6 +18,8 @@ export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 export interface MetricSources {
   /** The database pool (MariaDB/MySQL); absent for SQLite. */
   readonly pool?: () => PoolStats | undefined;
+  /** Write transactions that lost a conflict (a deadlock; on Galera, certification) and were run again (MariaDB/MySQL). */
+  readonly conflicts?: () => ConflictCounts | undefined;
   /** The usage journal's lag behind the usage table (metering/meter.ts). */
   readonly usageLag?: () => { bytes: number; seconds: number };
 }
@@ -55,6 +58,7 @@ export class ServiceMetrics {
     });
     this.inProgress = new Gauge({ name: 'reso_http_requests_in_progress', help: 'HTTP requests being answered now', registers });
     if (sources.pool) poolGauges(sources.pool, registers);
+    if (sources.conflicts) conflictCounters(sources.conflicts, registers);
     if (sources.usageLag) usageGauges(sources.usageLag, registers);
   }
 
@@ -106,6 +110,16 @@ function poolGauges(pool: () => PoolStats | undefined, registers: Registry[]): v
   ];
   for (const [field, name, help] of fields) {
     new Gauge({ name, help, registers, collect() { this.set(pool()?.[field] ?? 0); } });
+  }
+}
+
+function conflictCounters(conflicts: () => ConflictCounts | undefined, registers: Registry[]): void {
+  for (const [field, name, help] of [
+    ['conflicts', 'reso_db_write_conflicts_total', 'Write transaction attempts that lost a conflict (deadlock, Galera certification) and were run again'],
+    ['recovered', 'reso_db_write_conflicts_recovered_total', 'Write transactions that committed after losing a conflict'],
+    ['exhausted', 'reso_db_write_conflicts_exhausted_total', 'Write transactions that lost every attempt (answered 503)'],
+  ] as const) {
+    new Counter({ name, help, registers, collect() { this.reset(); this.inc(conflicts()?.[field] ?? 0); } });
   }
 }
 

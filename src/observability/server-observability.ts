@@ -30,6 +30,7 @@ export function serverObservability(service: ListingService, given: Logger | und
   const say = (fields: object, line: string) => (given ? given.info(fields, line) : log(line));
   const metrics = new ServiceMetrics({
     pool: service.db.poolStats ? () => service.db.poolStats?.() : undefined,
+    conflicts: service.db.conflicts ? () => service.db.conflicts?.() : undefined,
     usageLag: () => service.meter.lag(),
   });
   const shared = cluster.isWorker ? shareWithPrimary(() => metrics.registries()) : undefined;

@@ -10,6 +10,7 @@ import { DEFAULT_TIMEOUTS, type DatabaseTimeouts } from './deadline';
 import type { SqlDialect } from './dialect';
 import { DatabaseFolderMissing } from './errors';
 import { MysqlDatabase } from './mysql-database';
+import { ReplicatedDatabase } from './replicated-database';
 import { SqliteDatabase } from './sqlite-database';
 import type { ConflictCounts } from './conflicts';
 import type { Knex } from './query-builder';
@@ -83,11 +84,19 @@ function sqliteFolderReady(file: string): string {
   return file;
 }
 
-/** `sqlite:<path>` (or unset: the default file), or `mysql://user:pass@host:port/db`. */
-export function openDatabase(url: string | undefined, timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS): Database {
+/** Read replicas of a MariaDB primary, and how long a read waits for one to catch up before the primary answers it. */
+export interface ReplicaOptions {
+  readonly urls: readonly string[];
+  readonly waitMs: number;
+}
+
+/** `sqlite:<path>` (or unset: the default file), or `mysql://user:pass@host:port/db`, with read replicas of the latter. */
+export function openDatabase(url: string | undefined, timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS, replicas?: ReplicaOptions): Database {
   const path = sqliteFile(url);
   if (path === ':memory:') return new SqliteDatabase(path, timeouts);
   if (path !== undefined) return new SqliteDatabase(sqliteFolderReady(resolve(path)), timeouts);
-  if (url?.startsWith('mysql://') || url?.startsWith('mariadb://')) return new MysqlDatabase(url.replace(/^mariadb:/, 'mysql:'), timeouts);
-  throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got ${url?.split(':')[0]}:)`);
+  if (!url?.startsWith('mysql://') && !url?.startsWith('mariadb://')) throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got ${url?.split(':')[0]}:)`);
+  const primary = new MysqlDatabase(url.replace(/^mariadb:/, 'mysql:'), timeouts);
+  if (!replicas?.urls.length) return primary;
+  return new ReplicatedDatabase(primary, replicas.urls.map((u) => new MysqlDatabase(u.replace(/^mariadb:/, 'mysql:'), timeouts)), replicas.waitMs);
 }

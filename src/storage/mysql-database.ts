@@ -109,6 +109,25 @@ export class MysqlDatabase implements Database {
     });
   }
 
+  /**
+   * A read on this database (a replica) once it has applied every transaction up to `position` (a MariaDB GTID
+   * position of its primary), on the same connection; undefined when it has not within `waitMs` (the caller asks
+   * the primary instead).
+   */
+  async readAfter(position: string, waitMs: number, sql: string, params: readonly unknown[]): Promise<Row[] | undefined> {
+    const conn = await this.connection(this.timeouts.acquireMs);
+    const ms = this.timeouts.statementMs + STALL_GRACE_MS;
+    try {
+      const [{ caught }] = await this.statement(conn, sending(conn, CAUGHT_UP, [position, waitMs / 1000]), ms + waitMs);
+      if (Number(caught) !== 0) return undefined;
+      return await this.statement(conn, sending(conn, sql, params), ms);
+    } catch (e) {
+      throw classify(e);
+    } finally {
+      conn.release();
+    }
+  }
+
   /** A statement on its own is a transaction of its own: one that loses a conflict runs again (conflicts.ts). */
   run(sql: string, params: readonly unknown[] = []): Promise<void> {
     return retryingConflicts(() => this.all(sql, params).then(() => undefined), this.conflictCounts);
@@ -244,6 +263,9 @@ export class MysqlDatabase implements Database {
     });
   }
 }
+
+/** 0 once the replica has applied everything up to the position, -1 after the wait (MariaDB's GTID). */
+const CAUGHT_UP = 'SELECT MASTER_GTID_WAIT(?, ?) AS caught';
 
 /** Sends one statement on a connection, its answer to `answered`. */
 type Send = (answered: (err: unknown, rows?: unknown) => void) => void;
