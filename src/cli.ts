@@ -31,7 +31,7 @@ Exit codes: 0 done, 1 failure, 2 usage or configuration, 3 database, 4 port, 5 b
  * usage applies journals).
  */
 async function openService(config: Config, opening: ServiceOpening = {}): Promise<ListingService> {
-  const db = openDatabase(config.databaseUrl, config.databaseTimeouts, config.replicas);
+  const db = openDatabase(config.databaseUrl, config.databaseTimeouts, config.topology);
   const service = new ListingService(serviceModel, db, { usage: usageOptions(config, log), log: opening.log });
   try {
     if (opening.prepare !== false) await service.prepare();

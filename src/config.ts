@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { OperatorError } from './exit-codes';
 import type { MeterOptions } from './metering/meter';
 import type { RetentionPolicy } from './storage/change-log-retention';
-import { DatabaseTimeouts, DEFAULT_TIMEOUTS, ReplicaOptions, sqliteFile } from './storage/database';
+import { DatabaseTimeouts, DEFAULT_TIMEOUTS, ReplicaOptions, sqliteFile, TopologyOptions } from './storage/database';
 import { OperationConfig, operationConfigFromEnv } from './operation-config';
 
 /** `OperationConfig`: where it listens, logs, metrics, compression, CORS (operation-config.ts). */
@@ -12,8 +12,8 @@ export interface Config extends OperationConfig {
   port: number;
   /** `sqlite:<path>` or `mysql://…`; unset means the embedded SQLite file data/reso.sqlite. */
   databaseUrl?: string;
-  /** Read replicas of a MariaDB primary (DATABASE_REPLICA_URLS), and how long a read waits for one to catch up (REPLICA_WAIT_MS). */
-  replicas?: ReplicaOptions;
+  /** Read replicas of a MariaDB primary (DATABASE_REPLICA_URLS, REPLICA_WAIT_MS); causal reads on Galera (DB_CAUSAL_READS). */
+  topology: TopologyOptions;
   /** Records per page of a collection response, by default. */
   pageSize: number;
   /** Largest page a client may ask for with `Prefer: odata.maxpagesize=N`. */
@@ -84,7 +84,7 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
     ...operationConfigFromEnv(env),
     port: intSetting(env, 'PORT', 8080, 0, 65535),
     databaseUrl: env.DATABASE_URL || undefined,
-    replicas: replicaOptions(env),
+    topology: { replicas: replicaOptions(env), causalReads: causalReads(env) },
     pageSize: intSetting(env, 'PAGE_SIZE', 100, 1, 10_000),
     maxPageSize: intSetting(env, 'MAX_PAGE_SIZE', 1000, 1, 10_000),
     pagingSecret: env.PAGING_SECRET || undefined,
@@ -132,6 +132,13 @@ function replicaOptions(env: NodeJS.ProcessEnv): ReplicaOptions | undefined {
   const waitMs = intSetting(env, 'REPLICA_WAIT_MS', Math.min(1000, statementMs / 2), 0, 600_000);
   if (waitMs >= statementMs) throw new OperatorError(`REPLICA_WAIT_MS (${waitMs}) must be shorter than DB_STATEMENT_TIMEOUT_MS (${statementMs})`);
   return { urls, waitMs };
+}
+
+/** DB_CAUSAL_READS: `on` (the default) or `off` (reads on a Galera node may see a state older than one already served). */
+function causalReads(env: NodeJS.ProcessEnv): boolean {
+  const v = (env.DB_CAUSAL_READS ?? 'on').trim();
+  if (v !== 'on' && v !== 'off') throw new OperatorError(`DB_CAUSAL_READS must be on or off (got ${v})`);
+  return v === 'on';
 }
 
 /** A DEMO_TOKEN is an admin's bearer token: a short or repetitive one is refused, not served. */

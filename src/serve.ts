@@ -36,7 +36,7 @@ export async function serve(options: { workers?: number }, config: () => Config)
  * anyway, each answering 503 and trying again (under the start-up lock, as any instances on one database).
  */
 async function prepareOnce(config: Config, log: (line: string) => void): Promise<void> {
-  const db = openOnUse(config.databaseUrl, config.databaseTimeouts, config.replicas);
+  const db = openOnUse(config.databaseUrl, config.databaseTimeouts, config.topology);
   const service = new ListingService(serviceModel, db, { pagingSecret: config.pagingSecret, demoToken: config.demoToken, seedListings: config.seedListings, log });
   try {
     const started = await service.readiness.start();

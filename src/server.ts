@@ -57,7 +57,7 @@ export async function startServer(
   model: ServiceModel, config: Config, lines?: (line: string) => void, app: ServerOptions = {},
 ): Promise<RunningServer> {
   const log = lines ?? (app.logger ? (line: string) => app.logger!.info(line) : () => undefined);
-  const db = openOnUse(config.databaseUrl, config.databaseTimeouts, config.replicas);
+  const db = openOnUse(config.databaseUrl, config.databaseTimeouts, config.topology);
   const service = new ListingService(model, db, {
     pagingSecret: config.pagingSecret,
     demoToken: config.demoToken,

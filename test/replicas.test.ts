@@ -27,7 +27,7 @@ import { RandomWriter } from './support/replication-writer';
   before(async () => {
     pair = await ReplicaPair.start();
     db = await pair.database();
-    server = await startTestServer(serviceModel, db.primary, { replicas: { urls: [db.replica], waitMs: 500 } });
+    server = await startTestServer(serviceModel, db.primary, { topology: { replicas: { urls: [db.replica], waitMs: 500 } } });
     await seedDemoData(server.service, { listings: 30 });
   });
   after(async () => {

@@ -6,7 +6,7 @@
  * here: it follows from the dictionary the server runs, and storage does it after the steps (record-migration.ts).
  */
 import type { Knex } from 'knex';
-import type { TableSpec, ValueTableSpec } from './service-model';
+import type { FieldSpec, TableSpec, ValueTableSpec } from './service-model';
 
 /** What the generated steps may ask of the database they run on, beside knex itself. */
 export interface MigrationStorage {
@@ -24,18 +24,7 @@ export interface DictionaryMigration {
 }
 
 /** A field as it shapes stored records: what a migration compares to decide what the records must undergo. */
-export interface FieldShape {
-  readonly name: string;
-  readonly type: string;
-  readonly collection: boolean;
-  readonly nullable: boolean;
-  readonly maxLength?: number;
-  readonly precision?: number;
-  readonly scale?: number;
-  readonly lookupName?: string;
-  readonly filterable: boolean;
-  readonly sortable: boolean;
-}
+export type FieldShape = Pick<FieldSpec, 'name' | 'type' | 'collection' | 'nullable' | 'maxLength' | 'precision' | 'scale' | 'lookupName' | 'filterable' | 'sortable'>;
 
 /** The storage a dictionary gives, as the generator keeps it beside its migrations (`generated/migrations/schema.json`). */
 export interface StorageSnapshot {

@@ -90,13 +90,20 @@ export interface ReplicaOptions {
   readonly waitMs: number;
 }
 
+/** Past one MariaDB server: read replicas, and whether reads on a Galera node are causal (on unless said otherwise). */
+export interface TopologyOptions {
+  readonly replicas?: ReplicaOptions;
+  readonly causalReads?: boolean;
+}
+
 /** `sqlite:<path>` (or unset: the default file), or `mysql://user:pass@host:port/db`, with read replicas of the latter. */
-export function openDatabase(url: string | undefined, timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS, replicas?: ReplicaOptions): Database {
+export function openDatabase(url: string | undefined, timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS, topology: TopologyOptions = {}): Database {
+  const { replicas, causalReads = true } = topology;
   const path = sqliteFile(url);
   if (path === ':memory:') return new SqliteDatabase(path, timeouts);
   if (path !== undefined) return new SqliteDatabase(sqliteFolderReady(resolve(path)), timeouts);
   if (!url?.startsWith('mysql://') && !url?.startsWith('mariadb://')) throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got ${url?.split(':')[0]}:)`);
-  const primary = new MysqlDatabase(url.replace(/^mariadb:/, 'mysql:'), timeouts);
+  const primary = new MysqlDatabase(url.replace(/^mariadb:/, 'mysql:'), timeouts, causalReads);
   if (!replicas?.urls.length) return primary;
-  return new ReplicatedDatabase(primary, replicas.urls.map((u) => new MysqlDatabase(u.replace(/^mariadb:/, 'mysql:'), timeouts)), replicas.waitMs);
+  return new ReplicatedDatabase(primary, replicas.urls.map((u) => new MysqlDatabase(u.replace(/^mariadb:/, 'mysql:'), timeouts, causalReads)), replicas.waitMs);
 }

@@ -44,7 +44,8 @@ export class MysqlDatabase implements Database {
   /** Every connection open, so that closing never waits on one a stalled server holds. */
   private readonly open = new Set<CoreConnection>();
 
-  constructor(private readonly url: string, private readonly timeouts: DatabaseTimeouts) {
+  /** `causalReads`: on a Galera node, each read waits for what the cluster committed before it (see configure). */
+  constructor(private readonly url: string, private readonly timeouts: DatabaseTimeouts, private readonly causalReads = true) {
     const u = new URL(url);
     this.description = `mysql://${u.host}${u.pathname}`;
     this.pool = mysql.createPool({
@@ -86,7 +87,7 @@ export class MysqlDatabase implements Database {
     // began (causal reads): a consumer moved between instances on different nodes never reads an older state than
     // it has seen, and a removed-listings walk never misses a listing it already holds (README "Scaling out"). Not
     // a Galera node (or MySQL, which lacks the variable): the statement changes nothing, or fails, ignored.
-    c.query('SET SESSION wsrep_sync_wait = IF(@@wsrep_on, 1, 0)', ignore);
+    if (this.causalReads) c.query('SET SESSION wsrep_sync_wait = IF(@@wsrep_on, 1, 0)', ignore);
   }
 
   /**

@@ -5,16 +5,16 @@
  * again (readiness.ts), instead of exiting. (A MariaDB pool connects on use by itself.)
  */
 import { resolve } from 'node:path';
-import type { Database, DatabaseTimeouts, Executor, ReplicaOptions, Row } from './database';
+import type { Database, DatabaseTimeouts, Executor, Row, TopologyOptions } from './database';
 import { DEFAULT_TIMEOUTS, openDatabase, sqliteFile } from './database';
 import { DatabaseUnavailable } from './errors';
 import { sqliteDialect } from './sqlite-dialect';
 import { sqlBuilder, type Knex } from './query-builder';
 
 /** `DATABASE_URL` as `openDatabase` reads it, opened at first use. */
-export function openOnUse(url: string | undefined, timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS, replicas?: ReplicaOptions): Database {
+export function openOnUse(url: string | undefined, timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS, topology: TopologyOptions = {}): Database {
   const path = sqliteFile(url);
-  if (path === undefined || path === ':memory:') return openDatabase(url, timeouts, replicas);
+  if (path === undefined || path === ':memory:') return openDatabase(url, timeouts, topology);
   return new OpenOnUse(`sqlite:${resolve(path)}`, () => openDatabase(url, timeouts));
 }
 

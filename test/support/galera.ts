@@ -50,6 +50,11 @@ export class GaleraCluster {
     return `mysql://root@127.0.0.1:${BASE + node}/${database}`;
   }
 
+  /** The node's server's pid file (its mariadbd writes it once started). */
+  pidFile(node: number): string {
+    return join(this.dir, `n${node}.pid`);
+  }
+
   /** Kills the node's server outright (no shutdown); its instances lose their database. */
   async kill(node: number): Promise<void> {
     const p = this.processes.get(node);
