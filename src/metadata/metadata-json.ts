@@ -66,10 +66,10 @@ function entitySet(set: SetView): Json {
   if (set.bindings.length > 0) out.$NavigationPropertyBinding = Object.fromEntries(set.bindings.map((b) => [b.path, b.target]));
   out['@Capabilities.FilterRestrictions'] = { NonFilterableProperties: set.nonFilterable };
   out['@Capabilities.SortRestrictions'] = { NonSortableProperties: set.nonSortable };
-  if (set.closedNavigations.length > 0) {
-    out['@Capabilities.ExpandRestrictions'] = { NonExpandableProperties: set.closedNavigations };
+  if (set.nonExpandable.length > 0) out['@Capabilities.ExpandRestrictions'] = { NonExpandableProperties: set.nonExpandable };
+  if (set.nonNavigable.length > 0) {
     out['@Capabilities.NavigationRestrictions'] = {
-      RestrictedProperties: set.closedNavigations.map((n) => ({ NavigationProperty: n, Navigability: 'None' })),
+      RestrictedProperties: set.nonNavigable.map((n) => ({ NavigationProperty: n, Navigability: 'None' })),
     };
   }
   out['@Capabilities.SkipSupported'] = set.skipSupported === true;
