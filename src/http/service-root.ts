@@ -11,6 +11,7 @@ import { queryOptions } from './query-string';
 import { metadataTag, notModified } from './caching';
 import { odataVersionOf } from './json-format';
 import type { CsdlVersion } from '../metadata/render-metadata';
+import { annotationChoice } from '../metadata/annotation-choice';
 
 export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOptions): RequestHandler {
   const value = sets.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name }));
@@ -23,14 +24,19 @@ export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOpti
 
 /**
  * The metadata as the client is licensed to see it (without its hidden fields). CSDL JSON exists only since 4.01
- * and says so; the XML document says Version="4.01" only to a client that asks for 4.01 (csdlVersionFor).
+ * and says so; the XML document says Version="4.01" only to a client that asks for 4.01 (csdlVersionFor). A client
+ * may leave vocabularies' annotations out with the include-annotations preference (metadata/annotation-choice.ts).
  */
 export function metadataDocument(licences: Licences): RequestHandler {
   return (req, res) => {
     const views = licences.of(clientOf(res)).metadata();
     const json = metadataFormat(req) === 'json';
-    const document = json ? views.json() : views.xml(csdlVersionFor(req, res));
+    const prefer = req.headers.prefer;
+    const asked = annotationChoice(Array.isArray(prefer) ? prefer.join(', ') : prefer);
+    const document = json ? views.json(asked?.choice) : views.xml(csdlVersionFor(req, res), asked?.choice);
     res.vary('OData-MaxVersion');
+    res.vary('Prefer');
+    if (asked) res.setHeader('Preference-Applied', asked.applied);
     if (notModified(req, res, metadataTag(document))) return;
     if (json) {
       sendJson(res, document);

@@ -9,6 +9,7 @@
 import type { EntitySetSpec, FieldSpec, NavigationSpec, ServiceModel } from '../model/service-model';
 import { metadataJson } from './metadata-json';
 import { metadataXml } from './metadata-xml';
+import { ALL_ANNOTATIONS, type AnnotationChoice } from './annotation-choice';
 
 /** What rendering reads of an entity set; an EntitySetSpec is one. */
 export type MetadataSet = Pick<
@@ -51,17 +52,14 @@ export interface SetView extends MetadataSet {
 
 export interface MetadataView extends Omit<MetadataModel, 'entitySets'> {
   readonly entitySets: readonly SetView[];
+  /** Which vocabularies' annotations the documents carry (annotation-choice.ts). */
+  readonly annotations: AnnotationChoice;
 }
 
 const NO_MASK: FieldMask = new Map();
 
-/** The RESO term naming a field's lookup; the documents declare it, as RESO publishes no vocabulary file for it. */
-export const LOOKUP_NAME_TERM = termOf('RESO.OData.Metadata.LookupName');
+export { LOOKUP_NAME_TERM } from './terms';
 
-function termOf(qualified: string): { readonly qualified: string; readonly namespace: string; readonly name: string } {
-  const dot = qualified.lastIndexOf('.');
-  return { qualified, namespace: qualified.slice(0, dot), name: qualified.slice(dot + 1) };
-}
 
 /** The documents as published (the XML in the default version), or as a client sees them with `hidden` left out. */
 export function renderMetadata(model: MetadataModel, hidden: FieldMask = NO_MASK): MetadataDocuments {
@@ -74,30 +72,42 @@ export function renderMetadata(model: MetadataModel, hidden: FieldMask = NO_MASK
  * client's view is rendered once, never per request. `published` are documents already rendered (renderMetadata's).
  */
 export class MetadataViews {
-  private view?: MetadataView;
-  private readonly xmlByVersion = new Map<CsdlVersion, string>();
-  private jsonText?: string;
+  private readonly views = new Map<string, MetadataView>();
+  private readonly documents = new Map<string, string>();
 
   constructor(private readonly model: MetadataModel, private readonly hidden: FieldMask = NO_MASK, published?: MetadataDocuments) {
     if (published) {
-      this.xmlByVersion.set(DEFAULT_CSDL_VERSION, published.xml);
-      this.jsonText = published.json;
+      this.documents.set(documentKey(DEFAULT_CSDL_VERSION, ALL_ANNOTATIONS), published.xml);
+      this.documents.set(documentKey('json', ALL_ANNOTATIONS), published.json);
     }
   }
 
-  xml(version: CsdlVersion): string {
-    let xml = this.xmlByVersion.get(version);
-    if (xml === undefined) this.xmlByVersion.set(version, (xml = metadataXml(this.viewed(), version)));
-    return xml;
+  xml(version: CsdlVersion, annotations: AnnotationChoice = ALL_ANNOTATIONS): string {
+    return this.document(version, annotations, (view) => metadataXml(view, version));
   }
 
-  json(): string {
-    return (this.jsonText ??= metadataJson(this.viewed()));
+  json(annotations: AnnotationChoice = ALL_ANNOTATIONS): string {
+    return this.document('json', annotations, metadataJson);
   }
 
-  private viewed(): MetadataView {
-    return (this.view ??= viewOf(this.model, this.hidden));
+  /** A handful of variants at most: two versions and JSON, by the few choices of annotations clients make. */
+  private document(kind: CsdlVersion | 'json', annotations: AnnotationChoice, render: (view: MetadataView) => string): string {
+    const key = documentKey(kind, annotations);
+    let text = this.documents.get(key);
+    if (text === undefined) this.documents.set(key, (text = render(this.viewed(annotations))));
+    return text;
   }
+
+  private viewed(annotations: AnnotationChoice): MetadataView {
+    const key = documentKey('view', annotations);
+    let view = this.views.get(key);
+    if (!view) this.views.set(key, (view = viewOf(this.model, this.hidden, annotations)));
+    return view;
+  }
+}
+
+function documentKey(kind: string, a: AnnotationChoice): string {
+  return `${kind} ${Number(a.capabilities)}${Number(a.core)}${Number(a.lookupNames)}`;
 }
 
 /** The declared navigation properties the service does not serve as `serves` says. */
@@ -105,13 +115,15 @@ function declaredExcept(set: MetadataSet, serves: (n: NavigationSpec) => boolean
   return set.navigationProperties.map((p) => p.name).filter((name) => !set.navigations.some((n) => n.name === name && serves(n)));
 }
 
-function viewOf(model: MetadataModel, hidden: FieldMask): MetadataView {
+function viewOf(model: MetadataModel, hidden: FieldMask, annotations: AnnotationChoice = ALL_ANNOTATIONS): MetadataView {
   const prefix = `${model.namespace}.`;
   return {
     ...model,
+    annotations,
     entitySets: model.entitySets.map((set) => {
       const masked = hidden.get(set.name);
-      const fields: readonly FieldSpec[] = masked ? set.fields.filter((f) => !masked.has(f.name)) : set.fields;
+      const visible: readonly FieldSpec[] = masked ? set.fields.filter((f) => !masked.has(f.name)) : set.fields;
+      const fields = annotations.lookupNames ? visible : visible.map((f) => (f.lookupName ? { ...f, lookupName: undefined } : f));
       return {
         ...set,
         typeName: set.entityType.startsWith(prefix) ? set.entityType.slice(prefix.length) : set.entityType,
