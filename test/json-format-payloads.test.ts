@@ -235,6 +235,9 @@ describeEachDatabase('JSON format: payloads', (target) => {
       expect(unasked.headers.get('odata-version'), 'the protocol version the service speaks, which 4.01 clients check').to.equal('4.01');
       expect(unasked.text).to.contain('<edmx:Edmx Version="4.0" ');
       for (const max of ['4.01', '4.02', '5.0']) expect((await get(`${base}/$metadata`, { 'OData-MaxVersion': max })).text).to.contain('<edmx:Edmx Version="4.01" ');
+      expect((await get(`${base}/$metadata`, { 'OData-Version': '4.01' })).text, 'a request written in 4.01').to.contain('<edmx:Edmx Version="4.01" ');
+      expect((await get(`${base}/$metadata`, { 'OData-Version': '4.0' })).text).to.contain('<edmx:Edmx Version="4.0" ');
+      expect((await get(`${base}/$metadata`, { 'OData-Version': '4.01', 'OData-MaxVersion': '4.0' })).text).to.contain('<edmx:Edmx Version="4.0" ');
     });
 
     it('control information keeps its odata. prefix and the Content-Type its odata.metadata, for 4.0 and 4.01 alike', async () => {

@@ -35,6 +35,7 @@ export function metadataDocument(licences: Licences): RequestHandler {
     const asked = annotationChoice(Array.isArray(prefer) ? prefer.join(', ') : prefer);
     const document = json ? views.json(asked?.choice) : views.xml(csdlVersionFor(req, res), asked?.choice);
     res.vary('OData-MaxVersion');
+    res.vary('OData-Version');
     res.vary('Prefer');
     if (asked) res.setHeader('Preference-Applied', asked.applied);
     if (notModified(req, res, metadataTag(document))) return;
@@ -49,13 +50,16 @@ export function metadataDocument(licences: Licences): RequestHandler {
 
 /**
  * The Version an XML document declares. It uses nothing CSDL 4.01 added, so it is a 4.0 document, and says so
- * unless the client asked for 4.01 (OData-MaxVersion: 4.01 or later): what reads a saved EDMX sends no header, and
+ * unless the client asked for 4.01 (OData-MaxVersion: 4.01 or later, or a request written in 4.01 without one): what reads a saved EDMX sends no header, and
  * generators that know only 4.0 refuse or misread Version="4.01" (SAP Cloud SDK's reads it as OData V2). The
  * response's OData-Version stays the protocol version the service speaks (4.01 unless the client's maximum is
  * 4.0), which is what a 4.01 client checks before it uses 4.01 syntax such as `in`.
  */
 function csdlVersionFor(req: Request, res: Response): CsdlVersion {
-  return req.headers['odata-maxversion'] !== undefined && odataVersionOf(res) === '4.01' ? '4.01' : '4.0';
+  if (req.headers['odata-maxversion'] !== undefined) return odataVersionOf(res);
+  // A request written in 4.01 (OData-Version: 4.01, without a maximum) comes from a client that reads 4.01.
+  const written = /^\s*4\.(\d+)\s*$/.exec(String(req.headers['odata-version'] ?? ''));
+  return written && Number(written[1]) >= 1 ? '4.01' : '4.0';
 }
 
 /** $format first, then Accept; XML unless JSON is asked for (the OData default for $metadata). */
