@@ -9,7 +9,7 @@ import type {
 } from '../src/model/service-model';
 import { RECORD_COLUMN } from '../src/model/service-model';
 import {
-  changeTimestampOf, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followableOf, lookupNamesOf, parseCondition,
+  changeTimestampOf, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf, lookupNamesOf, parseCondition,
   relatedTimestampsOf,
 } from './build-policy';
 import { buildChangeLogs } from './build-change-log';
@@ -201,7 +201,7 @@ function navigationsOf(
           : undefined;
     if (discriminator && !join) throw new DictionaryError(`${typeDef.name}.${n.name}: ResourceDiscriminator needs a referential constraint`);
     const where = `${typeDef.name}.${n.name}`;
-    const followable = followableOf(n, { collection, join }, typeDef.key, where);
+    const { followable, navigable } = followingOf(n, { collection, join }, typeDef.key, typesByName.get(targetType)?.key, where);
     if (n.charged && !followable) throw new DictionaryError(`${where}: ChargedExpansion on a navigation that cannot be expanded`);
     return [compact({
       name: n.name,
@@ -211,6 +211,7 @@ function navigationsOf(
       order: n.expandOrder?.split(',').map((f) => f.trim()),
       charged: n.charged ? true as const : undefined,
       followable: followable ? true as const : undefined,
+      navigable: navigable ? true as const : undefined,
     })];
   });
 }

@@ -66,11 +66,21 @@ export function discriminatorOf(
   return undefined;
 }
 
-/** Is a navigation followable (a path and an expansion): a collection joined on the source's key, unless the dictionary turns it off. */
-export function followableOf(nav: NavigationDef, spec: Pick<NavigationSpec, 'collection' | 'join'>, key: string, where: string): boolean {
-  const possible = spec.collection && spec.join?.referencedKey === key;
-  if (nav.followable && !possible) throw new DictionaryError(`${where}: Followable, but only a collection joined on the key can be followed`);
-  return possible && nav.followable !== false;
+/**
+ * How a navigation can be followed, unless the dictionary turns it off (Followable false): a collection joined on
+ * the source's key is a path and an expansion (followable); a single-valued one joined on the target's key is a
+ * path to one record (navigable).
+ */
+export function followingOf(
+  nav: NavigationDef, spec: Pick<NavigationSpec, 'collection' | 'join'>, key: string, targetKey: string | undefined, where: string,
+): { followable: boolean; navigable: boolean } {
+  const followable = spec.collection && spec.join?.referencedKey === key;
+  const navigable = !spec.collection && spec.join !== undefined && spec.join.foreignKey === targetKey;
+  if (nav.followable && !followable && !navigable) {
+    throw new DictionaryError(`${where}: Followable, but only a collection joined on the key, or a single record joined on its key, can be followed`);
+  }
+  const on = nav.followable !== false;
+  return { followable: on && followable, navigable: on && navigable };
 }
 
 /** Where RESO's Lookup and Field resources keep each part of a dictionary row. */

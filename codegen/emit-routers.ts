@@ -1,6 +1,7 @@
 /**
  * generated/routers/<Set>.ts: the paths each entity set answers on (its name and path aliases): the collection,
- * /$count, a key, and the navigation paths the dictionary makes followable.
+ * /$count, a key, the navigation paths the dictionary makes followable (and their /$count), and a segment after a
+ * key (a property, its /$value and /$count, or a single-valued navigation: the handler knows the set's members).
  */
 import type { BuiltEntitySet, BuiltModel } from './build-model';
 import type { EmittedFile } from './emitted-file';
@@ -34,5 +35,8 @@ function routes(set: BuiltEntitySet): string[] {
     `router.get(/^\\/${anyPath}\\/\\$count$/, handlers.count(${set.name}));`,
     `router.get(/^\\/${anyPath}\\((.*)\\)$/, handlers.byKey(${set.name}));`,
     ...(navigations.length ? [`router.get(/^\\/${anyPath}\\((.*)\\)\\/(${navigations.join('|')})$/, handlers.navigation(${set.name}));`] : []),
+    `router.get(/^\\/${anyPath}\\((.*)\\)\\/([^/]+)$/, handlers.member(${set.name}));`,
+    `router.get(/^\\/${anyPath}\\((.*)\\)\\/([^/]+)\\/\\$value$/, handlers.rawValue(${set.name}));`,
+    `router.get(/^\\/${anyPath}\\((.*)\\)\\/([^/]+)\\/\\$count$/, handlers.memberCount(${set.name}));`,
   ];
 }

@@ -379,7 +379,7 @@ export const OpenHouse: EntitySetSpec = {
   fields: OpenHouseFields,
   fieldsByName: byName(OpenHouseFields),
   navigations: [
-    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' }, navigable: true },
   ],
   navigationProperties: [
     { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'OpenHouse', constraint: { property: 'ListingKey', referencedProperty: 'ListingKey' } },
@@ -430,7 +430,7 @@ export const Media: EntitySetSpec = {
   fields: MediaFields,
   fieldsByName: byName(MediaFields),
   navigations: [
-    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ResourceRecordKey', discriminator: { field: 'ResourceName', value: 'Property', on: 'source' } } },
+    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ResourceRecordKey', discriminator: { field: 'ResourceName', value: 'Property', on: 'source' } }, navigable: true },
   ],
   navigationProperties: [
     { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'Media', constraint: { property: 'ResourceRecordKey', referencedProperty: 'ListingKey' } },
@@ -474,7 +474,7 @@ export const HistoryTransactional: EntitySetSpec = {
   fields: HistoryTransactionalFields,
   fieldsByName: byName(HistoryTransactionalFields),
   navigations: [
-    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ResourceRecordKey', discriminator: { field: 'ResourceName', value: 'Property', on: 'source' } } },
+    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ResourceRecordKey', discriminator: { field: 'ResourceName', value: 'Property', on: 'source' } }, navigable: true },
   ],
   navigationProperties: [
     { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'historyTransactional', constraint: { property: 'ResourceRecordKey', referencedProperty: 'ListingKey' } },
@@ -514,7 +514,7 @@ export const PropertyRooms: EntitySetSpec = {
   fields: PropertyRoomsFields,
   fieldsByName: byName(PropertyRoomsFields),
   navigations: [
-    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' }, navigable: true },
   ],
   navigationProperties: [
     { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'PropertyRooms', constraint: { property: 'ListingKey', referencedProperty: 'ListingKey' } },
@@ -552,7 +552,7 @@ export const PropertyUnitTypes: EntitySetSpec = {
   fields: PropertyUnitTypesFields,
   fieldsByName: byName(PropertyUnitTypesFields),
   navigations: [
-    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' } },
+    { name: 'Listing', target: 'Property', collection: false, join: { foreignKey: 'ListingKey', referencedKey: 'ListingKey' }, navigable: true },
   ],
   navigationProperties: [
     { name: 'Listing', type: 'org.reso.metadata.Property', partner: 'PropertyUnits', constraint: { property: 'ListingKey', referencedProperty: 'ListingKey' } },

@@ -51,6 +51,8 @@ describeEachDatabase('$metadata read by an independent CSDL library (OASIS odata
     return [
       { name: 'a client seeing everything', headers: {} },
       { name: 'a 4.0 client', headers: { 'OData-MaxVersion': '4.0' } },
+      { name: 'a 4.01 client', headers: { 'OData-MaxVersion': '4.01' } },
+      { name: 'a client leaving RESO\'s annotations out', headers: { Prefer: 'odata.include-annotations="*,-RESO.*"' } },
       { name: 'a client with hidden fields', headers: { Authorization: `Bearer ${token}` } },
     ];
   }

@@ -69,9 +69,10 @@ describe('Dictionary policy: the field tables carry it', () => {
     expect(nav('Property', 'OpenHouse').join?.discriminator).to.equal(undefined);
   });
 
-  it('the navigations from Property to its collections are followable; the ones back to Property are not', () => {
+  it('the navigations from Property to its collections are followable; the ones back to Property are followed as paths, not expanded', () => {
     expect(set('Property').navigations.every((n) => n.followable)).to.equal(true);
     expect(nav('Media', 'Listing').followable).to.equal(undefined);
+    expect(nav('Media', 'Listing').navigable).to.equal(true);
   });
 
   it('Lookup and Field describe the dictionary, each part of a row under its RESO field', () => {
@@ -150,9 +151,13 @@ describe('Dictionary policy: the generator refuses policy it cannot apply, namin
       .to.throw(/PublicRemarks: OrdersWhenFiltered needs a filterable and sortable Edm.DateTimeOffset field/);
   });
 
-  it('Followable or ChargedExpansion on a navigation that cannot be followed', () => {
+  it('Followable on a navigation that cannot be followed (a single record not joined on its key), ChargedExpansion on one that cannot be expanded', () => {
     const listing = '<NavigationProperty Name="Listing" Type="org.reso.metadata.Property" Partner="OpenHouse">';
-    expect(buildEdited(listing, `${listing}<Annotation Term="Policy.Followable"/>`)).to.throw(/OpenHouse.Listing: Followable/);
+    const joined = `${listing}\n          <ReferentialConstraint Property="ListingKey" ReferencedProperty="ListingKey"/>`;
+    // Without a constraint or a partner's, nothing says which field holds the listing's key.
+    const unjoined = '<NavigationProperty Name="Listing" Type="org.reso.metadata.Property"><Annotation Term="Policy.Followable"/>';
+    expect(buildEdited(joined, unjoined)).to.throw(/OpenHouse.Listing: Followable/);
+    expect(buildEdited(listing, `${listing}<Annotation Term="Policy.Followable"/>`)).not.to.throw();
     expect(buildEdited(listing, `${listing}<Annotation Term="Policy.ChargedExpansion"/>`)).to.throw(/OpenHouse.Listing: ChargedExpansion/);
   });
 

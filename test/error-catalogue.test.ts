@@ -14,6 +14,8 @@ import { REPO_ROOT } from './support/shared';
 const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   ResourceNotFound: ['/odata/Nothing', '/odata'],
   RecordNotFound: ['Property', 'ListingKey', 'A1'],
+  PropertyNotFound: ['Property', 'Nope'],
+  NavigationNotFollowable: ['Property', 'Agent'],
   MethodNotAllowed: ['POST'],
   KeyInvalid: ['Property', 'ListingKey', { expected: 'string' }],
   QueryStringInvalid: [],

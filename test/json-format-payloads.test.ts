@@ -138,7 +138,7 @@ describeEachDatabase('JSON format: payloads', (target) => {
       expect(media.json.value.length).to.be.greaterThan(0);
     });
 
-    it('expanded entities carry their own; a navigation the service refuses (Media\'s Listing) has no link', async () => {
+    it('expanded entities carry their own, with a link for the single-valued navigation the service follows (Media\'s Listing)', async () => {
       const r = await get(`${base}/Property('${key}')?$expand=Media`, { Accept: FULL });
       expect(r.json['Media@odata.navigationLink']).to.equal(`${base}/Property('${key}')/Media`);
       const keys = Object.keys(r.json);
@@ -147,7 +147,11 @@ describeEachDatabase('JSON format: payloads', (target) => {
       for (const m of r.json.Media) {
         expect(m['@odata.type']).to.equal('#org.reso.metadata.Media');
         expect(m['@odata.id']).to.equal(`${base}/Media('${m.MediaKey}')`);
-        expect(Object.keys(m).filter((k) => k.endsWith('@odata.navigationLink'))).to.deep.equal([]);
+        expect(Object.keys(m).filter((k) => k.endsWith('@odata.navigationLink'))).to.deep.equal(['Listing@odata.navigationLink']);
+        expect(m['Listing@odata.navigationLink']).to.equal(`${base}/Media('${m.MediaKey}')/Listing`);
+        const listing = await get(m['Listing@odata.navigationLink']);
+        expect(listing.status).to.equal(200);
+        expect(listing.json.ListingKey).to.equal(key);
       }
     });
 
@@ -223,11 +227,17 @@ describeEachDatabase('JSON format: payloads', (target) => {
       });
     }
 
-    it('$metadata in XML declares Version="4.0" to a 4.0 client, "4.01" to others', async () => {
+    it('$metadata in XML declares Version="4.01" only to a client that asks for 4.01; "4.0" otherwise, as a saved EDMX is read', async () => {
       const r40 = await get(`${base}/$metadata`, { 'OData-MaxVersion': '4.0' });
       expect(r40.headers.get('odata-version')).to.equal('4.0');
       expect(r40.text).to.contain('<edmx:Edmx Version="4.0" ');
-      expect((await get(`${base}/$metadata`)).text).to.contain('<edmx:Edmx Version="4.01" ');
+      const unasked = await get(`${base}/$metadata`);
+      expect(unasked.headers.get('odata-version'), 'the protocol version the service speaks, which 4.01 clients check').to.equal('4.01');
+      expect(unasked.text).to.contain('<edmx:Edmx Version="4.0" ');
+      for (const max of ['4.01', '4.02', '5.0']) expect((await get(`${base}/$metadata`, { 'OData-MaxVersion': max })).text).to.contain('<edmx:Edmx Version="4.01" ');
+      expect((await get(`${base}/$metadata`, { 'OData-Version': '4.01' })).text, 'a request written in 4.01').to.contain('<edmx:Edmx Version="4.01" ');
+      expect((await get(`${base}/$metadata`, { 'OData-Version': '4.0' })).text).to.contain('<edmx:Edmx Version="4.0" ');
+      expect((await get(`${base}/$metadata`, { 'OData-Version': '4.01', 'OData-MaxVersion': '4.0' })).text).to.contain('<edmx:Edmx Version="4.0" ');
     });
 
     it('control information keeps its odata. prefix and the Content-Type its odata.metadata, for 4.0 and 4.01 alike', async () => {

@@ -4,7 +4,7 @@
  * they changed (with its previous and new values), Field rows naming fields, Lookup rows of lookups only
  * hidden fields use. Random hidden-field sets (a seeded PRNG, including fields with history and lookup
  * fields) × every resource: its own endpoint with $select, $filter, $orderby and $count, /$count, key
- * fetches, $expand from Property, navigation paths and error answers, against an oracle computed here from
+ * fetches and the paths below a record, $expand from Property, navigation paths and their /$count, and error answers, against an oracle computed here from
  * the stored rows. A client with nothing hidden still sees every row, so each check can fail.
  */
 import { expect } from 'chai';
@@ -227,11 +227,31 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
               if (got.status !== 404 || got.text !== missing.text.split(none).join(key)) v.push(`LEAK GET ${set.name}('${key}'): ${got.status} ${got.text.slice(0, 200)}, expected the 404 of a missing key`);
             } else if (got.status !== 200) v.push(`GET ${set.name}('${key}'): ${got.status}, expected 200`);
             else v.push(...leaks(s, set.name, [got.json], `GET ${set.name}('${key}')`));
+            v.push(...await pathsBelow(s, set, r, url));
           }
         }
       });
     });
   });
+
+  /**
+   * Paths below a record (its key as a property and its $value, the single-valued navigations from it): a withheld
+   * record's answer exactly the 404 of a missing key's; an admitted one's 200 (204 for a navigation to nothing).
+   */
+  async function pathsBelow(s: Subject, set: EntitySetSpec, r: Rec, url: (k: string) => string): Promise<string[]> {
+    const v: string[] = [];
+    const key = String(r[set.key]);
+    const none = set.fieldsByName[set.key].type === 'Edm.String' ? `${key}-none` : `${key}000000`;
+    for (const path of [`/${set.key}`, `/${set.key}/$value`, ...set.navigations.filter((n) => n.navigable).map((n) => `/${n.name}`)]) {
+      const got = await call(`${url(key)}${path}`, { token: s.token });
+      if (withheld(s, set.name, r)) {
+        const missing = await call(`${url(none)}${path}`, { token: s.token });
+        if (got.status !== 404 || got.text !== missing.text.split(none).join(key)) v.push(`LEAK GET ${set.name}('${key}')${path}: ${got.status} ${got.text.slice(0, 200)}, expected the 404 of a missing key`);
+      } else if (got.status !== 200 && got.status !== 204) v.push(`GET ${set.name}('${key}')${path}: ${got.status}, expected 200 or 204`);
+      else if (path === `/${set.key}/$value` && got.text !== key) v.push(`GET ${set.name}('${key}')${path}: ${got.text.slice(0, 100)}`);
+    }
+    return v;
+  }
 
   describe('Property: $expand and navigation paths', () => {
     it('historyTransactional (and every other navigation) expanded or followed shows only admitted records, with matching counts', async function () {
@@ -254,6 +274,8 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
             if (!path) continue;
             v.push(...leaks(s, child.name, path.records, pathLabel), ...sameKeys(child.name, path.records, want, pathLabel));
             if (path.pages[0].json['@odata.count'] !== want.length) v.push(`${pathLabel}: @odata.count ${path.pages[0].json['@odata.count']}, expected ${want.length}`);
+            const count = await call(`${base}/Property('${key}')/${nav.name}/$count`, { token: s.token });
+            if (count.status !== 200 || count.text !== String(want.length)) v.push(`GET Property('${key}')/${nav.name}/$count: ${count.status} ${count.text.slice(0, 100)}, expected ${want.length}`);
           }
         }
         // A page of listings with their history, as the measured leak was found.

@@ -45,7 +45,7 @@ const ODD_MODEL: MetadataModel = {
   }],
 };
 
-const as4_0 = (xml: string) => xml.replace('<edmx:Edmx Version="4.01" ', '<edmx:Edmx Version="4.0" ');
+const as4_01 = (xml: string) => xml.replace('<edmx:Edmx Version="4.0" ', '<edmx:Edmx Version="4.01" ');
 
 describe('Metadata document: the XML template', () => {
   it("escapes for XML only: &, < and > in text, \" too in attributes; ', = and ` as they are; -- out of the header comment", () => {
@@ -69,12 +69,13 @@ describe('Metadata document: the XML template', () => {
     expect(schema.EntityType.NavigationProperty['@Name']).to.equal(`Other${ODD}`);
   });
 
-  it('declares the version asked for: the 4.0 document is the 4.01 one but for its Version, whole or masked', () => {
+  it('declares the version asked for: the 4.01 document is the published 4.0 one but for its Version, whole or masked', () => {
     const published = new MetadataViews(serviceModel, undefined, { xml: serviceModel.metadataXml, json: serviceModel.metadataJson });
-    expect(published.xml('4.0')).to.equal(as4_0(serviceModel.metadataXml));
+    expect(published.xml('4.0')).to.equal(serviceModel.metadataXml);
+    expect(published.xml('4.01')).to.equal(as4_01(serviceModel.metadataXml));
     const masked = new MetadataViews(serviceModel, MASK);
-    expect(masked.xml('4.01')).to.equal(renderMetadata(serviceModel, MASK).xml);
-    expect(masked.xml('4.0')).to.equal(as4_0(masked.xml('4.01')));
+    expect(masked.xml('4.0')).to.equal(renderMetadata(serviceModel, MASK).xml);
+    expect(masked.xml('4.01')).to.equal(as4_01(masked.xml('4.0')));
     expect(masked.json()).to.equal(renderMetadata(serviceModel, MASK).json);
   });
 
@@ -82,10 +83,10 @@ describe('Metadata document: the XML template', () => {
     const client = (id: string, hiddenFields: string[]): Client => ({ id, name: id, hiddenFields, admin: false, createdAt: '' });
     const hiding = new Licence(serviceModel, undefined, client('hiding', HIDDEN));
     expect(hiding.metadata()).to.equal(hiding.metadata());
-    expect(hiding.metadata().xml('4.01')).to.equal(renderMetadata(serviceModel, MASK).xml);
+    expect(hiding.metadata().xml('4.0')).to.equal(renderMetadata(serviceModel, MASK).xml);
     const open = new Licence(serviceModel, undefined, client('open', []));
     expect(open.metadata()).to.equal(new Licence(serviceModel, undefined).metadata());
-    expect(open.metadata().xml('4.01')).to.equal(serviceModel.metadataXml);
+    expect(open.metadata().xml('4.0')).to.equal(serviceModel.metadataXml);
   });
 
   it('renders in a handlebars environment of its own: the global one gains no helper', () => {
@@ -100,7 +101,7 @@ describe('Metadata document: the XML template', () => {
   });
 });
 
-describeEachDatabase('Metadata document: a client\'s view as served, in the version the response speaks', (target) => {
+describeEachDatabase('Metadata document: a client\'s view as served, in the version the client asks for', (target) => {
   let db: TestDatabase;
   let server: RunningServer;
   let hidingToken: string;
@@ -115,19 +116,22 @@ describeEachDatabase('Metadata document: a client\'s view as served, in the vers
     await db?.drop();
   });
 
-  it('a client hiding fields: its view, declaring 4.0 to a 4.0 client; a client hiding nothing: the published document', async () => {
+  it('a client hiding fields: its view; a client hiding nothing: the published document; 4.01 only to a client that asks', async () => {
     const masked = renderMetadata(serviceModel, MASK).xml;
+    const published = serviceModel.metadataXml;
+    // [token, OData-MaxVersion sent, OData-Version answered, document]
     const cases = [
-      [hidingToken, '4.01', masked], [hidingToken, '4.0', as4_0(masked)],
-      [undefined, '4.01', serviceModel.metadataXml], [undefined, '4.0', as4_0(serviceModel.metadataXml)],
+      [hidingToken, '4.01', '4.01', as4_01(masked)], [hidingToken, '4.0', '4.0', masked], [hidingToken, undefined, '4.01', masked],
+      [undefined, '4.01', '4.01', as4_01(published)], [undefined, '4.0', '4.0', published], [undefined, undefined, '4.01', published],
     ] as const;
     const tags = new Set<string>();
-    for (const [token, version, body] of cases) {
-      const r = await get(`${server.url}/$metadata`, { 'OData-MaxVersion': version, ...(token ? { Authorization: `Bearer ${token}` } : {}) });
-      expect(r.status, version).to.equal(200);
+    for (const [token, max, version, body] of cases) {
+      const r = await get(`${server.url}/$metadata`, { ...(max ? { 'OData-MaxVersion': max } : {}), ...(token ? { Authorization: `Bearer ${token}` } : {}) });
+      expect(r.status, max).to.equal(200);
       expect(r.headers.get('odata-version')).to.equal(version);
+      expect(r.headers.get('vary')).to.include('OData-MaxVersion');
       expect(r.headers.get('content-type')).to.equal('application/xml; charset=utf-8');
-      expect(r.text === body, `${token ? 'hiding' : 'demo'} client, ${version}`).to.equal(true);
+      expect(r.text === body, `${token ? 'hiding' : 'demo'} client, OData-MaxVersion ${max ?? 'not sent'}`).to.equal(true);
       tags.add(r.headers.get('etag')!);
     }
     expect(tags.size, 'each document its own tag').to.equal(4);

@@ -171,14 +171,15 @@ describeEachDatabase('Paging (spec §4 Paging, §8)', (target) => {
       it(`repeats every option exactly as sent, and adds one $skiptoken (${label})`, async () => {
         const url = `${base}/Property?${query}`;
         const sent = queryParts(url).options;
-        const first = await get(url);
+        // Pages of PAGE records, so that a $top within MAX_PAGE still takes three pages.
+        const first = await get(url, { Prefer: `odata.maxpagesize=${PAGE}` });
         expect(first.status, first.text.slice(0, 300)).to.equal(200);
         const link1: string = first.json['@odata.nextLink'];
         expect(link1, 'a nextLink').to.be.a('string');
         expect(queryParts(link1).options).to.have.members(sent).and.have.length(sent.length);
         skiptokenOf(link1);
         // The second page's link replaces the token rather than adding another one.
-        const second = await get(link1);
+        const second = await get(link1, { Prefer: `odata.maxpagesize=${PAGE}` });
         expect(second.status).to.equal(200);
         const link2: string = second.json['@odata.nextLink'];
         expect(link2).to.be.a('string');
@@ -377,7 +378,7 @@ describeEachDatabase('Paging (spec §4 Paging, §8)', (target) => {
     });
   });
 
-  describe('$top with paging: a total across pages', () => {
+  describe('$top with paging: a total across pages, up to MAX_PAGE_SIZE a page', () => {
     const all = () => sorted(listings, byTs, 'ListingKey');
 
     it('$top=1 → one record and no @odata.nextLink', async () => {
@@ -386,10 +387,10 @@ describeEachDatabase('Paging (spec §4 Paging, §8)', (target) => {
       expect(r.json).not.to.have.property('@odata.nextLink');
     });
 
-    for (const top of [PAGE + 3, 2 * PAGE, 2 * PAGE + 1, 37]) {
-      it(`$top=${top} (page ${PAGE}) → pages until ${top} records, then no @odata.nextLink`, async () => {
+    for (const top of [PAGE + 3, 2 * PAGE, MAX_PAGE, MAX_PAGE + 1, 37]) {
+      it(`$top=${top} (PAGE_SIZE ${PAGE}, MAX_PAGE_SIZE ${MAX_PAGE}) → pages of up to ${MAX_PAGE} until ${top} records, then no @odata.nextLink`, async () => {
         const walk = await walkPages(`${base}/Property?$top=${top}`);
-        expect(walk.pages.map((p) => p.json.value.length)).to.deep.equal(Array.from({ length: Math.ceil(top / PAGE) }, (_, i) => Math.min(PAGE, top - i * PAGE)));
+        expect(walk.pages.map((p) => p.json.value.length)).to.deep.equal(Array.from({ length: Math.ceil(top / MAX_PAGE) }, (_, i) => Math.min(MAX_PAGE, top - i * MAX_PAGE)));
         expect(walk.records.map((r) => r.ListingKey)).to.deep.equal(all().slice(0, top).map((r) => r.ListingKey));
       });
     }

@@ -8,4 +8,7 @@ export function mountEntityEventRoutes(router: RouteTable, handlers: ResourceHan
   router.get(['/EntityEvent'], handlers.collection(EntityEvent));
   router.get(/^\/(?:EntityEvent)\/\$count$/, handlers.count(EntityEvent));
   router.get(/^\/(?:EntityEvent)\((.*)\)$/, handlers.byKey(EntityEvent));
+  router.get(/^\/(?:EntityEvent)\((.*)\)\/([^/]+)$/, handlers.member(EntityEvent));
+  router.get(/^\/(?:EntityEvent)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(EntityEvent));
+  router.get(/^\/(?:EntityEvent)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(EntityEvent));
 }

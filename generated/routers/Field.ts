@@ -8,4 +8,7 @@ export function mountFieldRoutes(router: RouteTable, handlers: ResourceHandlers)
   router.get(['/Field'], handlers.collection(Field));
   router.get(/^\/(?:Field)\/\$count$/, handlers.count(Field));
   router.get(/^\/(?:Field)\((.*)\)$/, handlers.byKey(Field));
+  router.get(/^\/(?:Field)\((.*)\)\/([^/]+)$/, handlers.member(Field));
+  router.get(/^\/(?:Field)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(Field));
+  router.get(/^\/(?:Field)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(Field));
 }

@@ -8,4 +8,7 @@ export function mountHistoryTransactionalRoutes(router: RouteTable, handlers: Re
   router.get(['/HistoryTransactional'], handlers.collection(HistoryTransactional));
   router.get(/^\/(?:HistoryTransactional)\/\$count$/, handlers.count(HistoryTransactional));
   router.get(/^\/(?:HistoryTransactional)\((.*)\)$/, handlers.byKey(HistoryTransactional));
+  router.get(/^\/(?:HistoryTransactional)\((.*)\)\/([^/]+)$/, handlers.member(HistoryTransactional));
+  router.get(/^\/(?:HistoryTransactional)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(HistoryTransactional));
+  router.get(/^\/(?:HistoryTransactional)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(HistoryTransactional));
 }

@@ -8,4 +8,7 @@ export function mountLookupRoutes(router: RouteTable, handlers: ResourceHandlers
   router.get(['/Lookup'], handlers.collection(Lookup));
   router.get(/^\/(?:Lookup)\/\$count$/, handlers.count(Lookup));
   router.get(/^\/(?:Lookup)\((.*)\)$/, handlers.byKey(Lookup));
+  router.get(/^\/(?:Lookup)\((.*)\)\/([^/]+)$/, handlers.member(Lookup));
+  router.get(/^\/(?:Lookup)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(Lookup));
+  router.get(/^\/(?:Lookup)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(Lookup));
 }

@@ -8,4 +8,7 @@ export function mountMediaRoutes(router: RouteTable, handlers: ResourceHandlers)
   router.get(['/Media'], handlers.collection(Media));
   router.get(/^\/(?:Media)\/\$count$/, handlers.count(Media));
   router.get(/^\/(?:Media)\((.*)\)$/, handlers.byKey(Media));
+  router.get(/^\/(?:Media)\((.*)\)\/([^/]+)$/, handlers.member(Media));
+  router.get(/^\/(?:Media)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(Media));
+  router.get(/^\/(?:Media)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(Media));
 }

@@ -8,4 +8,7 @@ export function mountMemberRoutes(router: RouteTable, handlers: ResourceHandlers
   router.get(['/Member', '/Members'], handlers.collection(Member));
   router.get(/^\/(?:Member|Members)\/\$count$/, handlers.count(Member));
   router.get(/^\/(?:Member|Members)\((.*)\)$/, handlers.byKey(Member));
+  router.get(/^\/(?:Member|Members)\((.*)\)\/([^/]+)$/, handlers.member(Member));
+  router.get(/^\/(?:Member|Members)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(Member));
+  router.get(/^\/(?:Member|Members)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(Member));
 }

@@ -8,4 +8,7 @@ export function mountOfficeRoutes(router: RouteTable, handlers: ResourceHandlers
   router.get(['/Office', '/Offices'], handlers.collection(Office));
   router.get(/^\/(?:Office|Offices)\/\$count$/, handlers.count(Office));
   router.get(/^\/(?:Office|Offices)\((.*)\)$/, handlers.byKey(Office));
+  router.get(/^\/(?:Office|Offices)\((.*)\)\/([^/]+)$/, handlers.member(Office));
+  router.get(/^\/(?:Office|Offices)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(Office));
+  router.get(/^\/(?:Office|Offices)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(Office));
 }

@@ -8,4 +8,7 @@ export function mountOpenHouseRoutes(router: RouteTable, handlers: ResourceHandl
   router.get(['/OpenHouse', '/OpenHouses'], handlers.collection(OpenHouse));
   router.get(/^\/(?:OpenHouse|OpenHouses)\/\$count$/, handlers.count(OpenHouse));
   router.get(/^\/(?:OpenHouse|OpenHouses)\((.*)\)$/, handlers.byKey(OpenHouse));
+  router.get(/^\/(?:OpenHouse|OpenHouses)\((.*)\)\/([^/]+)$/, handlers.member(OpenHouse));
+  router.get(/^\/(?:OpenHouse|OpenHouses)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(OpenHouse));
+  router.get(/^\/(?:OpenHouse|OpenHouses)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(OpenHouse));
 }

@@ -9,4 +9,7 @@ export function mountPropertyRoutes(router: RouteTable, handlers: ResourceHandle
   router.get(/^\/(?:Property)\/\$count$/, handlers.count(Property));
   router.get(/^\/(?:Property)\((.*)\)$/, handlers.byKey(Property));
   router.get(/^\/(?:Property)\((.*)\)\/(Media|OpenHouse|historyTransactional|PropertyRooms|PropertyUnits)$/, handlers.navigation(Property));
+  router.get(/^\/(?:Property)\((.*)\)\/([^/]+)$/, handlers.member(Property));
+  router.get(/^\/(?:Property)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(Property));
+  router.get(/^\/(?:Property)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(Property));
 }

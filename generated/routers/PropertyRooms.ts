@@ -8,4 +8,7 @@ export function mountPropertyRoomsRoutes(router: RouteTable, handlers: ResourceH
   router.get(['/PropertyRooms'], handlers.collection(PropertyRooms));
   router.get(/^\/(?:PropertyRooms)\/\$count$/, handlers.count(PropertyRooms));
   router.get(/^\/(?:PropertyRooms)\((.*)\)$/, handlers.byKey(PropertyRooms));
+  router.get(/^\/(?:PropertyRooms)\((.*)\)\/([^/]+)$/, handlers.member(PropertyRooms));
+  router.get(/^\/(?:PropertyRooms)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(PropertyRooms));
+  router.get(/^\/(?:PropertyRooms)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(PropertyRooms));
 }

@@ -8,4 +8,7 @@ export function mountPropertyUnitTypesRoutes(router: RouteTable, handlers: Resou
   router.get(['/PropertyUnitTypes'], handlers.collection(PropertyUnitTypes));
   router.get(/^\/(?:PropertyUnitTypes)\/\$count$/, handlers.count(PropertyUnitTypes));
   router.get(/^\/(?:PropertyUnitTypes)\((.*)\)$/, handlers.byKey(PropertyUnitTypes));
+  router.get(/^\/(?:PropertyUnitTypes)\((.*)\)\/([^/]+)$/, handlers.member(PropertyUnitTypes));
+  router.get(/^\/(?:PropertyUnitTypes)\((.*)\)\/([^/]+)\/\$value$/, handlers.rawValue(PropertyUnitTypes));
+  router.get(/^\/(?:PropertyUnitTypes)\((.*)\)\/([^/]+)\/\$count$/, handlers.memberCount(PropertyUnitTypes));
 }

@@ -12,6 +12,14 @@ export const REQUEST_ERRORS = defineErrors({
     message: (set: string, keyName: string, key: string | number) => `no ${set} record has ${keyName} ${JSON.stringify(key)}`,
     target: (_set: string, keyName: string) => keyName,
   },
+  PropertyNotFound: {
+    message: (set: string, name: string) => `${set} has no property ${name}`,
+    target: (_set: string, name: string) => name,
+  },
+  NavigationNotFollowable: {
+    message: (set: string, navigation: string) => `${set}'s navigation ${navigation} cannot be followed by this service`,
+    target: (_set: string, navigation: string) => navigation,
+  },
   MethodNotAllowed: {
     message: (method: string) => `this service is read-only; ${method} is not supported`,
   },

@@ -54,13 +54,20 @@ function numbersAsStrings(set: EntitySetSpec, json: string): string {
     `"${name}":${value.startsWith('[') ? value.replace(/-?[0-9][0-9.eE+-]*/g, (n) => `"${n}"`) : `"${value}"`}`);
 }
 
-function isIeee754Sensitive(f: FieldSpec): boolean {
+export function isIeee754Sensitive(f: FieldSpec): boolean {
   return f.type === 'Edm.Int64' || f.type === 'Edm.Decimal';
 }
 
 /** Types a client cannot tell from the JSON value alone (strings, booleans and doubles it can). */
-function needsType(f: FieldSpec): boolean {
+export function needsType(f: FieldSpec): boolean {
   return f.type !== 'Edm.String' && f.type !== 'Edm.Boolean' && f.type !== 'Edm.Double';
+}
+
+/** Primitive type names: `#Decimal` for 4.0, `Decimal` for 4.01 (JSON Format §4.5.3). */
+export function primitiveTypeName(f: FieldSpec, version: JsonFormat['version']): string {
+  const name = f.type.slice('Edm.'.length);
+  const t = f.collection ? `Collection(${name})` : name;
+  return version === '4.0' ? `#${t}` : t;
 }
 
 /** The canonical URL's key segment: `('L1')`, or `(7)` for a number. */
@@ -71,11 +78,8 @@ export function keySegment(key: unknown): string {
 class FullMetadata implements EntityShaper {
   constructor(private readonly format: JsonFormat, private readonly root: string) {}
 
-  /** Primitive type names: `#Decimal` for 4.0, `Decimal` for 4.01 (JSON Format §4.5.3). */
   private typeName(f: FieldSpec): string {
-    const name = f.type.slice('Edm.'.length);
-    const t = f.collection ? `Collection(${name})` : name;
-    return this.format.version === '4.0' ? `#${t}` : t;
+    return primitiveTypeName(f, this.format.version);
   }
 
   entity(set: EntitySetSpec, json: string, key?: unknown, expanded: readonly string[] = []): string {
@@ -93,7 +97,7 @@ class FullMetadata implements EntityShaper {
       out[f.name] = v;
     }
     for (const n of set.navigations) {
-      if (url && n.followable && !expanded.includes(n.name)) out[`${n.name}@odata.navigationLink`] = `${url}/${n.name}`;
+      if (url && (n.followable || n.navigable) && !expanded.includes(n.name)) out[`${n.name}@odata.navigationLink`] = `${url}/${n.name}`;
     }
     return JSON.stringify(out);
   }

@@ -22,6 +22,8 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   // The request itself
   ResourceNotFound: { status: 404 },
   RecordNotFound: { status: 404 },
+  PropertyNotFound: { status: 404 },
+  NavigationNotFollowable: { status: 501 },
   MethodNotAllowed: { status: 405, headers: () => ({ Allow: 'GET, HEAD' }) },
   KeyInvalid: { status: 400 },
   QueryStringInvalid: { status: 400 },

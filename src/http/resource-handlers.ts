@@ -5,7 +5,7 @@
  * keyset and expands in batches.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { EntitySetSpec, ResourceHandlers, ServiceModel } from '../model/service-model';
+import type { EntitySetSpec, FieldSpec, ResourceHandlers, ServiceModel } from '../model/service-model';
 import { ChangeLogMarks, markOf, refuseEventMarkBefore, refuseExpiredMark } from '../paging/change-log-marks';
 import { nextLink, PageSize, pageSize } from '../paging/page-request';
 import { refuseMarkBefore, refusePositionBefore, ScopeEpochs } from '../paging/scope-epoch';
@@ -31,17 +31,21 @@ import { PageBatches } from './page-batches';
 import { entityTag, notModified } from './caching';
 import { entityShaper } from './entity-shape';
 import { jsonContentType, jsonFormat, preferenceApplied } from './json-format';
-import { BodyWriter, collectionBody, collectionHead, collectionTail, contextFor, entityBody, resourcePath, sendJson, serviceRoot } from './response';
+import { MemberRequests } from './member-paths';
+import { BodyWriter, collectionBody, collectionHead, collectionTail, contextFor, entityBody, resourcePath, sendJson, sendText, serviceRoot } from './response';
 
 /**
- * Records per page, and in all ($top). On a set whose dictionary declares Policy.PagedByTop, `$top` is the
- * page size (within the client's odata.maxpagesize and MAX_PAGE_SIZE) and the walk goes on to the end.
+ * Records per page, and in all ($top). `$top` is a total across pages, and also asks for that many records at
+ * once: up to MAX_PAGE_SIZE they come in one page (as MLS Grid and Trestle answer, and as clients that read one
+ * response for `$top` expect: CAP's remote service asks `$top=250` and follows no nextLink), unless the client
+ * asked for smaller pages with odata.maxpagesize. Beyond MAX_PAGE_SIZE, pages of MAX_PAGE_SIZE continue by
+ * nextLink to `$top`. On a set whose dictionary declares Policy.PagedByTop, `$top` is the page size alone
+ * and the walk goes on to the end.
  */
 function pageLimits(set: EntitySetSpec, $top: number | undefined, size: PageSize, maxPageSize: number): { perPage: number; top: number } {
-  if ($top !== undefined && set.pagedByTop) {
-    return { perPage: Math.min($top, size.applied ? size.size : maxPageSize), top: Number.MAX_SAFE_INTEGER };
-  }
-  return { perPage: size.size, top: $top ?? Number.MAX_SAFE_INTEGER };
+  if ($top === undefined) return { perPage: size.size, top: Number.MAX_SAFE_INTEGER };
+  const perPage = Math.min($top, size.applied ? size.size : maxPageSize);
+  return { perPage, top: set.pagedByTop ? Number.MAX_SAFE_INTEGER : $top };
 }
 
 function noOptions(given: QueryOptions): boolean {
@@ -74,16 +78,20 @@ export interface ResourceParts {
 
 export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers {
   const requests = new ResourceRequests(parts, options);
+  const members = new MemberRequests(requests, parts, options);
   return {
     collection: (set) => handle((req, res) => requests.page(req, res, set)),
     count: (set) => handle((req, res) => requests.count(req, res, set)),
-    byKey: (set) => handle((req, res) => requests.byKey(req, res, set)),
+    byKey: (set) => handle((req, res) => requests.entity(req, res, set, parseKeyPredicate(set, req.params[0]))),
     navigation: (set) => handle((req, res) => requests.navigation(req, res, set)),
+    member: (set) => handle((req, res) => members.member(req, res, set)),
+    rawValue: (set) => handle((req, res) => members.rawValue(req, res, set)),
+    memberCount: (set) => handle((req, res) => members.count(req, res, set)),
   };
 }
 
 /** One request's work against one set, for each kind of path. */
-class ResourceRequests {
+export class ResourceRequests {
   private readonly sets: ReadonlyMap<string, EntitySetSpec>;
   private readonly lookups: Lookups;
   /** A fetch by key without query options binds alike for every client and licence: once per set. */
@@ -94,7 +102,7 @@ class ResourceRequests {
     this.lookups = new Map(parts.model.lookups.map((l) => [l.name, l]));
   }
 
-  private bind(set: EntitySetSpec, req: Request, licence: Licence, extra: BindOptions = {}): { tree: QueryOptionsTree; q: BoundQuery } {
+  bind(set: EntitySetSpec, req: Request, licence: Licence, extra: BindOptions = {}): { tree: QueryOptionsTree; q: BoundQuery } {
     const given = queryOptions(req);
     const plain = extra.single && noOptions(given);
     const known = plain ? this.plainFetches.get(set) : undefined;
@@ -111,7 +119,7 @@ class ResourceRequests {
   }
 
   /** Counts the request's transactions (spec §8) before its response goes out. */
-  private charge(res: Response, cls: TransactionClass, q: BoundQuery): Promise<void> {
+  charge(res: Response, cls: TransactionClass, q: Pick<BoundQuery, 'expand'> = { expand: [] }): Promise<void> {
     const client = clientOf(res);
     if (!client) return Promise.resolve();
     const expansions = q.expand.filter((e) => e.navigation.charged).length;
@@ -191,25 +199,33 @@ class ResourceRequests {
     await refuseEventMarkBefore(epoch, set, markOf(set, q.filter, q.orderBy), marks);
   }
 
-  async count(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
+  /** `<Set>/$count`, or with `within` the records a navigation leads to (`<Set>('<key>')/<Navigation>/$count`). */
+  async count(req: Request, res: Response, set: EntitySetSpec, within?: BoundPredicate): Promise<void> {
     const licence = this.parts.licences.of(clientOf(res));
     const { q } = this.bind(set, req, licence);
     for (const [option, given] of [['$expand', q.expand.length > 0], ['$select', q.select !== undefined]] as const) {
       if (given) throw Errors.OptionNotApplicable(option, '/$count, which answers a number');
     }
-    const n = await this.parts.stores.store(set).count(this.where(set, q, licence));
+    const n = await this.parts.stores.store(set).count(this.where(set, q, licence, within));
     await this.charge(res, TRANSACTIONS.query, q);
-    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    res.end(String(n));
+    sendText(res, String(n));
   }
 
-  async byKey(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
-    const key = parseKeyPredicate(set, req.params[0]);
+  /**
+   * One record by its key, as `<Set>('<key>')` answers it; `noContentWhenAbsent`: a record that is absent (or
+   * outside the licence) answers 204, as a single-valued navigation that leads nowhere does, rather than 404.
+   */
+  async entity(req: Request, res: Response, set: EntitySetSpec, key: string | number, noContentWhenAbsent = false): Promise<void> {
     const licence = this.parts.licences.of(clientOf(res));
     const { q } = this.bind(set, req, licence, { single: true });
     const shape = projection(set, q.select, licence.hiddenIn(set));
     // Outside the client's licence is indistinguishable from absent.
     const json = await this.parts.stores.store(set).jsonByKey(key, shape, licence.visibility.of(set));
+    if (json === undefined && noContentWhenAbsent) {
+      await this.charge(res, TRANSACTIONS.keyFetch);
+      res.status(204).end();
+      return;
+    }
     if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
     const format = jsonFormat(res);
     const root = serviceRoot(req, this.options);
@@ -229,11 +245,22 @@ class ResourceRequests {
     const nav = set.navigations.find((n) => n.name === req.params[1]);
     const target = nav && this.sets.get(nav.target);
     if (!nav?.followable || !target) throw Errors.NavigationNotFound(set.name, req.params[1]);
-    // The parent must exist and be visible; otherwise the path leads nowhere (404, as for a missing record).
-    const visible = this.parts.licences.of(clientOf(res)).visibility.of(set);
-    if ((await this.parts.stores.store(set).jsonByKey(key, projection(set, [set.fieldsByName[set.key]]), visible)) === undefined) {
-      throw Errors.RecordNotFound(set.name, set.key, key);
-    }
+    await this.requireRecord(res, set, key);
     await this.page(req, res, target, { within: relatedTo(nav, target, key), defaultOrder: nav.order });
+  }
+
+  /**
+   * The fields of one record the client may see, read for the service's own use (a join's columns), or 404 as for
+   * a missing record: a path below a record outside the licence leads nowhere.
+   */
+  async requireRecord(res: Response, set: EntitySetSpec, key: string | number, fields: readonly FieldSpec[] = [set.fieldsByName[set.key]]): Promise<Record<string, unknown>> {
+    const visible = this.parts.licences.of(clientOf(res)).visibility.of(set);
+    const json = await this.parts.stores.store(set).jsonByKey(key, projection(set, fields), visible);
+    if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
+    return JSON.parse(json) as Record<string, unknown>;
+  }
+
+  setNamed(name: string): EntitySetSpec | undefined {
+    return this.sets.get(name);
   }
 }

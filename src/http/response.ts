@@ -38,6 +38,12 @@ export function sendJson(res: Response, body: string | Buffer, stallMs?: number)
   endWatched(res, body, stallMs);
 }
 
+/** A text/plain answer (a count, a raw value). */
+export function sendText(res: Response, text: string): void {
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.end(text);
+}
+
 /**
  * The context URL for a response written at this client's metadata level: none when it asked for
  * `odata.metadata=none`, so the body carries none.

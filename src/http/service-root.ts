@@ -1,5 +1,5 @@
 /** The service document and the metadata document (XML or CSDL JSON). */
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { EntitySetSpec } from '../model/service-model';
 import { clientOf } from './authentication';
 import type { Licences } from '../auth/licence';
@@ -10,6 +10,8 @@ import { contextFor, serviceRoot, sendJson } from './response';
 import { queryOptions } from './query-string';
 import { metadataTag, notModified } from './caching';
 import { odataVersionOf } from './json-format';
+import type { CsdlVersion } from '../metadata/render-metadata';
+import { annotationChoice } from '../metadata/annotation-choice';
 
 export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOptions): RequestHandler {
   const value = sets.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name }));
@@ -21,15 +23,21 @@ export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOpti
 }
 
 /**
- * The metadata as the client is licensed to see it (without its hidden fields). The XML document declares
- * the version the response speaks: 4.0 to a 4.0 client (the document uses nothing 4.01 added); CSDL JSON
- * exists only since 4.01 and says so.
+ * The metadata as the client is licensed to see it (without its hidden fields). CSDL JSON exists only since 4.01
+ * and says so; the XML document says Version="4.01" only to a client that asks for 4.01 (csdlVersionFor). A client
+ * may leave vocabularies' annotations out with the include-annotations preference (metadata/annotation-choice.ts).
  */
 export function metadataDocument(licences: Licences): RequestHandler {
   return (req, res) => {
     const views = licences.of(clientOf(res)).metadata();
     const json = metadataFormat(req) === 'json';
-    const document = json ? views.json() : views.xml(odataVersionOf(res));
+    const prefer = req.headers.prefer;
+    const asked = annotationChoice(Array.isArray(prefer) ? prefer.join(', ') : prefer);
+    const document = json ? views.json(asked?.choice) : views.xml(csdlVersionFor(req, res), asked?.choice);
+    res.vary('OData-MaxVersion');
+    res.vary('OData-Version');
+    res.vary('Prefer');
+    if (asked) res.setHeader('Preference-Applied', asked.applied);
     if (notModified(req, res, metadataTag(document))) return;
     if (json) {
       sendJson(res, document);
@@ -40,6 +48,19 @@ export function metadataDocument(licences: Licences): RequestHandler {
   };
 }
 
+/**
+ * The Version an XML document declares. It uses nothing CSDL 4.01 added, so it is a 4.0 document, and says so
+ * unless the client asked for 4.01 (OData-MaxVersion: 4.01 or later, or a request written in 4.01 without one): what reads a saved EDMX sends no header, and
+ * generators that know only 4.0 refuse or misread Version="4.01" (SAP Cloud SDK's reads it as OData V2). The
+ * response's OData-Version stays the protocol version the service speaks (4.01 unless the client's maximum is
+ * 4.0), which is what a 4.01 client checks before it uses 4.01 syntax such as `in`.
+ */
+function csdlVersionFor(req: Request, res: Response): CsdlVersion {
+  if (req.headers['odata-maxversion'] !== undefined) return odataVersionOf(res);
+  // A request written in 4.01 (OData-Version: 4.01, without a maximum) comes from a client that reads 4.01.
+  const written = /^\s*4\.(\d+)\s*$/.exec(String(req.headers['odata-version'] ?? ''));
+  return written && Number(written[1]) >= 1 ? '4.01' : '4.0';
+}
 
 /** $format first, then Accept; XML unless JSON is asked for (the OData default for $metadata). */
 function metadataFormat(req: Request): 'xml' | 'json' {

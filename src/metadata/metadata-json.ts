@@ -1,6 +1,7 @@
 /** The metadata document as CSDL JSON (OData 4.01), members in the order the XML states them. */
 import type { FieldSpec, NavigationPropertySpec } from '../model/service-model';
-import { LOOKUP_NAME_TERM, type MetadataView, type SetView } from './render-metadata';
+import { LOOKUP_NAME_TERM } from './terms';
+import { type MetadataView, type SetView } from './render-metadata';
 
 const VOCABULARIES = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies';
 
@@ -9,16 +10,17 @@ type Json = Record<string, unknown>;
 export function metadataJson(view: MetadataView): string {
   const schema: Json = {};
   for (const set of view.entitySets) schema[set.typeName] = entityType(set);
+  const { capabilities, core, lookupNames } = view.annotations;
   const container: Json = { $Kind: 'EntityContainer' };
-  for (const set of view.entitySets) container[set.name] = entitySet(set);
-  container['@Capabilities.BatchSupported'] = false;
+  for (const set of view.entitySets) container[set.name] = entitySet(set, capabilities);
+  if (capabilities) container['@Capabilities.BatchSupported'] = false;
   schema[view.containerName] = container;
   // JSON has no comments: the header is the schema's description, placed first so it opens the file.
   const doc = {
     $Version: '4.01',
-    [view.namespace]: { '@Core.Description': view.metadataHeader, ...schema },
+    [view.namespace]: { ...(core ? { '@Core.Description': view.metadataHeader } : {}), ...schema },
     // A term's type defaults to Edm.String in CSDL JSON.
-    [LOOKUP_NAME_TERM.namespace]: { [LOOKUP_NAME_TERM.name]: { $Kind: 'Term' } },
+    ...(lookupNames ? { [LOOKUP_NAME_TERM.namespace]: { [LOOKUP_NAME_TERM.name]: { $Kind: 'Term' } } } : {}),
     $EntityContainer: `${view.namespace}.${view.containerName}`,
     $Reference: {
       [`${VOCABULARIES}/Org.OData.Core.V1.json`]: { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },
@@ -61,15 +63,20 @@ function navigationProperty(n: NavigationPropertySpec): Json {
   return nav;
 }
 
-function entitySet(set: SetView): Json {
+function entitySet(set: SetView, capabilities: boolean): Json {
   const out: Json = { $Collection: true, $Type: set.entityType };
   if (set.bindings.length > 0) out.$NavigationPropertyBinding = Object.fromEntries(set.bindings.map((b) => [b.path, b.target]));
+  return capabilities ? { ...out, ...capabilitiesOf(set) } : out;
+}
+
+function capabilitiesOf(set: SetView): Json {
+  const out: Json = {};
   out['@Capabilities.FilterRestrictions'] = { NonFilterableProperties: set.nonFilterable };
   out['@Capabilities.SortRestrictions'] = { NonSortableProperties: set.nonSortable };
-  if (set.closedNavigations.length > 0) {
-    out['@Capabilities.ExpandRestrictions'] = { NonExpandableProperties: set.closedNavigations };
+  if (set.nonExpandable.length > 0) out['@Capabilities.ExpandRestrictions'] = { NonExpandableProperties: set.nonExpandable };
+  if (set.nonNavigable.length > 0) {
     out['@Capabilities.NavigationRestrictions'] = {
-      RestrictedProperties: set.closedNavigations.map((n) => ({ NavigationProperty: n, Navigability: 'None' })),
+      RestrictedProperties: set.nonNavigable.map((n) => ({ NavigationProperty: n, Navigability: 'None' })),
     };
   }
   out['@Capabilities.SkipSupported'] = set.skipSupported === true;

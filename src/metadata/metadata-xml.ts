@@ -7,21 +7,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Handlebars from 'handlebars';
-import { LOOKUP_NAME_TERM, type CsdlVersion, type MetadataView } from './render-metadata';
+import { LOOKUP_NAME_TERM } from './terms';
+import { type CsdlVersion, type MetadataView } from './render-metadata';
 
 export const METADATA_TEMPLATE = join(__dirname, 'templates', 'metadata.xml.hbs');
 
-/** What the template reads: the view, the version the document declares, and the lookup term it declares. */
+/** What the template reads: the view, the version the document declares, and the lookup term it declares (if used). */
 interface TemplateInput extends MetadataView {
   readonly version: CsdlVersion;
-  readonly lookupNameTerm: typeof LOOKUP_NAME_TERM;
+  readonly lookupNameTerm: typeof LOOKUP_NAME_TERM | false;
 }
 
 let template: Handlebars.TemplateDelegate<TemplateInput> | undefined;
 
 export function metadataXml(view: MetadataView, version: CsdlVersion): string {
   template ??= compileTemplate();
-  return template({ ...view, version, lookupNameTerm: LOOKUP_NAME_TERM });
+  return template({ ...view, version, lookupNameTerm: view.annotations.lookupNames && LOOKUP_NAME_TERM });
 }
 
 /**

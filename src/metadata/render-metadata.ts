@@ -2,13 +2,14 @@
  * The metadata document, XML and CSDL JSON, rendered from the service model. The generator writes the full
  * documents with it; the runtime renders a client's view with it, leaving that client's hidden fields out.
  * It states what the runtime enforces, in the Capabilities vocabulary: filterable and sortable fields, $skip
- * support, navigations that can be expanded and followed, no batch, and no insert, update or delete (the
+ * support, navigations that can be expanded or followed, no batch, and no insert, update or delete (the
  * service is read-only), so generated clients offer only what works. The dictionary's own policy terms are
  * not part of the model and so never published.
  */
-import type { EntitySetSpec, FieldSpec, ServiceModel } from '../model/service-model';
+import type { EntitySetSpec, FieldSpec, NavigationSpec, ServiceModel } from '../model/service-model';
 import { metadataJson } from './metadata-json';
 import { metadataXml } from './metadata-xml';
+import { ALL_ANNOTATIONS, type AnnotationChoice } from './annotation-choice';
 
 /** What rendering reads of an entity set; an EntitySetSpec is one. */
 export type MetadataSet = Pick<
@@ -28,8 +29,14 @@ export interface MetadataDocuments {
   readonly json: string;
 }
 
-/** The OData version an XML document declares: the one the response speaks (CSDL JSON exists only since 4.01). */
+/** The OData version an XML document declares (CSDL JSON exists only since 4.01). */
 export type CsdlVersion = '4.0' | '4.01';
+
+/**
+ * The version of the XML document a client gets unless it asks for 4.01 (http/service-root.ts says why), and so
+ * the one published in generated/metadata.xml: a service whose clients hide nothing serves it as written.
+ */
+export const DEFAULT_CSDL_VERSION: CsdlVersion = '4.0';
 
 /** One entity set and its type as the documents state them, hidden fields already left out. */
 export interface SetView extends MetadataSet {
@@ -37,75 +44,94 @@ export interface SetView extends MetadataSet {
   readonly typeName: string;
   readonly nonFilterable: readonly string[];
   readonly nonSortable: readonly string[];
-  /** Declared navigation properties the service neither expands nor follows as a path. */
-  readonly closedNavigations: readonly string[];
+  /** Declared navigation properties the service does not expand. */
+  readonly nonExpandable: readonly string[];
+  /** Declared navigation properties the service does not follow as a path either. */
+  readonly nonNavigable: readonly string[];
 }
 
 export interface MetadataView extends Omit<MetadataModel, 'entitySets'> {
   readonly entitySets: readonly SetView[];
+  /** Which vocabularies' annotations the documents carry (annotation-choice.ts). */
+  readonly annotations: AnnotationChoice;
 }
 
 const NO_MASK: FieldMask = new Map();
 
-/** The RESO term naming a field's lookup; the documents declare it, as RESO publishes no vocabulary file for it. */
-export const LOOKUP_NAME_TERM = termOf('RESO.OData.Metadata.LookupName');
+export { LOOKUP_NAME_TERM } from './terms';
 
-function termOf(qualified: string): { readonly qualified: string; readonly namespace: string; readonly name: string } {
-  const dot = qualified.lastIndexOf('.');
-  return { qualified, namespace: qualified.slice(0, dot), name: qualified.slice(dot + 1) };
-}
 
-/** The documents as published (4.01), or as a client sees them with `hidden` left out. */
+/** The documents as published (the XML in the default version), or as a client sees them with `hidden` left out. */
 export function renderMetadata(model: MetadataModel, hidden: FieldMask = NO_MASK): MetadataDocuments {
   const view = viewOf(model, hidden);
-  return { xml: metadataXml(view, '4.01'), json: metadataJson(view) };
+  return { xml: metadataXml(view, DEFAULT_CSDL_VERSION), json: metadataJson(view) };
 }
 
 /**
  * One client's documents, each rendered when first asked for and then kept: a licence holds one, so a
- * client's view is rendered once, never per request. `published` are documents already rendered (4.01).
+ * client's view is rendered once, never per request. `published` are documents already rendered (renderMetadata's).
  */
 export class MetadataViews {
-  private view?: MetadataView;
-  private readonly xmlByVersion = new Map<CsdlVersion, string>();
-  private jsonText?: string;
+  private readonly views = new Map<string, MetadataView>();
+  private readonly documents = new Map<string, string>();
 
   constructor(private readonly model: MetadataModel, private readonly hidden: FieldMask = NO_MASK, published?: MetadataDocuments) {
     if (published) {
-      this.xmlByVersion.set('4.01', published.xml);
-      this.jsonText = published.json;
+      this.documents.set(documentKey(DEFAULT_CSDL_VERSION, ALL_ANNOTATIONS), published.xml);
+      this.documents.set(documentKey('json', ALL_ANNOTATIONS), published.json);
     }
   }
 
-  xml(version: CsdlVersion): string {
-    let xml = this.xmlByVersion.get(version);
-    if (xml === undefined) this.xmlByVersion.set(version, (xml = metadataXml(this.viewed(), version)));
-    return xml;
+  xml(version: CsdlVersion, annotations: AnnotationChoice = ALL_ANNOTATIONS): string {
+    return this.document(version, annotations, (view) => metadataXml(view, version));
   }
 
-  json(): string {
-    return (this.jsonText ??= metadataJson(this.viewed()));
+  json(annotations: AnnotationChoice = ALL_ANNOTATIONS): string {
+    return this.document('json', annotations, metadataJson);
   }
 
-  private viewed(): MetadataView {
-    return (this.view ??= viewOf(this.model, this.hidden));
+  /** A handful of variants at most: two versions and JSON, by the few choices of annotations clients make. */
+  private document(kind: CsdlVersion | 'json', annotations: AnnotationChoice, render: (view: MetadataView) => string): string {
+    const key = documentKey(kind, annotations);
+    let text = this.documents.get(key);
+    if (text === undefined) this.documents.set(key, (text = render(this.viewed(annotations))));
+    return text;
+  }
+
+  private viewed(annotations: AnnotationChoice): MetadataView {
+    const key = documentKey('view', annotations);
+    let view = this.views.get(key);
+    if (!view) this.views.set(key, (view = viewOf(this.model, this.hidden, annotations)));
+    return view;
   }
 }
 
-function viewOf(model: MetadataModel, hidden: FieldMask): MetadataView {
+function documentKey(kind: string, a: AnnotationChoice): string {
+  return `${kind} ${Number(a.capabilities)}${Number(a.core)}${Number(a.lookupNames)}`;
+}
+
+/** The declared navigation properties the service does not serve as `serves` says. */
+function declaredExcept(set: MetadataSet, serves: (n: NavigationSpec) => boolean | undefined): string[] {
+  return set.navigationProperties.map((p) => p.name).filter((name) => !set.navigations.some((n) => n.name === name && serves(n)));
+}
+
+function viewOf(model: MetadataModel, hidden: FieldMask, annotations: AnnotationChoice = ALL_ANNOTATIONS): MetadataView {
   const prefix = `${model.namespace}.`;
   return {
     ...model,
+    annotations,
     entitySets: model.entitySets.map((set) => {
       const masked = hidden.get(set.name);
-      const fields: readonly FieldSpec[] = masked ? set.fields.filter((f) => !masked.has(f.name)) : set.fields;
+      const visible: readonly FieldSpec[] = masked ? set.fields.filter((f) => !masked.has(f.name)) : set.fields;
+      const fields = annotations.lookupNames ? visible : visible.map((f) => (f.lookupName ? { ...f, lookupName: undefined } : f));
       return {
         ...set,
         typeName: set.entityType.startsWith(prefix) ? set.entityType.slice(prefix.length) : set.entityType,
         fields,
         nonFilterable: fields.filter((f) => !f.filterable).map((f) => f.name),
         nonSortable: fields.filter((f) => !f.sortable).map((f) => f.name),
-        closedNavigations: set.navigationProperties.map((n) => n.name).filter((name) => !set.navigations.some((n) => n.name === name && n.followable)),
+        nonExpandable: declaredExcept(set, (n) => n.followable),
+        nonNavigable: declaredExcept(set, (n) => n.followable || n.navigable),
       };
     }),
   };

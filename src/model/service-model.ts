@@ -152,6 +152,11 @@ export interface NavigationSpec {
   readonly charged?: true;
   /** May be followed as a path and expanded: a collection joined on this set's key. */
   readonly followable?: true;
+  /**
+   * May be followed as a path to the one related record (`Media('<key>')/Listing`): a single-valued navigation
+   * whose join names the target's key. Not expanded.
+   */
+  readonly navigable?: true;
 }
 
 /** A navigation property as the dictionary declares it on an entity type; the metadata document states it as is. */
@@ -332,4 +337,10 @@ export interface ResourceHandlers {
   byKey(set: EntitySetSpec): import('express').RequestHandler;
   /** `<Set>('<key>')/<Navigation>`: the related records of one record, as a collection. */
   navigation(set: EntitySetSpec): import('express').RequestHandler;
+  /** `<Set>('<key>')/<name>`: a property's value, or the record a single-valued navigation leads to. */
+  member(set: EntitySetSpec): import('express').RequestHandler;
+  /** `<Set>('<key>')/<property>/$value`: a property's raw value as text/plain. */
+  rawValue(set: EntitySetSpec): import('express').RequestHandler;
+  /** `<Set>('<key>')/<name>/$count`: how many related records a navigation leads to, or items a collection holds. */
+  memberCount(set: EntitySetSpec): import('express').RequestHandler;
 }
