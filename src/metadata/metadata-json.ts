@@ -1,6 +1,6 @@
 /** The metadata document as CSDL JSON (OData 4.01), members in the order the XML states them. */
 import type { FieldSpec, NavigationPropertySpec } from '../model/service-model';
-import { LOOKUP_NAME_TERM, type MetadataView, type SetView } from './render-metadata';
+import { declaresUnindexed, LOOKUP_NAME_TERM, UNINDEXED_TERM, type MetadataView, type SetView } from './render-metadata';
 
 const VOCABULARIES = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies';
 
@@ -19,6 +19,7 @@ export function metadataJson(view: MetadataView): string {
     [view.namespace]: { '@Core.Description': view.metadataHeader, ...schema },
     // A term's type defaults to Edm.String in CSDL JSON.
     [LOOKUP_NAME_TERM.namespace]: { [LOOKUP_NAME_TERM.name]: { $Kind: 'Term' } },
+    ...(declaresUnindexed(view) ? { [UNINDEXED_TERM.namespace]: { [UNINDEXED_TERM.name]: unindexedTerm() } } : {}),
     $EntityContainer: `${view.namespace}.${view.containerName}`,
     $Reference: {
       [`${VOCABULARIES}/Org.OData.Core.V1.json`]: { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },
@@ -66,6 +67,7 @@ function entitySet(set: SetView): Json {
   if (set.bindings.length > 0) out.$NavigationPropertyBinding = Object.fromEntries(set.bindings.map((b) => [b.path, b.target]));
   out['@Capabilities.FilterRestrictions'] = { NonFilterableProperties: set.nonFilterable };
   out['@Capabilities.SortRestrictions'] = { NonSortableProperties: set.nonSortable };
+  if (set.unindexed.length > 0) out[`@${UNINDEXED_TERM.qualified}`] = set.unindexed;
   if (set.closedNavigations.length > 0) {
     out['@Capabilities.ExpandRestrictions'] = { NonExpandableProperties: set.closedNavigations };
     out['@Capabilities.NavigationRestrictions'] = {
@@ -77,4 +79,8 @@ function entitySet(set: SetView): Json {
   out['@Capabilities.UpdateRestrictions'] = { Updatable: false };
   out['@Capabilities.DeleteRestrictions'] = { Deletable: false };
   return out;
+}
+
+function unindexedTerm(): Json {
+  return { $Kind: 'Term', $Collection: true, $Type: 'Edm.PropertyPath', $AppliesTo: ['EntitySet'], '@Core.Description': UNINDEXED_TERM.description };
 }

@@ -7,21 +7,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Handlebars from 'handlebars';
-import { LOOKUP_NAME_TERM, type CsdlVersion, type MetadataView } from './render-metadata';
+import { declaresUnindexed, LOOKUP_NAME_TERM, UNINDEXED_TERM, type CsdlVersion, type MetadataView } from './render-metadata';
 
 export const METADATA_TEMPLATE = join(__dirname, 'templates', 'metadata.xml.hbs');
 
-/** What the template reads: the view, the version the document declares, and the lookup term it declares. */
+/** What the template reads: the view, the version the document declares, and the terms it declares. */
 interface TemplateInput extends MetadataView {
   readonly version: CsdlVersion;
   readonly lookupNameTerm: typeof LOOKUP_NAME_TERM;
+  /** Declared only when a set states unindexed fields. */
+  readonly unindexedTerm: typeof UNINDEXED_TERM | false;
 }
 
 let template: Handlebars.TemplateDelegate<TemplateInput> | undefined;
 
 export function metadataXml(view: MetadataView, version: CsdlVersion): string {
   template ??= compileTemplate();
-  return template({ ...view, version, lookupNameTerm: LOOKUP_NAME_TERM });
+  return template({ ...view, version, lookupNameTerm: LOOKUP_NAME_TERM, unindexedTerm: declaresUnindexed(view) && UNINDEXED_TERM });
 }
 
 /**

@@ -4,7 +4,9 @@
  * It states what the runtime enforces, in the Capabilities vocabulary: filterable and sortable fields, $skip
  * support, navigations that can be expanded and followed, no batch, and no insert, update or delete (the
  * service is read-only), so generated clients offer only what works. The dictionary's own policy terms are
- * not part of the model and so never published.
+ * not part of the model and so never published, but for the one a client must know to query well: the fields
+ * filtered and ordered without an index (Policy.UnindexedProperties), stated with the term declared in the
+ * document, and only where a set has such fields.
  */
 import type { EntitySetSpec, FieldSpec, ServiceModel } from '../model/service-model';
 import { metadataJson } from './metadata-json';
@@ -37,6 +39,8 @@ export interface SetView extends MetadataSet {
   readonly typeName: string;
   readonly nonFilterable: readonly string[];
   readonly nonSortable: readonly string[];
+  /** Filterable or sortable fields answered without an index (by a bounded scan). */
+  readonly unindexed: readonly string[];
   /** Declared navigation properties the service neither expands nor follows as a path. */
   readonly closedNavigations: readonly string[];
 }
@@ -50,9 +54,25 @@ const NO_MASK: FieldMask = new Map();
 /** The RESO term naming a field's lookup; the documents declare it, as RESO publishes no vocabulary file for it. */
 export const LOOKUP_NAME_TERM = termOf('RESO.OData.Metadata.LookupName');
 
+/**
+ * The term stating a set's fields filtered and ordered without an index. No standard term says what a query
+ * on them costs (Capabilities says only whether a field may be filtered), so the service declares its own.
+ */
+export const UNINDEXED_TERM = {
+  ...termOf('ResoServer.Policy.UnindexedProperties'),
+  description: 'Properties this service filters and orders by without an index, by scanning the entity set: a '
+    + 'request whose scan takes longer than the service allows one statement answers 501 ScanLimitExceeded. '
+    + 'A condition on an indexed property beside them narrows the scan.',
+};
+
 function termOf(qualified: string): { readonly qualified: string; readonly namespace: string; readonly name: string } {
   const dot = qualified.lastIndexOf('.');
   return { qualified, namespace: qualified.slice(0, dot), name: qualified.slice(dot + 1) };
+}
+
+/** Whether any set of the view has fields answered without an index: only then is the term declared. */
+export function declaresUnindexed(view: MetadataView): boolean {
+  return view.entitySets.some((s) => s.unindexed.length > 0);
 }
 
 /** The documents as published (4.01), or as a client sees them with `hidden` left out. */
@@ -105,6 +125,7 @@ function viewOf(model: MetadataModel, hidden: FieldMask): MetadataView {
         fields,
         nonFilterable: fields.filter((f) => !f.filterable).map((f) => f.name),
         nonSortable: fields.filter((f) => !f.sortable).map((f) => f.name),
+        unindexed: fields.filter((f) => f.unindexed).map((f) => f.name),
         closedNavigations: set.navigationProperties.map((n) => n.name).filter((name) => !set.navigations.some((n) => n.name === name && n.followable)),
       };
     }),

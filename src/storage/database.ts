@@ -29,6 +29,13 @@ export interface Database extends Executor {
   readonly knex: Knex;
   /** Where the data lives, without credentials; for logs. */
   readonly description: string;
+  /**
+   * A read whose statement may visit every row of its table (a filter or order on a field without an index:
+   * scans.ts), run apart from the other reads so that it holds none of them up, and stopped at the statement
+   * timeout (ScanTimedOut): on SQLite on a thread of its own (sqlite-scan-thread.ts), on MariaDB/MySQL on at most
+   * SCAN_CONNECTIONS of the pool's connections at once. The statement carries the dialect's scan guard.
+   */
+  scan(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /** Runs `fn` in one write transaction. Writers are serialised, so at most one runs at a time. */
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
   /**
