@@ -5,14 +5,18 @@
  * shipped dictionary, edited as an operator would, on each database; answers read against an oracle over the
  * stored records.
  */
+import { readFileSync } from 'node:fs';
+import Ajv from 'ajv';
 import { expect } from 'chai';
+import { xml2json } from 'odata-csdl';
 import type { ServiceModel } from '../src/model/service-model';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { DictionaryVersions, makeUnindexed } from './support/dictionary-versions';
+import { DictionaryVersion, DictionaryVersions, makeUnindexed, within } from './support/dictionary-versions';
 import { get, odataError, startTestServer } from './support/http';
 import { comparator, loadRecords, Rec } from './support/query-data';
+import { requireShared, sharedPath } from './support/shared';
 
 /** Fields the shipped dictionary leaves unqueryable, offered here without an index. */
 const PROPERTY_FIELDS = ['YearBuilt', 'LivingArea', 'CloseDate', 'StateOrProvince'];
@@ -20,12 +24,14 @@ const MEDIA_FIELDS = ['ImageHeight', 'ClassName'];
 
 describe('Fields without an index: the dictionary and $metadata', () => {
   let versions: DictionaryVersions;
+  let latest: DictionaryVersion;
   let model: ServiceModel;
 
   before(function () {
     this.timeout(120_000);
     versions = new DictionaryVersions();
-    model = versions.next((xml) => makeUnindexed(makeUnindexed(xml, 'Property', PROPERTY_FIELDS), 'Media', MEDIA_FIELDS)).model;
+    latest = versions.next((xml) => makeUnindexed(makeUnindexed(xml, 'Property', PROPERTY_FIELDS), 'Media', MEDIA_FIELDS));
+    model = latest.model;
   });
   after(() => versions?.remove());
 
@@ -39,17 +45,38 @@ describe('Fields without an index: the dictionary and $metadata', () => {
     for (const f of ['ModificationTimestamp', 'MlsStatus', 'PropertyType']) expect(indexed.has(f), f).to.equal(true);
   });
 
+  it('moving a field into an index later is a migration that adds the index, says so, and leaves the records as they are', () => {
+    const indexed = versions.next((xml) => within(xml, 'EntitySet', 'Media', (t) => t.replace(/\n\s*<Annotation Term="Policy\.UnindexedProperties">[\s\S]*?<\/Annotation>/, '')), latest);
+    const migration = indexed.model.migrations[indexed.model.migrations.length - 1];
+    expect(migration.changes).to.have.members(MEDIA_FIELDS.map((f) => `Media.${f}: filterable and sortable without an index (answered by a bounded scan) → filterable and sortable`));
+    const media = (m: ServiceModel) => m.tables.find((t) => t.name === 'Media')!;
+    expect(media(indexed.model).columns).to.deep.equal(media(model).columns);
+    expect(media(indexed.model).indexes.map((i) => i.columns[0])).to.include.members(MEDIA_FIELDS);
+  });
+
   it('states them in $metadata: filterable and sortable by Capabilities, listed by the declared ResoServer.Policy.UnindexedProperties', () => {
     const xml = model.metadataXml;
     const set = xml.slice(xml.indexOf('<EntitySet Name="Property"'), xml.indexOf('</EntitySet>', xml.indexOf('<EntitySet Name="Property"')));
     const listed = /<Annotation Term="ResoServer\.Policy\.UnindexedProperties">([\s\S]*?)<\/Annotation>/.exec(set)![1];
     expect([...listed.matchAll(/<PropertyPath>(\w+)<\/PropertyPath>/g)].map((m) => m[1])).to.have.members(PROPERTY_FIELDS);
     for (const f of PROPERTY_FIELDS) expect(set, f).not.to.include(`<PropertyPath>${f}</PropertyPath>\n                </Collection>`);
-    expect(xml).to.match(/<Term Name="UnindexedProperties" Type="Collection\(Edm\.PropertyPath\)" AppliesTo="EntitySet">\s*<Annotation Term="Core\.Description" String="[^"]*ScanLimitExceeded/);
+    expect(xml).to.match(/<Term Name="UnindexedProperties" Type="Collection\(Edm\.PropertyPath\)" Nullable="false" AppliesTo="EntitySet">\s*<Annotation Term="Core\.Description" String="[^"]*ScanLimitExceeded/);
     const json = JSON.parse(model.metadataJson);
     expect(json['org.reso.metadata'].Default.Property['@ResoServer.Policy.UnindexedProperties']).to.have.members(PROPERTY_FIELDS);
     expect(json['org.reso.metadata'].Default.Media['@ResoServer.Policy.UnindexedProperties']).to.have.members(MEDIA_FIELDS);
     expect(json['ResoServer.Policy'].UnindexedProperties).to.include({ $Kind: 'Term', $Type: 'Edm.PropertyPath', $Collection: true });
+  });
+  it("reads as OASIS's converter reads it: no message, valid CSDL JSON, the XML's annotation what the JSON says", function () {
+    requireShared(this);
+    const messages: unknown[] = [];
+    const converted = xml2json(model.metadataXml, { annotations: true, messages }) as Record<string, any>;
+    expect(messages).to.deep.equal([]);
+    const validate = new Ajv({ strict: false }).compile(JSON.parse(readFileSync(sharedPath('odata/csdl-schemas/csdl.schema.json'), 'utf8')));
+    expect(validate(converted), JSON.stringify(validate.errors?.slice(0, 3))).to.equal(true);
+    expect(validate(JSON.parse(model.metadataJson)), JSON.stringify(validate.errors?.slice(0, 3))).to.equal(true);
+    const term = '@ResoServer.Policy.UnindexedProperties';
+    const served = JSON.parse(model.metadataJson)['org.reso.metadata'].Default.Property[term];
+    expect(converted['org.reso.metadata'].Default.Property[term]).to.deep.equal(served);
   });
 });
 

@@ -35,6 +35,8 @@ export interface FieldShape {
   readonly lookupName?: string;
   readonly filterable: boolean;
   readonly sortable: boolean;
+  /** Filterable or sortable without an index (Policy.UnindexedProperties). */
+  readonly unindexed?: true;
 }
 
 /** The storage a dictionary gives, as the generator keeps it beside its migrations (`generated/migrations/schema.json`). */
