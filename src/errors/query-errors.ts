@@ -33,8 +33,8 @@ export const FIELD_ERRORS = defineErrors({
   },
   ScanLimitExceeded: {
     message: (fields: readonly string[], set: string, ms: number) =>
-      `${fields.join(', ')} ${fields.length === 1 ? 'has' : 'have'} no index: answering this query meant scanning ${set}, which took longer than `
-      + `the ${ms} ms this service allows one statement. Add a condition on an indexed field to narrow it`,
+      `answering this query on ${fields.join(', ')} meant scanning ${set}, which took longer than the ${ms} ms this service allows `
+      + 'one statement. Add a condition on an indexed field to narrow it',
     target: (fields: readonly string[]) => fields[0],
   },
 });

@@ -12,7 +12,7 @@ import { EncodedRecord, recordEncoder, RecordEncoder } from './record-codec';
 import { PARENT, RecordQueries, RecordQuery, RelatedQuery } from './record-queries';
 import { compile, Knex, ShapeCache, Statement } from './query-builder';
 import { ScanTimedOut } from './errors';
-import { unindexedFields } from './scans';
+import { scannedFields } from './scans';
 import { ValueTableWriter } from './value-tables';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
@@ -71,13 +71,13 @@ export class RecordStore {
   }
 
   async count(where?: BoundPredicate): Promise<number> {
-    const scanned = unindexedFields(where);
+    const scanned = scannedFields(where);
     return Number((await this.read(this.queries.count(where, scanned.length > 0), scanned))[0].n);
   }
 
   /** Records matching a bound filter after a keyset position, in a bound order, as JSON texts with their sort values. */
   async query(q: RecordQuery): Promise<RecordPage> {
-    const scanned = unindexedFields(q.where, q.orderBy);
+    const scanned = scannedFields(q.where, q.orderBy);
     const rows = await this.read(this.queries.page(q, scanned.length > 0), scanned);
     const orderColumns = q.orderBy.map((o) => o.column);
     return {
@@ -206,13 +206,13 @@ export class RecordStore {
   /**
    * A read, refused when it carries more values than the database binds: long in (…) lists cost one parameter
    * (value-list.ts), but a filter may still chain more comparisons than that (at FILTER_MAX_LENGTH, tens of thousands).
-   * `scanned`: the fields without an index the statement filters or orders by, which make it a scan.
+   * `scanned`: the fields that make the statement a scan (scans.ts).
    */
   private read(q: Statement, scanned: readonly string[] = []) {
     const limit = this.db.dialect.maxParams;
     if (q.params.length > limit) return Promise.reject(Errors.FilterTooComplex(q.params.length, limit));
     if (scanned.length === 0) return this.db.all(q.sql, q.params);
-    // A filter or order on fields without an index: a scan, bounded (Database.scan); past the bound, the spec's 501.
+    // A filter or order on fields without an index, or a lambda: a scan, bounded (Database.scan); past it, the spec's 501.
     return this.db.scan(q.sql, q.params).catch((e: unknown) => {
       throw e instanceof ScanTimedOut ? Errors.ScanLimitExceeded(scanned, this.set.name, e.ms) : e;
     });

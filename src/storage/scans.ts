@@ -1,12 +1,13 @@
 /**
  * Which reads are scans: a filter or an order naming a field the dictionary gives no index
- * (Policy.UnindexedProperties, FieldSpec.unindexed). The database may visit every row of the table to answer
- * one, so such a read runs apart from the others and is stopped at the statement timeout (Database.scan).
+ * (Policy.UnindexedProperties, FieldSpec.unindexed), or a lambda on a collection (`any`, `all`: tested row by row
+ * against its value table, in the page's order). The database may visit every row of the table to answer one, so
+ * such a read runs apart from the others and is stopped at the statement timeout (Database.scan).
  */
 import type { BoundOrder, BoundPredicate, BoundScalar } from '../query/bound';
 
-/** The fields without an index that `where` and `orderBy` name, in the order met; empty for a read every index serves. */
-export function unindexedFields(where: BoundPredicate | undefined, orderBy: readonly BoundOrder[] = []): string[] {
+/** The fields that make `where` and `orderBy` a scan, in the order met; empty for a read its indexes serve. */
+export function scannedFields(where: BoundPredicate | undefined, orderBy: readonly BoundOrder[] = []): string[] {
   const found = new Set<string>();
   if (where) visitPredicate(where, found);
   for (const o of orderBy) if (o.field.unindexed) found.add(o.field.name);
@@ -27,8 +28,9 @@ function visitPredicate(p: BoundPredicate, found: Set<string>): void {
       return;
     // A semi-join seeks the other set by key, row by row; its condition reads only the rows it finds.
     case 'inQuery': visitScalar(p.left, found); return;
-    // A lambda's elements are in its value table, indexed by record; the record's own fields are not read.
-    case 'lambda': case 'constant': return;
+    // Each record is tested against its elements in the value table: the page walks the table in its order.
+    case 'lambda': found.add(p.collection.name); return;
+    case 'constant': return;
   }
 }
 
