@@ -208,8 +208,9 @@ async function main(): Promise<void> {
     console.log(table);
     const database = o.database.startsWith('sqlite:') ? 'SQLite' : 'MariaDB';
     if (o.write) {
-      writeBenchSection(`unindexed-scans-${database.toLowerCase()}`, `${database}, ${o.listings} listings: {when}`,
-        `node dist/bench/unindexed-scans.js --listings ${o.listings}${database === 'SQLite' ? '' : ' --database mysql://…'}; Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}`, table);
+      const command = `node dist/bench/unindexed-scans.js --listings ${o.listings}${database === 'SQLite' ? '' : ` --database ${o.database.replace(/\/\/[^@/]*@/, '//…@')}`}`;
+      const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}`;
+      writeBenchSection(`unindexed-scans-${database.toLowerCase()}`, `${database}, ${o.listings} listings, ${machine}: {when}`, command, table);
     }
   } finally {
     child.kill('SIGTERM');

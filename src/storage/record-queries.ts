@@ -48,8 +48,8 @@ export class RecordQueries {
   constructor(private readonly knex: Knex, private readonly dialect: SqlDialect, private readonly table: string, private readonly key: string) {}
 
   /**
-   * One page of records; the sort columns are read too, for the keyset position of the last row. A `scan` (a
-   * filter or order on a field without an index) carries the dialect's guard first.
+   * One page of records; the sort columns are read too, for the keyset position of the last row. A `scan`
+   * (scans.ts) carries the dialect's guard first.
    */
   page(q: RecordQuery, scan = false): Statement {
     const conditions = both(q.where && this.filter(q.where), q.after && keysetAfter(this.dialect, q.orderBy, q.after));

@@ -5,6 +5,8 @@
  * an exclusive lock) is tried again on a timer, off the event loop, until the acquire timeout, and then fails
  * as DatabaseUnavailable (503). Reads go through a second connection and, in WAL mode, are not held up by
  * any writer. A damaged or foreign file (SQLITE_CORRUPT, SQLITE_NOTADB) is unavailable too, not an internal error.
+ * A scan, which may visit every row of a table, would hold the event loop for as long: it runs on a thread of its
+ * own instead (sqlite-scan-thread.ts).
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
