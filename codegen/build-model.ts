@@ -9,7 +9,7 @@ import type {
 } from '../src/model/service-model';
 import { RECORD_COLUMN } from '../src/model/service-model';
 import {
-  changeTimestampOf, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf, lookupNamesOf, parseCondition,
+  changeTimestampOf, checkUnindexed, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf, lookupNamesOf, parseCondition,
   relatedTimestampsOf,
 } from './build-policy';
 import { buildChangeLogs } from './build-change-log';
@@ -149,7 +149,8 @@ function fieldsOf(setDef: EntitySetDef, typeDef: EntityTypeDef): FieldSpec[] {
     if (p.ordersWhenFiltered && !(isFilterable && isSortable && element === 'Edm.DateTimeOffset' && !collection)) {
       throw new DictionaryError(`${typeDef.name}.${p.name}: OrdersWhenFiltered needs a filterable and sortable Edm.DateTimeOffset field`);
     }
-    const indexed = !collection && (isFilterable || isSortable || p.name === typeDef.key || p.name === timestamp);
+    const unindexed = setDef.unindexed?.includes(p.name) ?? false;
+    const indexed = !collection && !unindexed && (isFilterable || isSortable || p.name === typeDef.key || p.name === timestamp);
     checkIndexedLength(typeDef, p.name, indexed, element, p.maxLength);
     return compact({
       name: p.name,
@@ -161,13 +162,15 @@ function fieldsOf(setDef: EntitySetDef, typeDef: EntityTypeDef): FieldSpec[] {
       scale: p.scale,
       lookupName: p.lookupName,
       enumType: p.enumType,
-      column: indexed ? p.name : undefined,
+      column: indexed || unindexed ? p.name : undefined,
       filterable: isFilterable,
       sortable: isSortable,
+      unindexed: unindexed ? true as const : undefined,
       restricted: p.restricted,
       ordersWhenFiltered: p.ordersWhenFiltered ? true as const : undefined,
     });
   });
+  checkUnindexed(setDef, typeDef, fields, timestamp);
   const keyField = fields.find((f) => f.name === typeDef.key);
   if (!keyField || keyField.collection || !['Edm.String', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(keyField.type)) {
     throw new DictionaryError(`entity type ${typeDef.name}: key ${typeDef.key} must be a string or integer property`);
@@ -246,6 +249,9 @@ function indexJoinColumns(entitySets: BuiltEntitySet[]): void {
       if (i < 0) throw new DictionaryError(`${set.name}: navigation joins on unknown field ${name}`);
       const f = set.fields[i];
       if (f.collection) throw new DictionaryError(`${set.name}.${name}: a navigation cannot join on a collection field`);
+      if (f.unindexed && joins.has(name)) {
+        throw new DictionaryError(`${set.name}.${name}: listed in UnindexedProperties, but a navigation joins on it, which needs an index`);
+      }
       checkIndexedLength(set.typeDef, name, true, f.type, f.maxLength);
       if (f.column) continue;
       set.fields[i] = { ...f, column: name };
@@ -297,11 +303,42 @@ function tableOf(set: BuiltEntitySet): TableSpec {
       scale: f.type === 'Edm.Decimal' ? f.scale ?? 0 : undefined,
     }));
   columns.push({ name: RECORD_COLUMN, type: 'text', nullable: false });
+  const scanned = new Set(set.fields.filter((f) => f.unindexed).map((f) => f.column));
   const indexes = columns
-    .filter((c) => c.name !== set.key && c.name !== RECORD_COLUMN && !set.unindexedColumns?.has(c.name))
+    .filter((c) => c.name !== set.key && c.name !== RECORD_COLUMN && !set.unindexedColumns?.has(c.name) && !scanned.has(c.name))
     .map((c) => ({ name: indexName(set.table, c.name), columns: [c.name, set.key] }));
-  if (indexes.length > MAX_INDEXES) throw new DictionaryError(`${set.name}: ${indexes.length} indexed fields exceed the limit of ${MAX_INDEXES}`);
+  if (indexes.length > MAX_INDEXES) {
+    throw new DictionaryError(`${set.name}: ${indexes.length} indexed fields exceed the limit of ${MAX_INDEXES} `
+      + '(list the ones to be answered by a bounded scan instead in the set\'s Policy.UnindexedProperties)');
+  }
+  checkRowSize(set.name, columns);
   return { name: set.table, columns, primaryKey: set.key, indexes };
+}
+
+/**
+ * MariaDB's limit on what one row's declared columns may take, whatever the storage engine: 65,535 bytes, a
+ * VARCHAR(n) of utf8mb4 counting 4n bytes and its length prefix (dates and timestamps are VARCHAR(10) and (24)), a
+ * MEDIUMTEXT 11 (its text is stored apart). Past it, creating the table fails; the generator says so first.
+ */
+const MAX_ROW_BYTES = 65_535;
+const COLUMN_BYTES: Readonly<Record<ColumnType, number>> = { string: 0, integer: 8, decimal: 0, double: 8, boolean: 1, date: 41, timestamp: 97, text: 11 };
+
+function checkRowSize(set: string, columns: readonly ColumnSpec[]): void {
+  const bytes = columns.reduce((sum, c) => sum + columnBytes(c), 0);
+  if (bytes > MAX_ROW_BYTES) {
+    throw new DictionaryError(`${set}: its columns take ${bytes} bytes of a row, more than MariaDB's ${MAX_ROW_BYTES} `
+      + '(fewer filterable or sortable text fields, or shorter MaxLengths)');
+  }
+}
+
+function columnBytes(c: ColumnSpec): number {
+  if (c.type === 'string') {
+    const bytes = 4 * (c.length ?? DEFAULT_STRING_LENGTH);
+    return bytes + (bytes > 255 ? 2 : 1);
+  }
+  // DECIMAL(p): 4 bytes per 9 digits, each side of the point, rounded up.
+  if (c.type === 'decimal') return 4 * (Math.ceil(((c.precision ?? 18) - (c.scale ?? 0)) / 9) + Math.ceil((c.scale ?? 0) / 9));
+  return COLUMN_BYTES[c.type];
 }
 
 /**

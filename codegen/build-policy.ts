@@ -138,3 +138,20 @@ export function lookupNamesOf(typeDef: EntityTypeDef): string | undefined {
   }
   return tagged[0]?.name;
 }
+
+/**
+ * Policy.UnindexedProperties: fields answered without an index. Each must be a field of the set's type that a
+ * filter or an order may name, and a single value: a collection is answered from its value table, the key and the
+ * change timestamp carry every page's order, and a field whose filter orders by it must be read in that order.
+ */
+export function checkUnindexed(setDef: EntitySetDef, typeDef: EntityTypeDef, fields: readonly FieldSpec[], changeTimestamp: string): void {
+  for (const name of setDef.unindexed ?? []) {
+    const f = fields.find((x) => x.name === name);
+    const where = `entity set ${setDef.name}: UnindexedProperties names ${name}`;
+    if (!f) throw new DictionaryError(`${where}, which is not a field of ${typeDef.name}`);
+    if (f.collection) throw new DictionaryError(`${where}, a collection: a filterable collection is answered from its own value table`);
+    if (name === typeDef.key || name === changeTimestamp) throw new DictionaryError(`${where}, which orders every page and is always indexed`);
+    if (!f.filterable && !f.sortable) throw new DictionaryError(`${where}, which is neither filterable nor sortable: nothing would read it`);
+    if (f.ordersWhenFiltered) throw new DictionaryError(`${where}, whose filter orders by it (OrdersWhenFiltered): it needs its index`);
+  }
+}

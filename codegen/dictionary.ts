@@ -73,6 +73,8 @@ export interface EntitySetDef {
   skipSupported: boolean;
   /** Policy.PagedByTop. */
   pagedByTop: boolean;
+  /** Policy.UnindexedProperties: filterable or sortable fields given a column without an index; undefined when not stated. */
+  unindexed?: string[];
 }
 
 export interface EnumDef {
@@ -245,6 +247,7 @@ function readEntitySet(es: Node, notes: Annotations, containerSkip: boolean): En
     changeLogOf: notes.string(es, `${POLICY}.ChangeLogOf`),
     skipSupported: notes.tag(es, SKIP_SUPPORTED) ?? containerSkip,
     pagedByTop: notes.tag(es, `${POLICY}.PagedByTop`) ?? false,
+    unindexed: pathCollection(notes.one(es, `${POLICY}.UnindexedProperties`)),
   };
 }
 
@@ -258,7 +261,12 @@ function optionalInt(v: string | undefined): number | undefined {
 function propertyPaths(a: Node | undefined, property: string): string[] | undefined {
   if (!a) return undefined;
   const pv = ((a.Record?.PropertyValue ?? []) as Node[]).find((p) => p['@Property'] === property);
-  if (!pv) return [];
-  const paths = (pv.Collection?.PropertyPath ?? []) as (string | Node)[];
+  return pv ? pathCollection(pv) : [];
+}
+
+/** The paths of a `<Collection>` of `<PropertyPath>`s under `n` (an annotation or a property value). */
+function pathCollection(n: Node | undefined): string[] | undefined {
+  if (!n) return undefined;
+  const paths = (n.Collection?.PropertyPath ?? []) as (string | Node)[];
   return paths.map((p) => (typeof p === 'string' ? p : p['#text']).trim());
 }

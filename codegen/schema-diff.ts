@@ -141,7 +141,7 @@ function fieldChanges(old: SetShape, set: SetShape, changes: string[], notices: 
       changes.push(`${name}: ${facets.join(', ')}; every stored value is converted (a record whose value changes moves its ModificationTimestamp), `
         + 'or the start is refused, naming the records whose values cannot take the change');
     }
-    if (was.filterable !== f.filterable || was.sortable !== f.sortable) changes.push(`${name}: ${capabilities(was)} → ${capabilities(f)}`);
+    if (capabilities(was) !== capabilities(f)) changes.push(`${name}: ${capabilities(was)} → ${capabilities(f)}`);
   }
   const kept = new Set(set.fields.map((f) => f.name));
   for (const was of old.fields) {
@@ -152,9 +152,10 @@ function fieldChanges(old: SetShape, set: SetShape, changes: string[], notices: 
 }
 
 function capabilities(f: FieldShape): string {
-  if (f.filterable && f.sortable) return 'filterable and sortable';
-  if (f.filterable) return 'filterable, not sortable';
-  return f.sortable ? 'sortable, not filterable' : 'neither filterable nor sortable';
+  const index = f.unindexed ? ' without an index (answered by a bounded scan)' : '';
+  if (f.filterable && f.sortable) return `filterable and sortable${index}`;
+  if (f.filterable) return `filterable, not sortable${index}`;
+  return f.sortable ? `sortable, not filterable${index}` : 'neither filterable nor sortable';
 }
 
 function facetChanges(was: FieldShape, f: FieldShape): string[] {

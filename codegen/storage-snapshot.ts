@@ -21,6 +21,7 @@ export function snapshotOf(model: BuiltModel, generatedBy: string, migration: st
       fields: s.fields.map((f): FieldShape => compact({
         name: f.name, type: f.type, collection: f.collection, nullable: f.nullable, maxLength: f.maxLength,
         precision: f.precision, scale: f.scale, lookupName: f.lookupName, filterable: f.filterable, sortable: f.sortable,
+        unindexed: f.unindexed,
       })),
     })),
     lookups: model.lookups.map((l) => ({ name: l.name, values: l.values.map((v) => v.value) })),

@@ -38,6 +38,7 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   FieldRestricted: ['OwnerName', '$orderby', 'Property', 'ListingKey, ModificationTimestamp'],
   FieldNotFilterable: ['City', 'Property', 'ListingKey, MlsStatus'],
   FieldNotSortable: ['City', 'Property', 'ListingKey, ModificationTimestamp'],
+  ScanLimitExceeded: [['ListPrice'], 'Property', 2500],
   NotACondition: ["'x'", true],
   NotAValue: ['compare expression'],
   TypeMismatch: ['string', 'integer', 'literal 3'],

@@ -24,6 +24,9 @@ function edit(from: string | RegExp, to: string): string {
 
 const PROPERTY_OF_PARENT = '<Property Name="Status" Type="Edm.String" MaxLength="25"/>';
 const CHILD_POSITION = '<Property Name="Position" Type="Edm.Int32"/>';
+const UNINDEXED = (...fields: string[]) =>
+  `<Annotation Term="Policy.UnindexedProperties">\n            <Collection>\n${fields.map((f) => `              <PropertyPath>${f}</PropertyPath>\n`).join('')}            </Collection>\n          </Annotation>`;
+const UNINDEXED_OF_PARENT = UNINDEXED('Rating');
 const LOOKUP = (members: string) => `<EnumType Name="Colour">${members}</EnumType>`;
 const STANDARD_NAMED = (name: string, standardName: string) =>
   `<Member Name="${name}" Value="1"><Annotation Term="RESO.OData.Metadata.StandardName" String="${standardName}"/></Member>`;
@@ -114,7 +117,46 @@ const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
   {
     rule: 'a table has at most 60 indexes',
     dictionary: () => edit(PROPERTY_OF_PARENT, PROPERTY_OF_PARENT + Array.from({ length: 58 }, (_, i) => `<Property Name="F${i}" Type="Edm.Int32"/>`).join('')),
-    error: /^Parent: 61 indexed fields exceed the limit of 60$/,
+    error: /^Parent: 61 indexed fields exceed the limit of 60 \(list the ones to be answered by a bounded scan instead in the set's Policy\.UnindexedProperties\)$/,
+  },
+  // Fields answered without an index (Policy.UnindexedProperties, codegen/build-policy.ts)
+  {
+    rule: 'fields answered without an index are fields of the set',
+    dictionary: () => edit(UNINDEXED_OF_PARENT, UNINDEXED('Rating', 'Colour')),
+    error: /^entity set Parent: UnindexedProperties names Colour, which is not a field of Parent$/,
+  },
+  {
+    rule: 'a collection is answered from its value table, not without an index',
+    dictionary: () => edit(UNINDEXED_OF_PARENT, UNINDEXED('Tags')),
+    error: /^entity set Parent: UnindexedProperties names Tags, a collection: a filterable collection is answered from its own value table$/,
+  },
+  {
+    rule: 'the key and the change timestamp keep their indexes',
+    dictionary: () => edit(UNINDEXED_OF_PARENT, UNINDEXED('ModificationTimestamp')),
+    error: /^entity set Parent: UnindexedProperties names ModificationTimestamp, which orders every page and is always indexed$/,
+  },
+  {
+    rule: 'a field answered without an index is filterable or sortable',
+    dictionary: () => edit(UNINDEXED_OF_PARENT, UNINDEXED('Secret')),
+    error: /^entity set Parent: UnindexedProperties names Secret, which is neither filterable nor sortable: nothing would read it$/,
+  },
+  {
+    rule: 'a field whose filter orders by it keeps its index',
+    dictionary: () => edit(PROPERTY_OF_PARENT, `${PROPERTY_OF_PARENT}<Property Name="Seen" Type="Edm.DateTimeOffset"><Annotation Term="Policy.OrdersWhenFiltered"/></Property>`)
+      .replace(UNINDEXED_OF_PARENT, UNINDEXED('Seen')),
+    error: /^entity set Parent: UnindexedProperties names Seen, whose filter orders by it \(OrdersWhenFiltered\): it needs its index$/,
+  },
+  {
+    rule: 'a field navigations join on keeps its index',
+    dictionary: () => edit('<PropertyPath>ParentKey</PropertyPath>', '')
+      .replace('<NavigationPropertyBinding Path="Parent" Target="Parent"/>', `<NavigationPropertyBinding Path="Parent" Target="Parent"/>${UNINDEXED('ParentKey')}`),
+    error: /^Child\.ParentKey: listed in UnindexedProperties, but a navigation joins on it, which needs an index$/,
+  },
+  {
+    rule: "a table's columns fit in a MariaDB row",
+    dictionary: () => edit(PROPERTY_OF_PARENT, PROPERTY_OF_PARENT + Array.from({ length: 17 }, (_, i) => `<Property Name="Text${i}" Type="Edm.String" MaxLength="1000"/>`).join(''))
+      .replace(UNINDEXED_OF_PARENT, UNINDEXED('Rating', ...Array.from({ length: 17 }, (_, i) => `Text${i}`))),
+    error: /^Parent: its columns take 68\d\d\d bytes of a row, more than MariaDB's 65535 \(fewer filterable or sortable text fields, or shorter MaxLengths\)$/,
   },
   // Licence policy: which fields name another set's fields and lookups (codegen/build-policy.ts)
   {

@@ -31,6 +31,12 @@ export const FIELD_ERRORS = defineErrors({
       `${field} cannot be ordered by (it is not indexed). ${set} can be ordered by: ${sortable}`,
     target: (field: string) => field,
   },
+  ScanLimitExceeded: {
+    message: (fields: readonly string[], set: string, ms: number) =>
+      `answering this query on ${fields.join(', ')} meant scanning ${set}, which took longer than the ${ms} ms this service allows `
+      + 'one statement. Add a condition on an indexed field to narrow it',
+    target: (fields: readonly string[]) => fields[0],
+  },
 });
 
 export const FILTER_ERRORS = defineErrors({

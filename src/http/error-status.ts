@@ -41,12 +41,13 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   SkipTokenInvalid: { status: 400 },
   ScopeChanged: { status: 400 },
   EventSequenceExpired: { status: 400 },
-  // Fields: unknown is a client mistake, restricted or unlicensed is forbidden, not indexed is not implemented (spec §7)
+  // Fields: unknown is a client mistake, restricted or unlicensed is forbidden, not indexed (or past its scan's bound) is not implemented (spec §7)
   FieldNotFound: { status: 400 },
   FieldHasNoMembers: { status: 400 },
   FieldRestricted: { status: 403 },
   FieldNotFilterable: { status: 501 },
   FieldNotSortable: { status: 501 },
+  ScanLimitExceeded: { status: 501 },
   // $filter expressions
   NotACondition: { status: 400 },
   NotAValue: { status: 400 },

@@ -1,7 +1,7 @@
 /** The metadata document as CSDL JSON (OData 4.01), members in the order the XML states them. */
 import type { FieldSpec, NavigationPropertySpec } from '../model/service-model';
-import { LOOKUP_NAME_TERM } from './terms';
-import { type MetadataView, type SetView } from './render-metadata';
+import { LOOKUP_NAME_TERM, UNINDEXED_TERM } from './terms';
+import { declaresUnindexed, type MetadataView, type SetView } from './render-metadata';
 
 const VOCABULARIES = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies';
 
@@ -21,6 +21,7 @@ export function metadataJson(view: MetadataView): string {
     [view.namespace]: { ...(core ? { '@Core.Description': view.metadataHeader } : {}), ...schema },
     // A term's type defaults to Edm.String in CSDL JSON.
     ...(lookupNames ? { [LOOKUP_NAME_TERM.namespace]: { [LOOKUP_NAME_TERM.name]: { $Kind: 'Term' } } } : {}),
+    ...(declaresUnindexed(view) ? { [UNINDEXED_TERM.namespace]: { [UNINDEXED_TERM.name]: unindexedTerm() } } : {}),
     $EntityContainer: `${view.namespace}.${view.containerName}`,
     $Reference: {
       [`${VOCABULARIES}/Org.OData.Core.V1.json`]: { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },
@@ -73,6 +74,7 @@ function capabilitiesOf(set: SetView): Json {
   const out: Json = {};
   out['@Capabilities.FilterRestrictions'] = { NonFilterableProperties: set.nonFilterable };
   out['@Capabilities.SortRestrictions'] = { NonSortableProperties: set.nonSortable };
+  if (set.unindexed.length > 0) out[`@${UNINDEXED_TERM.qualified}`] = set.unindexed;
   if (set.nonExpandable.length > 0) out['@Capabilities.ExpandRestrictions'] = { NonExpandableProperties: set.nonExpandable };
   if (set.nonNavigable.length > 0) {
     out['@Capabilities.NavigationRestrictions'] = {
@@ -84,4 +86,8 @@ function capabilitiesOf(set: SetView): Json {
   out['@Capabilities.UpdateRestrictions'] = { Updatable: false };
   out['@Capabilities.DeleteRestrictions'] = { Deletable: false };
   return out;
+}
+
+function unindexedTerm(): Json {
+  return { $Kind: 'Term', $Collection: true, $Type: 'Edm.PropertyPath', $AppliesTo: ['EntitySet'], '@Core.Description': UNINDEXED_TERM.description };
 }

@@ -7,22 +7,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Handlebars from 'handlebars';
-import { LOOKUP_NAME_TERM } from './terms';
-import { type CsdlVersion, type MetadataView } from './render-metadata';
+import { LOOKUP_NAME_TERM, UNINDEXED_TERM } from './terms';
+import { declaresUnindexed, type CsdlVersion, type MetadataView } from './render-metadata';
 
 export const METADATA_TEMPLATE = join(__dirname, 'templates', 'metadata.xml.hbs');
 
-/** What the template reads: the view, the version the document declares, and the lookup term it declares (if used). */
+/** What the template reads: the view, the version the document declares, and the terms it declares (if used). */
 interface TemplateInput extends MetadataView {
   readonly version: CsdlVersion;
   readonly lookupNameTerm: typeof LOOKUP_NAME_TERM | false;
+  /** Declared only when a set states unindexed fields. */
+  readonly unindexedTerm: typeof UNINDEXED_TERM | false;
 }
 
 let template: Handlebars.TemplateDelegate<TemplateInput> | undefined;
 
 export function metadataXml(view: MetadataView, version: CsdlVersion): string {
   template ??= compileTemplate();
-  return template({ ...view, version, lookupNameTerm: view.annotations.lookupNames && LOOKUP_NAME_TERM });
+  return template({ ...view, version, lookupNameTerm: view.annotations.lookupNames && LOOKUP_NAME_TERM, unindexedTerm: declaresUnindexed(view) && UNINDEXED_TERM });
 }
 
 /**

@@ -4,7 +4,9 @@
  * It states what the runtime enforces, in the Capabilities vocabulary: filterable and sortable fields, $skip
  * support, navigations that can be expanded or followed, no batch, and no insert, update or delete (the
  * service is read-only), so generated clients offer only what works. The dictionary's own policy terms are
- * not part of the model and so never published.
+ * not part of the model and so never published, but for the one a client must know to query well: the fields
+ * filtered and ordered without an index (Policy.UnindexedProperties), stated with the term declared in the
+ * document, and only where a set has such fields.
  */
 import type { EntitySetSpec, FieldSpec, NavigationSpec, ServiceModel } from '../model/service-model';
 import { metadataJson } from './metadata-json';
@@ -44,6 +46,8 @@ export interface SetView extends MetadataSet {
   readonly typeName: string;
   readonly nonFilterable: readonly string[];
   readonly nonSortable: readonly string[];
+  /** Filterable or sortable fields answered without an index (by a bounded scan). */
+  readonly unindexed: readonly string[];
   /** Declared navigation properties the service does not expand. */
   readonly nonExpandable: readonly string[];
   /** Declared navigation properties the service does not follow as a path either. */
@@ -60,6 +64,11 @@ const NO_MASK: FieldMask = new Map();
 
 export { LOOKUP_NAME_TERM } from './terms';
 
+
+/** Whether any set of the view has fields answered without an index: only then is the term declared. */
+export function declaresUnindexed(view: MetadataView): boolean {
+  return view.entitySets.some((s) => s.unindexed.length > 0);
+}
 
 /** The documents as published (the XML in the default version), or as a client sees them with `hidden` left out. */
 export function renderMetadata(model: MetadataModel, hidden: FieldMask = NO_MASK): MetadataDocuments {
@@ -132,6 +141,7 @@ function viewOf(model: MetadataModel, hidden: FieldMask, annotations: Annotation
         nonSortable: fields.filter((f) => !f.sortable).map((f) => f.name),
         nonExpandable: declaredExcept(set, (n) => n.followable),
         nonNavigable: declaredExcept(set, (n) => n.followable || n.navigable),
+        unindexed: fields.filter((f) => f.unindexed).map((f) => f.name),
       };
     }),
   };

@@ -23,8 +23,12 @@ export interface DictionaryMigration {
   readonly steps: (knex: Knex, storage: MigrationStorage) => Knex.SchemaBuilder[];
 }
 
-/** A field as it shapes stored records: what a migration compares to decide what the records must undergo. */
-export type FieldShape = Pick<FieldSpec, 'name' | 'type' | 'collection' | 'nullable' | 'maxLength' | 'precision' | 'scale' | 'lookupName' | 'filterable' | 'sortable'>;
+/**
+ * A field as it shapes stored records: what a migration compares to decide what the records must undergo;
+ * `unindexed`: filterable or sortable without an index (Policy.UnindexedProperties).
+ */
+export type FieldShape = Pick<FieldSpec, 'name' | 'type' | 'collection' | 'nullable' | 'maxLength' | 'precision' | 'scale' | 'lookupName' | 'filterable' | 'sortable'>
+  & { readonly unindexed?: true };
 
 /** The storage a dictionary gives, as the generator keeps it beside its migrations (`generated/migrations/schema.json`). */
 export interface StorageSnapshot {

@@ -45,6 +45,11 @@ export interface FieldSpec {
   readonly valueTable?: string;
   readonly filterable: boolean;
   readonly sortable: boolean;
+  /**
+   * Filterable or sortable with a column but no index (the set's Policy.UnindexedProperties): a filter or order on
+   * it is answered by scanning the set's table, which storage bounds by the statement timeout (ScanLimitExceeded).
+   */
+  readonly unindexed?: true;
   /** Refused with 403 in $filter and $orderby (sensitive fields). */
   readonly restricted: boolean;
   /** A filter on this field orders the result by it (spec sorting rules 2 and 3). */

@@ -32,6 +32,13 @@ export interface Database extends Executor {
   /** Where the data lives, without credentials; for logs. */
   readonly description: string;
   /**
+   * A read whose statement may visit every row of its table (a filter or order on a field without an index:
+   * scans.ts), run apart from the other reads so that it holds none of them up, and stopped at the statement
+   * timeout (ScanTimedOut): on SQLite on a thread of its own (sqlite-scan-thread.ts), on MariaDB/MySQL on at most
+   * SCAN_CONNECTIONS of the pool's connections at once. The statement carries the dialect's scan guard.
+   */
+  scan(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /**
    * Runs `fn` in one write transaction. Writers are serialised, so at most one of this process runs at a time. A
    * transaction that loses a conflict with another (a deadlock; on a Galera cluster, another node's commit on the
    * same rows) is run again from its start, so `fn` keeps no state outside itself until it returns (conflicts.ts).

@@ -61,3 +61,45 @@ export class WriterQueue {
     return started.then((t) => t!.result);
   }
 }
+
+/**
+ * At most `size` pieces of work at once (scans, each on a connection or thread of its own); one more waits for a
+ * place until its deadline, then gives up with DatabaseUnavailable (503), as a wait for a pooled connection does.
+ */
+export class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly size: number, private readonly what: string) {
+    this.free = size;
+  }
+
+  async run<T>(deadline: Deadline, fn: () => Promise<T>): Promise<T> {
+    await this.take(deadline);
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+
+  private take(deadline: Deadline): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const handOver = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(handOver), 1);
+        reject(new DatabaseUnavailable(`all ${this.size} ${this.what} were busy`));
+      }, deadline.remaining());
+      this.waiting.push(handOver);
+    });
+  }
+}

@@ -71,6 +71,15 @@ export abstract class SqlDialect {
   }
 
   /**
+   * The condition a scan's statement (Database.scan) puts before its own, evaluated on every row the scan visits:
+   * on SQLite, which has no statement time limit, a function of the scan thread's that stops the statement at its
+   * deadline; none where the server stops statements itself (MariaDB's max_statement_time).
+   */
+  scanGuard(): Fragment | undefined {
+    return undefined;
+  }
+
+  /**
    * A query whose row's `t` is the database's own clock in whole milliseconds since the Unix epoch: the one
    * clock every writer shares, whatever its host's clock says (ModificationTimestamps come from it).
    */

@@ -23,6 +23,24 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
+/**
+ * A scan (a read whose statement may visit every row: a filter or order on a field without an index) ran past the
+ * time one statement is given, and was stopped: by MariaDB's max_statement_time (MySQL's max_execution_time), or on
+ * SQLite by the scan thread's deadline. Not a fault of the database: the same query would take as long again.
+ */
+export class ScanTimedOut extends Error {
+  constructor(readonly ms: number) {
+    super(`the scan took longer than ${ms} ms`);
+  }
+}
+
+/** Server error numbers of a statement stopped at its time limit (MariaDB 1969, MySQL 3024). */
+export function isStatementTimeout(e: unknown): boolean {
+  const cause = e instanceof DatabaseUnavailable ? e.cause : e;
+  const errno = (cause as { errno?: unknown } | undefined)?.errno;
+  return typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno);
+}
+
 /** The folder of DATABASE_URL's SQLite file does not exist (only the default data/ folder is created). */
 export class DatabaseFolderMissing extends Error {
   constructor(readonly file: string, readonly folder: string) {

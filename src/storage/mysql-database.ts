@@ -11,15 +11,20 @@
 import type { PoolConnection } from 'mysql2';
 import * as mysql from 'mysql2/promise';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type PoolStats, type Row } from './database';
-import { Deadline, type DatabaseTimeouts, within, WriterQueue } from './deadline';
+import { Deadline, type DatabaseTimeouts, Slots, within, WriterQueue } from './deadline';
 import { ConflictCounts, retryingConflicts } from './conflicts';
-import { classify, DatabaseUnavailable } from './errors';
+import { classify, DatabaseUnavailable, isStatementTimeout, ScanTimedOut } from './errors';
 import { mysqlDialect, NO_PAD_BINARY_COLLATION } from './mysql-dialect';
 import type { Knex } from './query-builder';
 import { mysqlSchemaKnex } from './schema-knex';
 import { sqlBuilder } from './query-builder';
 
 const POOL_SIZE = 8;
+/**
+ * Scans (Database.scan) at once per process: each may hold a connection up to the statement timeout, so they get at
+ * most a quarter of the pool, and every other read still finds one.
+ */
+export const SCAN_CONNECTIONS = 2;
 /** How much later than the server's own limit a statement's answer is awaited before the server counts as stalled. */
 const STALL_GRACE_MS = 250;
 
@@ -41,6 +46,7 @@ export class MysqlDatabase implements Database {
   private readonly pool: mysql.Pool;
   private readonly writers = new WriterQueue();
   private readonly conflictCounts: ConflictCounts = { conflicts: 0, recovered: 0, exhausted: 0 };
+  private readonly scans = new Slots(SCAN_CONNECTIONS, 'scan connections');
   /** Every connection open, so that closing never waits on one a stalled server holds. */
   private readonly open = new Set<CoreConnection>();
 
@@ -127,6 +133,13 @@ export class MysqlDatabase implements Database {
     } finally {
       conn.release();
     }
+  }
+
+  /** A read on one of the scan slots; the server's statement limit stopping it is the scan's bound, not an outage. */
+  scan(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    return this.scans.run(new Deadline(this.timeouts.acquireMs), () => this.all(sql, params).catch((e: unknown) => {
+      throw isStatementTimeout(e) ? new ScanTimedOut(this.timeouts.statementMs) : e;
+    }));
   }
 
   /** A statement on its own is a transaction of its own: one that loses a conflict runs again (conflicts.ts). */

@@ -37,6 +37,10 @@ class OpenOnUse implements Database {
     return this.database().all(sql, params);
   }
 
+  async scan(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+    return this.database().scan(sql, params);
+  }
+
   async run(sql: string, params?: readonly unknown[]): Promise<void> {
     return this.database().run(sql, params);
   }

@@ -47,9 +47,13 @@ export class RecordQueries {
 
   constructor(private readonly knex: Knex, private readonly dialect: SqlDialect, private readonly table: string, private readonly key: string) {}
 
-  /** One page of records; the sort columns are read too, for the keyset position of the last row. */
-  page(q: RecordQuery): Statement {
-    const where = both(q.where && this.filter(q.where), q.after && keysetAfter(this.dialect, q.orderBy, q.after));
+  /**
+   * One page of records; the sort columns are read too, for the keyset position of the last row. A `scan`
+   * (scans.ts) carries the dialect's guard first.
+   */
+  page(q: RecordQuery, scan = false): Statement {
+    const conditions = both(q.where && this.filter(q.where), q.after && keysetAfter(this.dialect, q.orderBy, q.after));
+    const where = this.guarded(conditions, scan);
     const columns = [...new Set([...q.projection.columns, ...q.orderBy.map((o) => o.column)])];
     const order = orderOf(q.orderBy);
     const params = [...(where?.params ?? []), q.limit, ...(q.offset ? [q.offset] : [])];
@@ -61,8 +65,8 @@ export class RecordQueries {
     });
   }
 
-  count(where?: BoundPredicate): Statement {
-    const condition = where && this.filter(where);
+  count(where?: BoundPredicate, scan = false): Statement {
+    const condition = this.guarded(where && this.filter(where), scan);
     return this.shapes.statement(shapeKey('count', condition?.sql ?? ''), condition?.params ?? [], () => {
       const s = this.knex(this.table).count({ n: '*' });
       return condition ? s.whereRaw(condition.sql, bindings(condition)) : s;
@@ -100,6 +104,13 @@ export class RecordQueries {
 
   private filter(p: BoundPredicate): Fragment {
     return compileFilter(p, this.dialect, this.table);
+  }
+
+  /** The guard before the conditions of a scan, as a term of its own: the planner still finds the conditions' indexes. */
+  private guarded(conditions: Fragment | undefined, scan: boolean): Fragment | undefined {
+    const guard = scan ? this.dialect.scanGuard() : undefined;
+    if (!guard) return conditions;
+    return conditions ? fragment`${guard} AND (${conditions})` : guard;
   }
 }
 

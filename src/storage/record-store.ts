@@ -11,6 +11,8 @@ import type { Database, Executor } from './database';
 import { EncodedRecord, recordEncoder, RecordEncoder } from './record-codec';
 import { PARENT, RecordQueries, RecordQuery, RelatedQuery } from './record-queries';
 import { compile, Knex, ShapeCache, shapeKey, Statement } from './query-builder';
+import { ScanTimedOut } from './errors';
+import { scannedFields } from './scans';
 import { ValueTableWriter } from './value-tables';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
@@ -69,12 +71,14 @@ export class RecordStore {
   }
 
   async count(where?: BoundPredicate): Promise<number> {
-    return Number((await this.read(this.queries.count(where)))[0].n);
+    const scanned = scannedFields(where);
+    return Number((await this.read(this.queries.count(where, scanned.length > 0), scanned))[0].n);
   }
 
   /** Records matching a bound filter after a keyset position, in a bound order, as JSON texts with their sort values. */
   async query(q: RecordQuery): Promise<RecordPage> {
-    const rows = await this.read(this.queries.page(q));
+    const scanned = scannedFields(q.where, q.orderBy);
+    const rows = await this.read(this.queries.page(q, scanned.length > 0), scanned);
     const orderColumns = q.orderBy.map((o) => o.column);
     return {
       records: rows.map(q.projection.json),
@@ -202,11 +206,16 @@ export class RecordStore {
   /**
    * A read, refused when it carries more values than the database binds: long in (…) lists cost one parameter
    * (value-list.ts), but a filter may still chain more comparisons than that (at FILTER_MAX_LENGTH, tens of thousands).
+   * `scanned`: the fields that make the statement a scan (scans.ts).
    */
-  private read(q: Statement) {
+  private read(q: Statement, scanned: readonly string[] = []) {
     const limit = this.db.dialect.maxParams;
     if (q.params.length > limit) return Promise.reject(Errors.FilterTooComplex(q.params.length, limit));
-    return this.db.all(q.sql, q.params);
+    if (scanned.length === 0) return this.db.all(q.sql, q.params);
+    // A filter or order on fields without an index, or a lambda: a scan, bounded (Database.scan); past it, the spec's 501.
+    return this.db.scan(q.sql, q.params).catch((e: unknown) => {
+      throw e instanceof ScanTimedOut ? Errors.ScanLimitExceeded(scanned, this.set.name, e.ms) : e;
+    });
   }
 }
 

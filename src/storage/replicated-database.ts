@@ -65,6 +65,11 @@ export class ReplicatedDatabase implements Database {
     return undefined;
   }
 
+  /** Scans (filters on fields without an index) keep the primary's bounded scan slots: few, and rare. */
+  scan(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+    return this.primary.scan(sql, params);
+  }
+
   run(sql: string, params?: readonly unknown[]): Promise<void> {
     return this.primary.run(sql, params);
   }

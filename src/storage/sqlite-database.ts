@@ -5,15 +5,19 @@
  * an exclusive lock) is tried again on a timer, off the event loop, until the acquire timeout, and then fails
  * as DatabaseUnavailable (503). Reads go through a second connection and, in WAL mode, are not held up by
  * any writer. A damaged or foreign file (SQLITE_CORRUPT, SQLITE_NOTADB) is unavailable too, not an internal error.
+ * A scan, which may visit every row of a table, would hold the event loop for as long: it runs on a thread of its
+ * own instead (sqlite-scan-thread.ts).
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type Row } from './database';
 import { Deadline, type DatabaseTimeouts, WriterQueue } from './deadline';
-import { classify, DatabaseUnavailable, isBusy } from './errors';
+import { classify, DatabaseUnavailable, isBusy, ScanTimedOut } from './errors';
 import type { Knex } from './query-builder';
 import { sqliteSchemaKnex } from './schema-knex';
 import { sqliteDialect } from './sqlite-dialect';
+import { registerFunctions, ScanClock, ScanDeadlinePassed } from './sqlite-functions';
+import { SqliteScanThreads } from './sqlite-scan-thread';
 import { sqlBuilder } from './query-builder';
 
 /**
@@ -39,6 +43,8 @@ export class SqliteDatabase implements Database {
   private readonly readCache: StatementCache = new LRUCache({ max: STATEMENT_CACHE_SIZE });
   private readonly writeCache: StatementCache = new LRUCache({ max: STATEMENT_CACHE_SIZE });
   private readonly writers = new WriterQueue();
+  private readonly scanClock = new ScanClock();
+  private readonly scanThreads?: SqliteScanThreads;
 
   constructor(path: string, private readonly timeouts: DatabaseTimeouts) {
     this.description = `sqlite:${path}`;
@@ -47,11 +53,9 @@ export class SqliteDatabase implements Database {
       this.writer.pragma('journal_mode = WAL');
       this.writer.pragma('synchronous = NORMAL');
       this.reader = path === ':memory:' ? this.writer : new BetterSqlite3(path, { timeout: BUSY_WAIT_MS });
-      for (const db of new Set([this.reader, this.writer])) {
-        // OData's tolower/toupper follow Unicode; SQLite's lower/upper change ASCII letters only.
-        db.function('odata_tolower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
-        db.function('odata_toupper', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : v));
-      }
+      for (const db of new Set([this.reader, this.writer])) registerFunctions(db, this.scanClock);
+      // An in-memory database is one connection's alone: its scans run on it, blocking, but still bounded.
+      this.scanThreads = path === ':memory:' ? undefined : new SqliteScanThreads({ path, busyMs: BUSY_WAIT_MS }, timeouts);
     } catch (e) {
       // A locked or damaged file fails here; leave no file handle behind for the next attempt to open it.
       const opened = this as unknown as Partial<Record<'reader' | 'writer', BetterSqlite3.Database>>;
@@ -71,6 +75,18 @@ export class SqliteDatabase implements Database {
 
   all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
     return this.unlocked(new Deadline(this.timeouts.acquireMs), () => this.statement(this.reader, this.readCache, sql).all(...params) as Row[]);
+  }
+
+  scan(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    if (this.scanThreads) return this.scanThreads.all(sql, params);
+    const ms = this.timeouts.statementMs;
+    return this.unlocked(new Deadline(this.timeouts.acquireMs), () => {
+      try {
+        return this.scanClock.within(ms, () => this.statement(this.reader, this.readCache, sql).all(...params) as Row[]);
+      } catch (e) {
+        throw e instanceof ScanDeadlinePassed ? new ScanTimedOut(ms) : e;
+      }
+    });
   }
 
   async run(sql: string, params: readonly unknown[] = []): Promise<void> {
@@ -139,6 +155,7 @@ export class SqliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
+    await this.scanThreads?.close();
     if (this.reader !== this.writer) this.reader.close();
     this.writer.close();
   }

@@ -5,6 +5,7 @@
  */
 import { SqlDialect } from './dialect';
 import { join, param, raw, Fragment, fragment } from './fragment';
+import { SCAN_GUARD } from './sqlite-functions';
 
 /** SQLITE_MAX_VARIABLE_NUMBER since SQLite 3.32. */
 const MAX_PARAMS = 32766;
@@ -51,12 +52,10 @@ class SqliteDialect extends SqlDialect {
     return `excluded.${this.id(column).sql}`;
   }
 
-
-
-
-
-
-
+  /** Registered by the scan thread (sqlite-scan-thread.ts): not deterministic, so evaluated on every row visited. */
+  scanGuard(): Fragment {
+    return raw(`${SCAN_GUARD}()`);
+  }
 
   /** Every writer of one SQLite file runs on its host, so the host's clock, read by SQLite (millisecond 'subsec'). */
   clockMillis(): Fragment {

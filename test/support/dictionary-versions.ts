@@ -107,3 +107,14 @@ export function removeLookupValue(xml: string, lookup: string, member: string): 
 export function addField(xml: string, type: string, declaration: string): string {
   return within(xml, 'EntityType', type, (text) => text.replace(/(\n\s*<NavigationProperty|\n\s*<\/EntityType>)/, `\n        ${declaration}$1`));
 }
+
+/**
+ * Makes fields of a set filterable and sortable without an index: out of its NonFilterable and NonSortable lists,
+ * and into a Policy.UnindexedProperties annotation on the set.
+ */
+export function makeUnindexed(xml: string, set: string, fields: readonly string[]): string {
+  const queryable = fields.reduce((x, f) => makeQueryable(x, set, f), xml);
+  const paths = fields.map((f) => `\n              <PropertyPath>${f}</PropertyPath>`).join('');
+  return within(queryable, 'EntitySet', set, (text) => text.replace(/\n(\s*)<\/EntitySet>$/,
+    `\n          <Annotation Term="Policy.UnindexedProperties">\n            <Collection>${paths}\n            </Collection>\n          </Annotation>\n$1</EntitySet>`));
+}
