@@ -28,10 +28,10 @@ Exit codes: 0 done, 1 failure, 2 usage or configuration, 3 database, 4 port, 5 b
 
 /**
  * The service as configured, its start-up work done, for commands other than serve (they never charge, but
- * usage applies journals).
+ * usage applies journals), their statements bounded by DB_BATCH_STATEMENT_TIMEOUT_MS.
  */
 async function openService(config: Config, opening: ServiceOpening = {}): Promise<ListingService> {
-  const db = openDatabase(config.databaseUrl, config.databaseTimeouts, config.topology);
+  const db = openDatabase(config.databaseUrl, { ...config.databaseTimeouts, statementMs: config.batchStatementMs }, config.topology);
   const service = new ListingService(serviceModel, db, { usage: usageOptions(config, log), log: opening.log });
   try {
     if (opening.prepare !== false) await service.prepare();

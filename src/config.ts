@@ -42,6 +42,11 @@ export interface Config extends OperationConfig {
   usageApplyMs: number;
   /** The longest waits for the database (README "Timeouts"); past them a request gets 503. */
   databaseTimeouts: DatabaseTimeouts;
+  /**
+   * The statement bound for the commands other than serve (ingest, seed, migrate, usage, clients): batch work no
+   * HTTP client waits on, whose large transactions may wait longer to commit (on a cluster, behind the others').
+   */
+  batchStatementMs: number;
   /** Webhook delivery (src/webhooks/): events per POST, failures before a pause, a POST's timeout, how often due subscriptions are looked for. */
   webhooks: WebhookSettings;
   /** How long the change log (EntityEvent) keeps events: days since commit, and at most a count. */
@@ -102,6 +107,7 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
       acquireMs: intSetting(env, 'DB_ACQUIRE_TIMEOUT_MS', DEFAULT_TIMEOUTS.acquireMs, 10, 600_000),
       statementMs: intSetting(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_TIMEOUTS.statementMs, 100, 3_600_000),
     },
+    batchStatementMs: intSetting(env, 'DB_BATCH_STATEMENT_TIMEOUT_MS', 60_000, 100, 3_600_000),
     webhooks: {
       batchSize: intSetting(env, 'WEBHOOK_BATCH_SIZE', 100, 1, 10_000),
       maxFailures: intSetting(env, 'WEBHOOK_MAX_FAILURES', 10, 1, 1000),

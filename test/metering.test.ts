@@ -397,7 +397,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const { ids, tokens } = await scriptedClients();
     const begun = await usageNow();
     let want = begun;
-    const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY });
+    const second = await startTestServer(serviceModel, db.instanceUrl(1), { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY });
     try {
       const sent = await run(script(new Prng(4242), data, CLIENTS, 600), tokens, [server.url, second.url], CONCURRENCY, new Prng(3));
       want = plus(begun, ids, expectedUsage(sent, CLIENTS));
@@ -417,7 +417,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     this.timeout(120_000);
     const { ids, tokens } = await scriptedClients();
     const begun = await usageNow();
-    const second = await startTestServer(serviceModel, db.url, { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY });
+    const second = await startTestServer(serviceModel, db.instanceUrl(1), { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY });
     const sent: Sent[] = [];
     try {
       const key = data.listingKeys[0];
@@ -520,4 +520,4 @@ describeEachDatabase('Metering by transaction class', (target) => {
     }
     expect(wrong).to.deep.equal([]);
   });
-});
+}, { cluster: true });

@@ -256,6 +256,12 @@ describe('Configuration: database timeouts (README "Timeouts")', function () {
       .to.deep.equal({ acquireMs: 750, statementMs: 60_000 });
   });
 
+  it('DB_BATCH_STATEMENT_TIMEOUT_MS: 60000 ms by default for the commands other than serve (batch work), set apart from requests\' bound', () => {
+    expect(configFromEnv({}).batchStatementMs).to.equal(60_000);
+    expect(configFromEnv({ DB_BATCH_STATEMENT_TIMEOUT_MS: '5000', DB_STATEMENT_TIMEOUT_MS: '900' })).to.deep.include({ batchStatementMs: 5000 });
+    expect(() => configFromEnv({ DB_BATCH_STATEMENT_TIMEOUT_MS: '50' })).to.throw('DB_BATCH_STATEMENT_TIMEOUT_MS');
+  });
+
   it('a timeout that is not a whole number of milliseconds in range is refused at start, naming the variable', () => {
     for (const [name, value] of [['DB_ACQUIRE_TIMEOUT_MS', '0'], ['DB_ACQUIRE_TIMEOUT_MS', '1.5'], ['DB_STATEMENT_TIMEOUT_MS', '50'], ['DB_STATEMENT_TIMEOUT_MS', 'soon']]) {
       expect(() => configFromEnv({ [name]: value }), `${name}=${value}`).to.throw(name);

@@ -65,6 +65,7 @@ describeEachDatabase('Webhooks: what consumers are pushed', (target) => {
   let db: TestDatabase;
   let receiver: WebhookReceiver;
   let running: RunningServer;
+  let second: RunningServer | undefined;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
 
   const subscribe = async (client: string, token: string, path: string) => {
@@ -85,6 +86,8 @@ describeEachDatabase('Webhooks: what consumers are pushed', (target) => {
   }
 
   afterEach(async () => {
+    await second?.close();
+    second = undefined;
     await running?.close();
     await receiver?.close();
     await db?.drop();
@@ -125,7 +128,9 @@ describeEachDatabase('Webhooks: what consumers are pushed', (target) => {
     for (const [i, token] of [TEST_TOKEN, SCOPED_TOKEN].entries()) {
       for (const set of SETS) consumers[i].records.set(set, await served(running, token, set));
     }
-    const writers = [await RandomWriter.create(running.service, 11), await RandomWriter.create(running.service, 12)];
+    // On a database server of its own, the second writer writes through a second instance (on a cluster: another node).
+    second = target.label === 'SQLite' ? undefined : await startTestServer(serviceModel, db.instanceUrl(1), { webhooks: WEBHOOKS }, { clock, webhooks: { manual: true } });
+    const writers = [await RandomWriter.create(running.service, 11), await RandomWriter.create((second ?? running).service, 12)];
     const pace = async () => {
       await running.webhooks!.runOnce();
       for (const c of consumers) await c.catchUp();
@@ -147,4 +152,4 @@ describeEachDatabase('Webhooks: what consumers are pushed', (target) => {
       }
     }
   });
-});
+}, { cluster: true });

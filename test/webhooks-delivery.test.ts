@@ -29,7 +29,7 @@ describeEachDatabase('Webhooks: delivery', (target) => {
   const servers: RunningServer[] = [];
 
   const start = async (webhooks: Partial<Config['webhooks']> = {}, config: Partial<Config> = {}) => {
-    const s = await startTestServer(serviceModel, db.url, { ...config, webhooks: { ...WEBHOOKS, ...webhooks } }, { clock, webhooks: { manual: true, random: () => 0.5 } });
+    const s = await startTestServer(serviceModel, db.instanceUrl(servers.length), { ...config, webhooks: { ...WEBHOOKS, ...webhooks } }, { clock, webhooks: { manual: true, random: () => 0.5 } });
     await s.service.prepare();
     servers.push(s);
     return s;
@@ -242,4 +242,4 @@ describeEachDatabase('Webhooks: delivery', (target) => {
     expect(refused.status).to.equal(403);
     expect(refused.json.error.code).to.equal('AdminRequired');
   });
-});
+}, { cluster: true });

@@ -70,7 +70,9 @@ export function ingestCommand(context: CommandContext): Command {
         }
         const { errors, notices: _notices, ...counts } = report;
         if (options.json) {
-          context.log(JSON.stringify({ ...counts, errors: errors.length, seconds: Number(seconds.toFixed(3)) }));
+          // conflicts: transactions lost to another writer (a Galera certification conflict, a deadlock) and run again.
+          const conflicts = service.db.conflicts?.().conflicts ?? 0;
+          context.log(JSON.stringify({ ...counts, errors: errors.length, conflicts, seconds: Number(seconds.toFixed(3)) }));
         } else {
           console.error(`ingest: ${report.lines.toLocaleString('en-US')} lines in ${seconds.toFixed(1)} s, `
             + `${Math.round(report.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s`);

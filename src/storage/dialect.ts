@@ -14,6 +14,13 @@ export abstract class SqlDialect {
   abstract readonly name: DialectName;
   /** The most bound variables one statement may carry. */
   abstract readonly maxParams: number;
+  /**
+   * `sql` as a probe runs it: without waiting for anything but the database itself (on a Galera node, without the
+   * causal wait every other read has).
+   */
+  probe(sql: string): string {
+    return sql;
+  }
 
   /** A quoted identifier. Both databases accept backticks; names come from the generated field tables. */
   id(name: string): Fragment {

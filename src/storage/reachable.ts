@@ -1,7 +1,14 @@
-/** Whether the database answers now: the readiness probe's check (GET /ready), bounded by its own deadline. */
+/** Whether the database serves now: the readiness probe's check (GET /ready), bounded by its own deadline. */
 import type { Database } from './database';
 import { within } from './deadline';
 import { DatabaseUnavailable } from './errors';
+import { SETTINGS_TABLE } from './internal-schema';
+
+/**
+ * A statement that reads a table: a Galera node outside the primary component refuses it (a statement that reads
+ * none, `SELECT 1`, it answers), and the settings table exists wherever the start-up work has been done.
+ */
+const PROBE = `SELECT 1 FROM ${SETTINGS_TABLE} LIMIT 1`;
 
 /**
  * Resolves when the database runs a trivial statement within `ms`; rejects with DatabaseUnavailable otherwise.
@@ -13,7 +20,7 @@ export class Reachability {
   constructor(private readonly db: Database, private readonly ms: number) {}
 
   check(): Promise<void> {
-    this.pending ??= within(this.db.all('SELECT 1'), this.ms, `no answer within ${this.ms} ms`)
+    this.pending ??= within(this.db.all(this.db.dialect.probe(PROBE)), this.ms, `no answer within ${this.ms} ms`)
       .then(() => undefined, (e: unknown) => {
         throw e instanceof DatabaseUnavailable ? e : new DatabaseUnavailable((e as Error)?.message ?? String(e));
       })

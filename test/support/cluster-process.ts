@@ -21,8 +21,8 @@ export function fetchAlone(url: string, token?: string): Promise<PlainAnswer> {
 export const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** Polls `check` every 50 ms; rejects after `ms`. */
-export async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {
-  for (const began = Date.now(); !check();) {
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  for (const began = Date.now(); !(await check());) {
     if (Date.now() - began > ms) throw new Error(`${what}: not within ${ms} ms`);
     await pause(50);
   }

@@ -25,7 +25,7 @@
  * timestamp order; a record changed while a pull runs gets a later timestamp than the walk's position and
  * is met later in the same walk or by the next increment.
  */
-import { odataString, Rec, walkPages, Walk } from './replication-paging';
+import { odataString, PagingError, Rec, walkPages, Walk } from './replication-paging';
 
 export type RelatedSet = 'Media' | 'OpenHouse' | 'HistoryTransactional';
 export type ReplicatedSet = 'Property' | RelatedSet;
@@ -85,9 +85,18 @@ export interface ConsumerOptions {
   interruptChance?: number;
   /** The consumer's own random source (so that runs repeat). */
   random?: () => number;
+  /**
+   * An instance that answers 503 with Retry-After (its database node is down) is taken out of rotation as a
+   * balancer would: the walk is abandoned and taken up again from the mark, on the next instance. Without this,
+   * any answer but 200 fails the test.
+   */
+  toleratesUnavailable?: boolean;
 }
 
 class Interrupted extends Error {}
+
+/** What instances answered while out of service: 503s with Retry-After, by service root. */
+export type Unavailability = Map<string, number>;
 
 /** An empty store for each replicated set. */
 export function emptyStores(): Record<ReplicatedSet, SetStore> {
@@ -107,6 +116,8 @@ export class ReplicationConsumer {
 
   /** Who waits for the consumer's next read (see `nextRead`). */
   private readers: (() => void)[] = [];
+  /** 503s with Retry-After that abandoned a walk, by the service root that answered them. */
+  readonly unavailable: Unavailability = new Map();
   private turn = 0;
 
   constructor(base: string, private readonly options: ConsumerOptions = {}) {
@@ -148,7 +159,14 @@ export class ReplicationConsumer {
     for (const set of SETS) {
       const key = keyOf(set);
       // Keys are small: larger pages, as a client asks for them (Prefer, repeated on every page).
-      const walk = await this.walk(`${this.base()}/${set}?$select=${key}`, () => undefined, false, { Prefer: 'odata.maxpagesize=1000' });
+      let walk: Walk;
+      try {
+        walk = await this.walk(`${this.base()}/${set}?$select=${key}`, () => undefined, false, { Prefer: 'odata.maxpagesize=1000' });
+      } catch (e) {
+        // A check that did not reach the end removes nothing: the next one will.
+        if (this.outOfService(e)) continue;
+        throw e;
+      }
       const seen = new Set<string>();
       for (const r of walk.records) {
         if (Object.keys(r).join() !== key) throw new Error(`$select=${key} returned ${JSON.stringify(r)}`);
@@ -177,10 +195,20 @@ export class ReplicationConsumer {
       this.advance(set, await this.walk(url, apply, true));
       return true;
     } catch (e) {
-      if (!(e instanceof Interrupted)) throw e;
+      if (!(e instanceof Interrupted) && !this.outOfService(e)) throw e;
       this.stats.interruptions++;
       return false;
     }
+  }
+
+  /** Whether `e` is a 503 with Retry-After this consumer tolerates (counted); anything else is the test's failure. */
+  private outOfService(e: unknown): boolean {
+    if (!(e instanceof PagingError) || !this.options.toleratesUnavailable) return false;
+    if (e.page?.status !== 503 || !e.page.headers.get('retry-after')) return false;
+    const url = e.url ?? '';
+    const root = this.bases.find((b) => url.startsWith(b)) ?? url;
+    this.unavailable.set(root, (this.unavailable.get(root) ?? 0) + 1);
+    return true;
   }
 
   private applyListing(r: Rec): void {

@@ -27,7 +27,12 @@ export interface Walk {
   records: Rec[];
 }
 
-export class PagingError extends Error {}
+export class PagingError extends Error {
+  /** The page that was not a 200 collection (when there was an answer at all), and the URL that answered it. */
+  constructor(message: string, readonly page?: HttpResult, readonly url?: string) {
+    super(message);
+  }
+}
 
 export async function walkPages(firstUrl: string, options: WalkOptions = {}): Promise<Walk> {
   const maxPages = options.maxPages ?? 100_000;
@@ -36,7 +41,7 @@ export async function walkPages(firstUrl: string, options: WalkOptions = {}): Pr
   while (url !== undefined) {
     if (walk.pages.length >= maxPages) throw new PagingError(`more than ${maxPages} pages from ${firstUrl}`);
     const page = await get(url, options.headers ?? {});
-    if (page.status !== 200) throw new PagingError(`GET ${url} answered ${page.status}: ${page.text.slice(0, 400)}`);
+    if (page.status !== 200) throw new PagingError(`GET ${url} answered ${page.status}: ${page.text.slice(0, 400)}`, page, url);
     if (!page.json || !Array.isArray(page.json.value)) throw new PagingError(`GET ${url} has no value array: ${page.text.slice(0, 400)}`);
     walk.urls.push(url);
     walk.pages.push(page);
