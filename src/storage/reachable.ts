@@ -1,6 +1,6 @@
 /** Whether the database answers now: the readiness probe's check (GET /ready), bounded by its own deadline. */
 import type { Database } from './database';
-import { within } from './deadline';
+import { boundedWait } from './deadline';
 import { DatabaseUnavailable } from './errors';
 
 /**
@@ -13,7 +13,7 @@ export class Reachability {
   constructor(private readonly db: Database, private readonly ms: number) {}
 
   check(): Promise<void> {
-    this.pending ??= within(this.db.all('SELECT 1'), this.ms, `no answer within ${this.ms} ms`)
+    this.pending ??= boundedWait(this.db.all('SELECT 1'), this.ms, `no answer within ${this.ms} ms`)
       .then(() => undefined, (e: unknown) => {
         throw e instanceof DatabaseUnavailable ? e : new DatabaseUnavailable((e as Error)?.message ?? String(e));
       })
