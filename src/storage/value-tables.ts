@@ -5,7 +5,7 @@
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import { VALUE_TABLE_KEY, VALUE_TABLE_VALUE } from '../model/service-model';
 import type { Database, Executor } from './database';
-import { ShapeCache, shapeKey } from './query-builder';
+import { type Knex, ShapeCache, shapeKey } from './query-builder';
 import type { EncodedRecord } from './record-codec';
 import { batchesOf, InsertBatches, KEYS_PER_STATEMENT } from './shapes';
 
@@ -15,13 +15,17 @@ const COLUMNS = [VALUE_TABLE_KEY, VALUE_TABLE_VALUE];
 
 export class ValueTableWriter {
   private readonly fields: readonly FieldSpec[];
-  /** Each field's inserts: an element a record lists twice is one row, a repeat changing nothing (a no-op merge, where MariaDB's INSERT IGNORE would also turn other errors into warnings). */
+  /**
+   * Each field's inserts: an element a record lists twice is one row, a repeat changing nothing (a no-op merge,
+   * where MariaDB's INSERT IGNORE would also turn other errors into warnings).
+   */
   private readonly inserts: ReadonlyMap<string, InsertBatches>;
   private readonly deletes = new ShapeCache(64);
 
   constructor(private readonly db: Database, set: EntitySetSpec) {
     this.fields = set.fields.filter((f) => f.valueTable);
-    this.inserts = new Map(this.fields.map((f) => [f.name, new InsertBatches(db, f.valueTable!, COLUMNS, (insert) => insert.onConflict(COLUMNS).merge([VALUE_TABLE_KEY]))]));
+    const keepOne = (insert: Knex.QueryBuilder) => insert.onConflict(COLUMNS).merge([VALUE_TABLE_KEY]);
+    this.inserts = new Map(this.fields.map((f) => [f.name, new InsertBatches(db, f.valueTable!, COLUMNS, keepOne)]));
   }
 
   get active(): boolean {
