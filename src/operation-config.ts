@@ -48,3 +48,12 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: r
   if (!values.includes(v)) throw new Error(`${name} must be one of ${values.join(', ')} (got "${raw}")`);
   return v;
 }
+
+/**
+ * A bound address as a URL's host: a wildcard address becomes `localhost` (the server answers there too), an
+ * IPv6 address goes in brackets.
+ */
+export function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}

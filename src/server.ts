@@ -12,7 +12,8 @@ import { ListingService } from './service';
 import { openOnUse } from './storage/open-on-use';
 import { Reachability } from './storage/reachable';
 import type { Logger } from './observability/logger';
-import { hostForUrl, serverObservability } from './observability/server-observability';
+import { serverObservability } from './server-observability';
+import { hostForUrl } from './operation-config';
 import { observeWebhooks } from './observability/webhook-metrics';
 
 /** The readiness probe's bound on its database check (GET /ready). */

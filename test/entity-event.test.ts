@@ -9,7 +9,7 @@ import { serviceModel } from '../generated';
 import type { EntitySetName, Lookups } from '../generated/entities';
 import { bindQuery } from '../src/query/bind-query';
 import { parseQueryOptions } from '../src/query/parse-options';
-import { both } from '../src/query/predicates';
+import { allOf } from '../src/query/predicates';
 import { WHOLE_RECORD } from '../src/query/projection';
 import { Visibility } from '../src/query/visibility';
 import { RecordQueries } from '../src/storage/record-queries';
@@ -221,7 +221,7 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
 
     it('a scoped client\'s page reads the log in sequence order from its mark and seeks each record by key (query plan)', async () => {
       const log = serviceModel.entitySets.find((s) => s.changeLog)!;
-      const where = both(new Visibility(serviceModel, ["MlsStatus ne 'Withdrawn'"]).of(log), bindQuery(log, parseQueryOptions({ $filter: 'EntityEventSequence gt 5' })).filter);
+      const where = allOf(new Visibility(serviceModel, ["MlsStatus ne 'Withdrawn'"]).of(log), bindQuery(log, parseQueryOptions({ $filter: 'EntityEventSequence gt 5' })).filter);
       const db = server.service.db;
       const page = new RecordQueries(db.knex, db.dialect, log.table, log.key).page({ where, orderBy: bindQuery(log, parseQueryOptions({})).orderBy, limit: 1000, projection: WHOLE_RECORD });
       const plan = (await server.service.db.all(`${target.label === 'SQLite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${page.sql}`, page.params)).map((r) => JSON.stringify(r));

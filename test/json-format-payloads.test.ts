@@ -11,7 +11,7 @@ import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { RECORD_SHAPE } from '../src/migrate/record-migration';
 import { PREPARED_FOR } from '../src/startup';
-import { withoutNulls } from '../src/http/entity-shape';
+import { withoutNulls } from '../src/storage/record-codec';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
 

@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { bindQuery } from '../src/query/bind-query';
 import { parseQueryOptions } from '../src/query/parse-options';
 import type { BoundPredicate } from '../src/query/bound';
-import { both, fieldEquals, fieldOf } from '../src/query/predicates';
+import { allOf, fieldEquals, fieldOf } from '../src/query/predicates';
 import { projection, WHOLE_RECORD } from '../src/query/projection';
 import { Visibility } from '../src/query/visibility';
 import type { SqlDialect } from '../src/storage/dialect';
@@ -385,7 +385,7 @@ describe('SQL compiler: visibility', function () {
 
   it('several scopes must all hold: outside any one is outside; with a navigation path\'s parent and the client\'s filter', function () {
     const two = new Visibility(model, ["MlsStatus ne 'Withdrawn'", "City eq 'Oslo'"]);
-    const where = both(both(two.of(media), fieldEquals(media.fieldsByName.ResourceRecordKey, 'L1')), filterOfMedia('Order lt 3'));
+    const where = allOf(allOf(two.of(media), fieldEquals(media.fieldsByName.ResourceRecordKey, 'L1')), filterOfMedia('Order lt 3'));
     const order = bind({}, media).orderBy;
     expectSnapshot((d) => queries(d, 'Media', 'MediaKey').page({ where, orderBy: order, limit: 3, projection: WHOLE_RECORD }), {
       sqlite: 'select `_record`, `ModificationTimestamp`, `MediaKey` from `Media` where ((NOT EXISTS (SELECT 1 FROM `Property` `_q1` '

@@ -78,7 +78,7 @@ describe('Own tables\' statements: multi-row inserts', function () {
 
   it(`at most ${MAX_ROWS_PER_INSERT} rows a statement: SQLite writes them as one compound SELECT, which may have no more terms`, function () {
     for (const d of DIALECTS) {
-      const batches = new InsertBatches(sqlBuilder(d.name), 't', columns(4), d.maxParams);
+      const batches = new InsertBatches({ knex: sqlBuilder(d.name), dialect: d }, 't', columns(4));
       expect(batches.rowsPerStatement, d.name).to.equal(MAX_ROWS_PER_INSERT);
       const text = batches.text(batches.rowsPerStatement);
       expect(placeholders(text), d.name).to.equal(4 * MAX_ROWS_PER_INSERT);
@@ -88,7 +88,7 @@ describe('Own tables\' statements: multi-row inserts', function () {
 
   it('and within the bound variables the dialect allows, for wide rows', function () {
     for (const d of DIALECTS) {
-      const batches = new InsertBatches(sqlBuilder(d.name), 't', columns(200), d.maxParams);
+      const batches = new InsertBatches({ knex: sqlBuilder(d.name), dialect: d }, 't', columns(200));
       expect(batches.rowsPerStatement, d.name).to.equal(Math.floor(d.maxParams / 200));
       expect(placeholders(batches.text(batches.rowsPerStatement)), d.name).to.be.at.most(d.maxParams);
     }
@@ -98,12 +98,12 @@ describe('Own tables\' statements: multi-row inserts', function () {
     const db = openDatabase('sqlite::memory:');
     try {
       await db.schemaWork((knex) => knex.schema.createTable('t', (t) => { t.integer('n').primary(); t.integer('b'); t.text('a'); }));
-      const batches = new InsertBatches(db.knex, 't', ['b', 'a'], 4);
+      const batches = new InsertBatches(db, 't', ['b', 'a'], undefined, 2);
       expect([batches.rowsPerStatement, batches.text(2), batches.text(1)]).to.deep.equal([2,
         'insert into `t` (`a`, `b`) select ? as `a`, ? as `b` union all select ? as `a`, ? as `b`', 'insert into `t` (`a`, `b`) values (?, ?)']);
       await db.transaction((tx) => batches.insert(tx, [[1, 'x'], [2, 'y'], [3, 'z']]));
       expect(await db.all('SELECT b, a FROM t ORDER BY n')).to.deep.equal([{ b: 1, a: 'x' }, { b: 2, a: 'y' }, { b: 3, a: 'z' }]);
-      const full = new InsertBatches(db.knex, 't', ['b', 'a'], db.dialect.maxParams);
+      const full = new InsertBatches(db, 't', ['b', 'a']);
       const rows = Array.from({ length: MAX_ROWS_PER_INSERT + 1 }, (_, i) => [i, `r${i}`]);
       await db.transaction((tx) => full.insert(tx, rows));
       expect((await db.all('SELECT b FROM t WHERE n > 3 ORDER BY n')).map((r) => r.b)).to.deep.equal(rows.map(([b]) => b));

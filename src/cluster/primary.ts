@@ -16,7 +16,7 @@ import cluster, { Worker } from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Config } from '../config';
 import { startMetricsServer } from '../http/metrics-endpoint';
-import { hostForUrl } from '../observability/server-observability';
+import { hostForUrl } from '../operation-config';
 import { ExitCode } from '../exit-codes';
 import { version } from '../version';
 import { ClusterMetrics } from './cluster-metrics';

@@ -2,12 +2,12 @@
  * An entity's JSON in the format the client negotiated (json-format.ts). Stored records are the default
  * format already (every property, nulls as null, numbers as numbers, minimal metadata), so then they leave as
  * they are: the shaper is `undefined` and nothing is rebuilt. `omit-values=nulls` and `IEEE754Compatible=true`
- * are edits of the stored text, safe because a stored record is flat and written by JSON.stringify: `"Name":`
- * with an unescaped quote before the colon is only ever a property name. `metadata=full` rebuilds the record
+ * are the codec's edits of the stored text (storage/record-codec.ts says why they are safe). `metadata=full` rebuilds the record
  * with its control information (OData JSON Format 4.01 §4.5: type, id, readLink — read-only entities have no
  * editLink — property types and navigation links for the navigations the service follows).
  */
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
+import { numbersAsStrings, withoutNulls } from '../storage/record-codec';
 import type { JsonFormat } from './json-format';
 
 export interface EntityShaper {
@@ -26,7 +26,7 @@ export function entityShaper(format: JsonFormat, serviceRoot: string): EntitySha
   if (!format.omitNulls && !format.ieee754) return undefined;
   return {
     entity: (set, json) => {
-      let out = format.ieee754 ? numbersAsStrings(set, json) : json;
+      let out = format.ieee754 ? ieee754Numbers(set)(json) : json;
       if (format.omitNulls) out = withoutNulls(out);
       return out;
     },
@@ -34,24 +34,13 @@ export function entityShaper(format: JsonFormat, serviceRoot: string): EntitySha
   };
 }
 
-/** Removes `"Name":null` members: first every one after a comma, then a first member. */
-export function withoutNulls(json: string): string {
-  return json.replace(/,"[^"\\]+":null(?=[,}])/g, '').replace(/^\{"[^"\\]+":null(?:,|(?=\}))/, '{');
-}
+const AS_STRINGS = new WeakMap<EntitySetSpec, (json: string) => string>();
 
-const AS_STRINGS = new WeakMap<EntitySetSpec, RegExp | null>();
-
-/** Int64 and Decimal values, single or in collections, as JSON strings. */
-function numbersAsStrings(set: EntitySetSpec, json: string): string {
-  let re = AS_STRINGS.get(set);
-  if (re === undefined) {
-    const names = set.fields.filter(isIeee754Sensitive).map((f) => f.name);
-    re = names.length ? new RegExp(`"(${names.join('|')})":(\\[[^\\]]*\\]|-?[0-9][0-9.eE+-]*)`, 'g') : null;
-    AS_STRINGS.set(set, re);
-  }
-  if (!re) return json;
-  return json.replace(re, (_m, name: string, value: string) =>
-    `"${name}":${value.startsWith('[') ? value.replace(/-?[0-9][0-9.eE+-]*/g, (n) => `"${n}"`) : `"${value}"`}`);
+/** The edit that writes a set's Int64 and Decimal values, single or in collections, as JSON strings. */
+function ieee754Numbers(set: EntitySetSpec): (json: string) => string {
+  let edit = AS_STRINGS.get(set);
+  if (!edit) AS_STRINGS.set(set, (edit = numbersAsStrings(set.fields.filter(isIeee754Sensitive).map((f) => f.name))));
+  return edit;
 }
 
 export function isIeee754Sensitive(f: FieldSpec): boolean {

@@ -5,7 +5,7 @@
  */
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import type { BoundExpand } from '../query/bound';
-import { both } from '../query/predicates';
+import { allOf } from '../query/predicates';
 import { projection } from '../query/projection';
 import type { Licence } from '../auth/licence';
 import type { RecordStores } from '../storage/record-stores';
@@ -31,7 +31,7 @@ export async function withExpansions(
   const related = await Promise.all(expand.map((e) => stores.store(e.target).related({
     foreignKey: e.foreignKey.column!,
     keys,
-    where: both(licence.visibility.of(e.target), e.filter),
+    where: allOf(licence.visibility.of(e.target), e.filter),
     orderBy: e.orderBy,
     projection: projection(e.target, e.select, licence.hiddenIn(e.target)),
     perParent: e.top,

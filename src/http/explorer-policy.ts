@@ -7,7 +7,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { LicenceSource } from '../auth/licence';
-import { TRANSACTIONS } from '../metering/meter';
+import { TRANSACTION_CLASSES } from '../metering/meter';
 import type { ServiceModel } from '../model/service-model';
 import { clientOf } from './authentication';
 
@@ -28,7 +28,7 @@ export function explorerPolicy(model: ServiceModel, licences: LicenceSource): Re
     res.setHeader('Cache-Control', 'no-store');
     res.json({
       client: { id: client.id, name: client.name, admin: client.admin },
-      transactions: TRANSACTIONS,
+      transactions: TRANSACTION_CLASSES,
       sets,
       ...(lookupSet && lookupRows?.lookupName && lookupRows.value
         ? { lookups: { set: lookupSet.name, nameField: lookupRows.lookupName, valueField: lookupRows.value } }

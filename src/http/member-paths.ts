@@ -18,7 +18,7 @@
 import type { Request, Response } from 'express';
 import type { EntitySetSpec, FieldSpec, NavigationSpec } from '../model/service-model';
 import { Errors } from '../errors/catalogue';
-import { TRANSACTIONS } from '../metering/meter';
+import { TRANSACTION_CLASSES } from '../metering/meter';
 import { relatedTo } from '../query/related-records';
 import type { AppOptions } from './app';
 import { clientOf } from './authentication';
@@ -120,7 +120,7 @@ export class MemberRequests {
     if (q.select !== undefined) throw Errors.OptionNotApplicable('$select', `a property's value (${field.name})`);
     if (q.expand.length > 0) throw Errors.OptionNotApplicable('$expand', `a property's value (${field.name})`);
     const record = await this.requests.requireRecord(res, set, key, [field]);
-    await this.requests.charge(res, TRANSACTIONS.keyFetch);
+    await this.requests.charge(res, TRANSACTION_CLASSES.keyFetch);
     return record[field.name] ?? null;
   }
 
@@ -138,7 +138,7 @@ export class MemberRequests {
     const targetKey = source[join.referencedKey];
     const belongs = !discriminator || source[discriminator.field] === null || source[discriminator.field] === discriminator.value;
     if (targetKey === null || targetKey === undefined || !belongs) {
-      await this.requests.charge(res, TRANSACTIONS.keyFetch);
+      await this.requests.charge(res, TRANSACTION_CLASSES.keyFetch);
       res.status(204).end();
       return;
     }

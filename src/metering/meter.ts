@@ -23,13 +23,15 @@ import { abandoned, CountsByClientHour, JOURNAL_SUFFIX, JournalFile, readEntries
 export type TransactionClass = UsageClass;
 
 /** The class of each kind of request (spec §8): what the handlers charge, and what the console's explorer shows before a query runs. */
-export const TRANSACTIONS = {
+export const TRANSACTION_CLASSES = {
   keyFetch: 'A',
   /** Each page of a collection, each `$count`. */
   query: 'B',
   /** Each expansion of a navigation the dictionary marks charged, on top of the request's own. */
   chargedExpansion: 'B',
 } as const satisfies Record<string, TransactionClass>;
+/** The old name, for http/resource-handlers.ts until its rewrite (the request plan) names TRANSACTION_CLASSES. */
+export const TRANSACTIONS = TRANSACTION_CLASSES;
 export type { UsageRow } from '../storage/usage-table';
 
 

@@ -331,21 +331,29 @@ export function serviceKeptFields(set: Pick<EntitySetSpec, 'changeTimestamp' | '
   return [...new Set([...(set.changeTimestamp ? [set.changeTimestamp] : []), ...(set.relatedTimestamps ?? []).map((r) => r.field)])];
 }
 
+/**
+ * A request handler, as the HTTP layer makes it: the model names no HTTP framework (its layer is below http's), so
+ * to it a handler is only what a generated router takes from ResourceHandlers and gives its RouteTable.
+ */
+export type RouteHandler = unknown;
+
 /** Where a generated router mounts its routes: paths from the service root (`/Property`, `^\/Property\((.*)\)$`). */
-export type RouteTable = Pick<import('express').IRouter, 'get'>;
+export interface RouteTable {
+  get(path: string | RegExp | (string | RegExp)[], handler: RouteHandler): unknown;
+}
 
 /** What a generated router asks of the runtime: one request handler per kind of path. */
 export interface ResourceHandlers {
-  collection(set: EntitySetSpec): import('express').RequestHandler;
+  collection(set: EntitySetSpec): RouteHandler;
   /** `<Set>/$count`: the number of matching records as text/plain. */
-  count(set: EntitySetSpec): import('express').RequestHandler;
-  byKey(set: EntitySetSpec): import('express').RequestHandler;
+  count(set: EntitySetSpec): RouteHandler;
+  byKey(set: EntitySetSpec): RouteHandler;
   /** `<Set>('<key>')/<Navigation>`: the related records of one record, as a collection. */
-  navigation(set: EntitySetSpec): import('express').RequestHandler;
+  navigation(set: EntitySetSpec): RouteHandler;
   /** `<Set>('<key>')/<name>`: a property's value, or the record a single-valued navigation leads to. */
-  member(set: EntitySetSpec): import('express').RequestHandler;
+  member(set: EntitySetSpec): RouteHandler;
   /** `<Set>('<key>')/<property>/$value`: a property's raw value as text/plain. */
-  rawValue(set: EntitySetSpec): import('express').RequestHandler;
+  rawValue(set: EntitySetSpec): RouteHandler;
   /** `<Set>('<key>')/<name>/$count`: how many related records a navigation leads to, or items a collection holds. */
-  memberCount(set: EntitySetSpec): import('express').RequestHandler;
+  memberCount(set: EntitySetSpec): RouteHandler;
 }

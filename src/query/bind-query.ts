@@ -11,7 +11,7 @@ import type { ExpandItem, QueryOptionsTree } from './ast';
 import type { Lookups } from './bind-enum';
 import { FilterBinder, licensedField } from './bind-filter';
 import type { BoundExpand, BoundOrder, BoundPredicate, BoundQuery } from './bound';
-import { both } from './predicates';
+import { allOf } from './predicates';
 import { discriminatorOf } from './related-records';
 import { requireJsonFormat } from './formats';
 
@@ -155,7 +155,7 @@ function bindExpand(set: EntitySetSpec, items: readonly ExpandItem[], options: B
       navigation,
       target,
       foreignKey: target.fieldsByName[navigation.join.foreignKey],
-      filter: both(bound.filter, discriminatorOf(navigation, target)),
+      filter: allOf(bound.filter, discriminatorOf(navigation, target)),
       orderBy: bound.orderBy,
       select: bound.select,
       top: o.top,

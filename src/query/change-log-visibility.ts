@@ -9,7 +9,7 @@
  */
 import type { EntitySetSpec, FieldSpec, ServiceModel } from '../model/service-model';
 import type { BoundChoice, BoundPredicate } from './bound';
-import { both, fieldEquals, fieldOf } from './predicates';
+import { allOf, fieldEquals, fieldOf } from './predicates';
 
 export interface LicenceConditions {
   /** The condition on each set's records (scope through the listing, named fields), if any. */
@@ -39,7 +39,7 @@ export function changeLogCondition(model: ServiceModel, log: EntitySetSpec, lice
       continue;
     }
     const visibleNow: BoundPredicate = { kind: 'inQuery', left: fieldOf(log.fieldsByName[spec.recordKey]), set, column: fieldOf(set.fieldsByName[set.key]), where: now };
-    const before = both(existed, both(listingPart(model, set, logged.listing !== undefined, licence.scope), licence.named(set)))!;
+    const before = allOf(existed, allOf(listingPart(model, set, logged.listing !== undefined, licence.scope), licence.named(set)))!;
     const visibleBefore: BoundPredicate = { kind: 'inQuery', left: sequence, set: priorImages, column: sequence, where: before };
     cases.push({ value: { kind: 'value', type: 'string', value: set.name }, then: { kind: 'logical', op: 'or', operands: [visibleNow, visibleBefore] } });
   }
@@ -59,5 +59,5 @@ function listingPart(model: ServiceModel, set: EntitySetSpec, listed: boolean, s
   if (set.listingRoot) return scope;
   const root = model.entitySets.find((s) => s.listingRoot)!;
   const listing: BoundPredicate = { kind: 'isNull', operand: fieldOf(root.fieldsByName[root.key]), negated: true };
-  return { kind: 'not', operand: both(listing, { kind: 'not', operand: scope })! };
+  return { kind: 'not', operand: allOf(listing, { kind: 'not', operand: scope })! };
 }

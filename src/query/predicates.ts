@@ -6,12 +6,15 @@ import type { FieldSpec } from '../model/service-model';
 import { fieldType } from './bind-filter';
 import type { BoundField, BoundPredicate } from './bound';
 
-/** `a and b`, either side optional. */
-export function both(a: BoundPredicate | undefined, b: BoundPredicate | undefined): BoundPredicate | undefined {
+/** `a and b`, either side optional: the predicate that holds where all of those given hold. */
+export function allOf(a: BoundPredicate | undefined, b: BoundPredicate | undefined): BoundPredicate | undefined {
   if (!a) return b;
   if (!b) return a;
   return { kind: 'logical', op: 'and', operands: [a, b] };
 }
+
+/** The old name, for http/resource-handlers.ts until its rewrite (the request plan) names allOf. */
+export const both = allOf;
 
 export function fieldOf(field: FieldSpec): BoundField {
   return { kind: 'field', field, column: field.column!, type: fieldType(field) };

@@ -5,7 +5,7 @@
  */
 import type { EntitySetSpec, NavigationSpec } from '../model/service-model';
 import type { BoundPredicate } from './bound';
-import { both, fieldEquals, fieldOf } from './predicates';
+import { allOf, fieldEquals, fieldOf } from './predicates';
 
 /**
  * Records of `target` that may belong to a record of the navigation's source: the discriminator names the
@@ -25,5 +25,5 @@ export function discriminatorOf(navigation: NavigationSpec, target: EntitySetSpe
 /** The records of `target` related to the one parent whose key is `parentKey`. */
 export function relatedTo(navigation: NavigationSpec, target: EntitySetSpec, parentKey: string | number): BoundPredicate {
   if (!navigation.join) throw new Error(`${navigation.name} has no join to follow`);
-  return both(fieldEquals(target.fieldsByName[navigation.join.foreignKey], parentKey), discriminatorOf(navigation, target))!;
+  return allOf(fieldEquals(target.fieldsByName[navigation.join.foreignKey], parentKey), discriminatorOf(navigation, target))!;
 }

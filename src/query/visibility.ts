@@ -14,7 +14,7 @@ import { changeLogCondition } from './change-log-visibility';
 import type { BoundPredicate } from './bound';
 import { parseQueryOptions } from './parse-options';
 import { HiddenFields, namedFieldConditions } from './named-fields';
-import { both, fieldOf } from './predicates';
+import { allOf, fieldOf } from './predicates';
 import { discriminatorOf } from './related-records';
 
 export class Visibility {
@@ -27,11 +27,11 @@ export class Visibility {
   constructor(model: ServiceModel, scopes: readonly string[], hidden: HiddenFields = new Map()) {
     const scope = this.bindScopes(model, scopes);
     const named = namedFieldConditions(model, hidden);
-    for (const [set, condition] of named) this.bySet.set(set, both(this.bySet.get(set), condition)!);
+    for (const [set, condition] of named) this.bySet.set(set, allOf(this.bySet.get(set), condition)!);
     // The change log's events follow the records they name (change-log-visibility.ts).
     for (const log of model.entitySets.filter((s) => s.changeLog)) {
       const events = changeLogCondition(model, log, { of: (set) => this.bySet.get(set.name), scope, named: (set) => named.get(set.name) });
-      if (events) this.bySet.set(log.name, both(this.bySet.get(log.name), events)!);
+      if (events) this.bySet.set(log.name, allOf(this.bySet.get(log.name), events)!);
     }
   }
 
@@ -49,7 +49,7 @@ export class Visibility {
         // The parser's or binder's own error rides along as a detail (the console shows it beside the scope).
         throw scopeInvalid(text, listings.name, e);
       }
-      scope = both(scope, q.filter!);
+      scope = allOf(scope, q.filter!);
     }
     this.bySet.set(listings.name, scope!);
     const key = fieldOf(listings.fieldsByName[listings.key]);
@@ -60,7 +60,7 @@ export class Visibility {
       // apart by the join's discriminator) and records without a parent stay visible.
       const outside: BoundPredicate = { kind: 'not', operand: scope! };
       const inHiddenListing: BoundPredicate = { kind: 'inQuery', left: fieldOf(child.fieldsByName[nav.join.foreignKey]), set: listings, column: key, where: outside };
-      this.bySet.set(child.name, { kind: 'not', operand: both(discriminatorOf(nav, child), inHiddenListing)! });
+      this.bySet.set(child.name, { kind: 'not', operand: allOf(discriminatorOf(nav, child), inHiddenListing)! });
     }
     return scope;
   }

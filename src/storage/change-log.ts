@@ -16,22 +16,16 @@
 import type { ChangeLogSpec, EntitySetSpec, LoggedSetSpec, ServiceModel } from '../model/service-model';
 import { listingRootOf } from '../model/service-model';
 import type { Database, Executor, Row } from './database';
+import { belongs, Belonging, whereBelongs } from './record-queries';
 import type { RecordStore } from './record-store';
 import type { Settings } from './settings';
-import { InsertBatches, paddedList, standIn, textTaking } from './shapes';
+import { batchesOf, InsertBatches, KEYS_PER_STATEMENT, paddedList, standIn, textTaking } from './shapes';
 
 type Key = string | number;
 
 /** The counter of event numbers, in the settings table. */
 const SEQUENCE_COUNTER = 'entity-event-sequence';
-const READ_BATCH = 200;
 const OWNER = standIn('owner');
-
-/** Which records a read by parent keeps: those whose `column` holds `value`, or nothing. */
-interface Owner {
-  readonly column: string;
-  readonly value: string;
-}
 
 interface PendingEvent {
   readonly key: Key;
@@ -66,27 +60,30 @@ export class ChangeLog {
     return log && new ChangeLog(db, log, model, store, settings);
   }
 
-  /** The events of one write transaction; `lock` takes the writers' lock (the modification clock's row). */
-  begin(ex: Executor, lock: () => Promise<string>): ChangeLogAppends {
-    return new ChangeLogAppends(this, ex, lock);
+  /**
+   * The events of one write transaction; `takeWritersLock` takes the writers' lock (the modification clock's row)
+   * and answers the transaction's commit time.
+   */
+  begin(ex: Executor, takeWritersLock: () => Promise<string>): ChangeLogAppends {
+    return new ChangeLogAppends(this, ex, takeWritersLock);
   }
 
   /**
    * Rows of `set` (key and the columns its prior image needs) whose `column` holds one of `values` (and that
-   * `owner`, if given, admits), read through `ex`.
+   * belong to the parent's set, with `belonging`), read through `ex`.
    */
-  async rows(ex: Executor, set: EntitySetSpec, spec: LoggedSetSpec, column: string, values: readonly Key[], owner?: Owner): Promise<Row[]> {
+  async rows(ex: Executor, set: EntitySetSpec, spec: LoggedSetSpec, column: string, values: readonly Key[], belonging?: Belonging): Promise<Row[]> {
     const columns = [...new Set([set.key, ...listingColumnsOf(set, spec), ...spec.columns])];
+    const owner = belonging && set.fieldsByName[belonging.field].column!;
     const out: Row[] = [];
-    for (let i = 0; i < values.length; i += READ_BATCH) {
-      const batch = paddedList(values.slice(i, i + READ_BATCH), READ_BATCH);
-      const text = this.read(['rows', set.name, column, owner?.column ?? '', batch.length], () => {
+    for (const keys of batchesOf(values, KEYS_PER_STATEMENT)) {
+      const batch = paddedList(keys, KEYS_PER_STATEMENT);
+      const text = this.read(['rows', set.name, column, owner ?? '', batch.length], () => {
         const list = batch.map((_, j) => standIn(`key ${j}`));
         const q = this.db.knex(set.table).select(columns).whereIn(column, list);
-        if (owner) q.where((w) => w.where(owner.column, OWNER).orWhereNull(owner.column));
-        return textTaking(q, owner ? [...list, OWNER] : list);
+        return owner ? textTaking(whereBelongs(q, owner, OWNER), [...list, OWNER]) : textTaking(q, list);
       });
-      out.push(...await ex.all(text, owner ? [...batch, owner.value] : batch));
+      out.push(...await ex.all(text, belonging ? [...batch, belonging.value] : batch));
     }
     return out;
   }
@@ -95,8 +92,8 @@ export class ChangeLog {
   async listingImages(ex: Executor, keys: readonly Key[]): Promise<Map<string, Row>> {
     const out = new Map<string, Row>();
     const root = this.root!;
-    for (let i = 0; i < keys.length; i += READ_BATCH) {
-      const batch = paddedList(keys.slice(i, i + READ_BATCH), READ_BATCH);
+    for (const some of batchesOf(keys, KEYS_PER_STATEMENT)) {
+      const batch = paddedList(some, KEYS_PER_STATEMENT);
       const text = this.read(['listings', batch.length], () => {
         const list = batch.map((_, j) => standIn(`key ${j}`));
         return textTaking(this.db.knex(root.table).select(this.spec.priorImage.listingColumns).whereIn(root.key, list), list);
@@ -112,10 +109,10 @@ export class ChangeLog {
     const store = this.store(this.log);
     // New numbers only: plain multi-row inserts, a few statements for a whole transaction's events.
     const rows = events.map((e, i) => store.encode({ [s.sequence]: first + i, [s.resourceName]: e.set, [s.recordKey]: String(e.key) }).row);
-    this.eventInserts ??= new InsertBatches(this.db.knex, store.table.name, store.table.columns.map((c) => c.name), this.db.dialect.maxParams);
+    this.eventInserts ??= new InsertBatches(this.db, store.table.name, store.table.columns.map((c) => c.name));
     await this.eventInserts.insert(ex, rows);
     const empty = this.priorColumns.slice(3).map(() => null);
-    this.priorInserts ??= new InsertBatches(this.db.knex, s.priorImage.table, this.priorColumns, this.db.dialect.maxParams);
+    this.priorInserts ??= new InsertBatches(this.db, s.priorImage.table, this.priorColumns);
     await this.priorInserts.insert(ex, events.map((e, i) => [first + i, committed, e.prior ? 1 : 0, ...(e.prior ?? empty)]));
   }
 
@@ -148,62 +145,61 @@ function listingColumnsOf(set: EntitySetSpec, spec: LoggedSetSpec): string[] {
 function listingOf(set: EntitySetSpec, spec: LoggedSetSpec, row: Row): Key | undefined {
   if (!spec.listing) return undefined;
   const d = spec.listing.discriminator;
-  if (d) {
-    const owner = row[set.fieldsByName[d.field].column!];
-    if (owner !== null && owner !== undefined && owner !== d.value) return undefined;
-  }
+  if (d && !belongs(row[set.fieldsByName[d.field].column!], d.value)) return undefined;
   const key = row[set.fieldsByName[spec.listing.foreignKey].column!];
   return typeof key === 'string' || typeof key === 'number' ? key : undefined;
 }
 
 /** The events one write transaction gathers, one per record, appended by `flush` before it commits. */
 export class ChangeLogAppends {
+  /** By set name, by record key: the event each record changed so far will have. */
   private readonly pending = new Map<string, Map<string, PendingEvent>>();
   /** Listings' scope columns as the transaction found them before changing them (null: no such listing). */
   private readonly listings = new Map<string, Row | null>();
-  private locked?: Promise<string>;
+  /** The writers' lock, taken before the first prior image is read; it answers the commit time. */
+  private commitTime?: Promise<string>;
 
-  constructor(private readonly log: ChangeLog, private readonly ex: Executor, private readonly lock: () => Promise<string>) {}
+  constructor(private readonly log: ChangeLog, private readonly ex: Executor, private readonly takeWritersLock: () => Promise<string>) {}
 
   /** Before records of `set` with these keys are written or (`removing`) removed: removing what is not there changes nothing. */
   async records(set: EntitySetSpec, keys: readonly Key[], removing = false): Promise<void> {
     const spec = this.log.logged.get(set.name);
-    const mine = this.bucket(set);
-    const fresh = [...new Set(keys.map(String))].filter((k) => !mine.has(k));
-    if (!spec || fresh.length === 0) return;
-    await (this.locked ??= this.lock());
+    const pendingOfSet = this.pendingOf(set);
+    const firstSeen = [...new Set(keys.map(String))].filter((k) => !pendingOfSet.has(k));
+    if (!spec || firstSeen.length === 0) return;
+    await (this.commitTime ??= this.takeWritersLock());
     const keyColumn = set.fieldsByName[set.key].column!;
-    const rows = await this.log.rows(this.ex, set, spec, keyColumn, fresh);
+    const rows = await this.log.rows(this.ex, set, spec, keyColumn, firstSeen);
     const byKey = new Map(rows.map((r) => [String(r[keyColumn]), r]));
-    await this.note(set, spec, fresh.filter((k) => !removing || byKey.has(k)).map((k) => [k, byKey.get(k)]));
+    await this.addEvents(set, spec, firstSeen.filter((k) => !removing || byKey.has(k)).map((k) => [k, byKey.get(k)]));
   }
 
-  /** Before the records of `set` whose `field` holds one of `values` (and that `belongs`, if given) are changed. */
-  async recordsByParent(set: EntitySetSpec, field: string, values: readonly Key[], belongs?: { readonly field: string; readonly value: string }): Promise<void> {
+  /** Before the records of `set` whose `field` holds one of `values` (and that belong, with `belonging`) are changed. */
+  async recordsByParent(set: EntitySetSpec, field: string, values: readonly Key[], belonging?: Belonging): Promise<void> {
     const spec = this.log.logged.get(set.name);
     if (!spec || values.length === 0) return;
-    await (this.locked ??= this.lock());
-    const owner = belongs && { column: set.fieldsByName[belongs.field].column!, value: belongs.value };
-    const rows = await this.log.rows(this.ex, set, spec, set.fieldsByName[field].column!, values, owner);
+    await (this.commitTime ??= this.takeWritersLock());
+    const rows = await this.log.rows(this.ex, set, spec, set.fieldsByName[field].column!, values, belonging);
     const keyColumn = set.fieldsByName[set.key].column!;
-    const mine = this.bucket(set);
-    await this.note(set, spec, rows.map((r) => [String(r[keyColumn]), r] as const).filter(([k]) => !mine.has(k)));
+    const pendingOfSet = this.pendingOf(set);
+    await this.addEvents(set, spec, rows.map((r) => [String(r[keyColumn]), r] as const).filter(([k]) => !pendingOfSet.has(k)));
   }
 
   /** Appends the gathered events (the transaction is about to commit). */
   async flush(): Promise<void> {
     const events = this.log.spec.sets.flatMap((s) => [...(this.pending.get(s.name)?.values() ?? [])].map((e) => ({ ...e, set: s.name })));
     if (events.length === 0) return;
-    const committed = await this.locked!;
+    const committed = await this.commitTime!;
     const first = await this.log.nextNumbers(this.ex, events.length);
     await this.log.append(this.ex, first, committed, events);
   }
 
-  private bucket(set: EntitySetSpec): Map<string, PendingEvent> {
+  private pendingOf(set: EntitySetSpec): Map<string, PendingEvent> {
     return this.pending.get(set.name) ?? this.pending.set(set.name, new Map()).get(set.name)!;
   }
 
-  private async note(set: EntitySetSpec, spec: LoggedSetSpec, entries: readonly (readonly [string, Row | undefined])[]): Promise<void> {
+  /** An event for each record (`row`: as it was before, or none for one the transaction creates), with its prior image. */
+  private async addEvents(set: EntitySetSpec, spec: LoggedSetSpec, entries: readonly (readonly [string, Row | undefined])[]): Promise<void> {
     const listingKeys = new Set<string>();
     for (const [, row] of entries) {
       const l = row && listingOf(set, spec, row);
@@ -213,11 +209,11 @@ export class ChangeLogAppends {
       const images = await this.log.listingImages(this.ex, [...listingKeys]);
       for (const k of listingKeys) this.listings.set(k, images.get(k) ?? null);
     }
-    const mine = this.bucket(set);
+    const pendingOfSet = this.pendingOf(set);
     for (const [key, row] of entries) {
       const l = row && listingOf(set, spec, row);
       const listing = l === undefined ? undefined : this.listings.get(String(l)) ?? undefined;
-      mine.set(key, row ? { key, prior: this.log.priorValues(listing, row) } : { key });
+      pendingOfSet.set(key, row ? { key, prior: this.log.priorValues(listing, row) } : { key });
     }
   }
 }

@@ -34,7 +34,7 @@ export class Deadline {
  * `work`, or DatabaseUnavailable(`reason`) once `ms` have passed without an answer; `giveUp` runs then (to
  * close a connection that may still answer half of it, or hand back one that arrives late).
  */
-export function within<T>(work: Promise<T>, ms: number, reason: string, giveUp: () => void = () => undefined): Promise<T> {
+export function boundedWait<T>(work: Promise<T>, ms: number, reason: string, giveUp: () => void = () => undefined): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -57,7 +57,7 @@ export class WriterQueue {
     });
     // The next writer waits for this one's work, not only for its turn.
     this.tail = turn.then((t) => t?.result).catch(() => undefined);
-    const started = within(turn, deadline.remaining(), 'waited too long for another writer', () => { gaveUp = true; });
+    const started = boundedWait(turn, deadline.remaining(), 'waited too long for another writer', () => { gaveUp = true; });
     return started.then((t) => t!.result);
   }
 }

@@ -35,11 +35,27 @@ export abstract class SqlDialect {
   }
 
   abstract endsWith(text: Fragment, suffix: Fragment): Fragment;
-  /** Length in characters. */
-  abstract length(text: Fragment): Fragment;
-  /** Unicode case mapping, as OData's tolower/toupper. */
-  abstract toLower(text: Fragment): Fragment;
-  abstract toUpper(text: Fragment): Fragment;
+
+  /** The names of the functions whose spelling alone differs between the databases. */
+  protected abstract readonly functionNames: {
+    /** Length in characters. */
+    readonly length: string;
+    /** Unicode case mapping, as OData's tolower/toupper. */
+    readonly toLower: string;
+    readonly toUpper: string;
+  };
+
+  length(text: Fragment): Fragment {
+    return fragment`${raw(this.functionNames.length)}(${text})`;
+  }
+
+  toLower(text: Fragment): Fragment {
+    return fragment`${raw(this.functionNames.toLower)}(${text})`;
+  }
+
+  toUpper(text: Fragment): Fragment {
+    return fragment`${raw(this.functionNames.toUpper)}(${text})`;
+  }
 
   trim(text: Fragment): Fragment {
     return fragment`TRIM(${text})`;

@@ -11,7 +11,7 @@
 import type { PoolConnection } from 'mysql2';
 import * as mysql from 'mysql2/promise';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type PoolStats, type Row } from './database';
-import { Deadline, type DatabaseTimeouts, Slots, within, WriterQueue } from './deadline';
+import { Deadline, type DatabaseTimeouts, Slots, boundedWait, WriterQueue } from './deadline';
 import { ConflictCounts, retryingConflicts } from './conflicts';
 import { classify, DatabaseUnavailable, isStatementTimeout, ScanTimedOut } from './errors';
 import { mysqlDialect, NO_PAD_BINARY_COLLATION } from './mysql-dialect';
@@ -104,9 +104,9 @@ export class MysqlDatabase implements Database {
   all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
     const ms = this.timeouts.statementMs + STALL_GRACE_MS;
     return new Promise<Row[]>((resolve, reject) => {
-      this.take(this.timeouts.acquireMs, (failed, conn) => {
+      this.acquireConnection(this.timeouts.acquireMs, (failed, conn) => {
         if (failed) return reject(failed);
-        this.ask(conn!, sending(conn!, sql, params), ms, (e, rows) => {
+        this.awaitAnswer(conn!, senderOf(conn!, sql, params), ms, (e, rows) => {
           // A connection destroyed for not answering is out of the pool already: releasing it does nothing.
           conn!.release();
           if (e) reject(e);
@@ -122,12 +122,12 @@ export class MysqlDatabase implements Database {
    * the primary instead).
    */
   async readAfter(position: string, waitMs: number, sql: string, params: readonly unknown[]): Promise<Row[] | undefined> {
-    const conn = await this.connection(this.timeouts.acquireMs);
+    const conn = await this.connectionWithin(this.timeouts.acquireMs);
     const ms = this.timeouts.statementMs + STALL_GRACE_MS;
     try {
-      const [{ caught }] = await this.statement(conn, sending(conn, CAUGHT_UP, [position, waitMs / 1000]), ms + waitMs);
+      const [{ caught }] = await this.answerOf(conn, senderOf(conn, CAUGHT_UP, [position, waitMs / 1000]), ms + waitMs);
       if (Number(caught) !== 0) return undefined;
-      return await this.statement(conn, sending(conn, sql, params), ms);
+      return await this.answerOf(conn, senderOf(conn, sql, params), ms);
     } catch (e) {
       throw classify(e);
     } finally {
@@ -159,14 +159,14 @@ export class MysqlDatabase implements Database {
   private attempt<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
     const deadline = new Deadline(this.timeouts.acquireMs);
     return this.writers.run(deadline, async () => {
-      const conn = await this.connection(deadline.remaining());
+      const conn = await this.connectionWithin(deadline.remaining());
       const ms = this.timeouts.statementMs + STALL_GRACE_MS;
       const tx: Executor = {
-        all: (sql, params = []) => this.statement(conn, sending(conn, sql, params), ms),
+        all: (sql, params = []) => this.answerOf(conn, senderOf(conn, sql, params), ms),
         run: async (sql, params = []) => { await tx.all(sql, params); },
       };
       // Transaction control cannot be prepared: a plain query.
-      const command = (sql: string) => this.statement(conn, sending(conn, sql), ms);
+      const command = (sql: string) => this.answerOf(conn, senderOf(conn, sql), ms);
       try {
         await command('START TRANSACTION');
         const result = await fn(tx);
@@ -190,7 +190,7 @@ export class MysqlDatabase implements Database {
     } catch (e) {
       throw classify(e);
     } finally {
-      await within(knex.destroy(), this.timeouts.acquireMs, 'closing the schema connection').catch(() => undefined);
+      await boundedWait(knex.destroy(), this.timeouts.acquireMs, 'closing the schema connection').catch(() => undefined);
     }
   }
 
@@ -199,7 +199,7 @@ export class MysqlDatabase implements Database {
    * over a free connection on the next tick, ahead of the timer's: only a request that has to wait for one is
    * given a timer, and the usual one, which would be cleared at once, is not made.
    */
-  private take(ms: number, done: (failed: unknown, conn?: PoolConnection) => void): void {
+  private acquireConnection(ms: number, done: (failed: unknown, conn?: PoolConnection) => void): void {
     let settled = false;
     let handed = false;
     let timer: NodeJS.Timeout | undefined;
@@ -227,7 +227,7 @@ export class MysqlDatabase implements Database {
    * One statement's answer on `conn` (sent by `send`) within `ms`; past it, the connection is destroyed rather
    * than handed to the next statement half-read, and the answer is DatabaseUnavailable.
    */
-  private ask(conn: PoolConnection, send: Send, ms: number, done: (failed: unknown, rows?: Row[]) => void): void {
+  private awaitAnswer(conn: PoolConnection, send: StatementSender, ms: number, done: (failed: unknown, rows?: Row[]) => void): void {
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
@@ -249,14 +249,14 @@ export class MysqlDatabase implements Database {
     }
   }
 
-  /** `take` as a promise, for work that holds its connection across statements. */
-  private connection(ms: number): Promise<PoolConnection> {
-    return new Promise((resolve, reject) => this.take(ms, (failed, conn) => (failed ? reject(failed) : resolve(conn!))));
+  /** `acquireConnection` as a promise, for work that holds its connection across statements. */
+  private connectionWithin(ms: number): Promise<PoolConnection> {
+    return new Promise((resolve, reject) => this.acquireConnection(ms, (failed, conn) => (failed ? reject(failed) : resolve(conn!))));
   }
 
-  /** `ask` as a promise. */
-  private statement(conn: PoolConnection, send: Send, ms: number): Promise<Row[]> {
-    return new Promise((resolve, reject) => this.ask(conn, send, ms, (failed, rows) => (failed ? reject(failed) : resolve(rows!))));
+  /** `awaitAnswer` as a promise. */
+  private answerOf(conn: PoolConnection, send: StatementSender, ms: number): Promise<Row[]> {
+    return new Promise((resolve, reject) => this.awaitAnswer(conn, send, ms, (failed, rows) => (failed ? reject(failed) : resolve(rows!))));
   }
 
   /**
@@ -271,7 +271,7 @@ export class MysqlDatabase implements Database {
 
   async close(): Promise<void> {
     // Ending the pool says goodbye on every connection; one a stalled server holds would never answer.
-    await within(this.pool.end(), this.timeouts.acquireMs, 'closing').catch((e: unknown) => {
+    await boundedWait(this.pool.end(), this.timeouts.acquireMs, 'closing').catch((e: unknown) => {
       if (!(e instanceof DatabaseUnavailable)) throw e;
       for (const c of [...this.open]) this.discard(c);
     });
@@ -282,10 +282,10 @@ export class MysqlDatabase implements Database {
 const CAUGHT_UP = 'SELECT MASTER_GTID_WAIT(?, ?) AS caught';
 
 /** Sends one statement on a connection, its answer to `answered`. */
-type Send = (answered: (err: unknown, rows?: unknown) => void) => void;
+type StatementSender = (answered: (err: unknown, rows?: unknown) => void) => void;
 
 /** A statement prepared with its parameters, or (without them: transaction control, schema changes) a plain query. */
-function sending(conn: PoolConnection, sql: string, params?: readonly unknown[]): Send {
+function senderOf(conn: PoolConnection, sql: string, params?: readonly unknown[]): StatementSender {
   return (answered) => (params ? conn.execute(sql, params as mysql.ExecuteValues[], answered) : conn.query(sql, answered));
 }
 

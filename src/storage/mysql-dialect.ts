@@ -20,6 +20,7 @@ export const NO_PAD_BINARY_COLLATION = "IF(VERSION() LIKE '%MariaDB%', 'utf8mb4_
 class MysqlDialect extends SqlDialect {
   readonly name = 'mysql' as const;
   readonly maxParams = MAX_PARAMS;
+  protected readonly functionNames = { length: 'CHAR_LENGTH', toLower: 'LOWER', toUpper: 'UPPER' };
   /**
    * Without the causal wait every other read has on a Galera node: while the cluster drops a lost node, causal
    * reads wait seconds on every node, and a balancer must not take every instance out for that.
@@ -36,17 +37,6 @@ class MysqlDialect extends SqlDialect {
     return fragment`RIGHT(${text}, ${this.length(suffix)}) = ${suffix}`;
   }
 
-  length(text: Fragment): Fragment {
-    return fragment`CHAR_LENGTH(${text})`;
-  }
-
-  toLower(text: Fragment): Fragment {
-    return fragment`LOWER(${text})`;
-  }
-
-  toUpper(text: Fragment): Fragment {
-    return fragment`UPPER(${text})`;
-  }
 
   /**
    * MariaDB turns `NOT EXISTS (… WHERE inner = outer …)` into an anti-join that materialises the whole subquery

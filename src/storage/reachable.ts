@@ -1,6 +1,6 @@
 /** Whether the database serves now: the readiness probe's check (GET /ready), bounded by its own deadline. */
 import type { Database } from './database';
-import { within } from './deadline';
+import { boundedWait } from './deadline';
 import { DatabaseUnavailable } from './errors';
 import { SETTINGS_TABLE } from './internal-schema';
 
@@ -20,7 +20,7 @@ export class Reachability {
   constructor(private readonly db: Database, private readonly ms: number) {}
 
   check(): Promise<void> {
-    this.pending ??= within(this.db.all(this.db.dialect.probe(PROBE)), this.ms, `no answer within ${this.ms} ms`)
+    this.pending ??= boundedWait(this.db.all(this.db.dialect.probe(PROBE)), this.ms, `no answer within ${this.ms} ms`)
       .then(() => undefined, (e: unknown) => {
         throw e instanceof DatabaseUnavailable ? e : new DatabaseUnavailable((e as Error)?.message ?? String(e));
       })

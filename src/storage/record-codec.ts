@@ -1,11 +1,38 @@
 /**
- * Turns an incoming record into what storage keeps: the record as the exact JSON text a response carries
- * (every declared field, null ones as null, in dictionary order, RESO value formats) and the values of its indexed columns.
- * Validation happens here, once, at write time; reads never rebuild a record field by field.
+ * The stored record, said once: what storage keeps of a record, how a row becomes the text a response carries, and
+ * which edits of the stored text are made in place. Every write of a record goes through the encoder; every read
+ * through a reader (recordReader); nothing else parses or edits the text.
+ *
+ * What is stored: a row per record, with its indexed fields' values in their columns (booleans as 1/0) and the
+ * record in the record column (RECORD_COLUMN) as the exact JSON text a response carries: JSON.stringify of a flat
+ * object with every declared field in dictionary order, null ones as null, values normalised (RESO formats). Flat:
+ * each value is null, a string, a number, a boolean, or an array of strings or of numbers, never an object; field
+ * names are identifiers (letters, digits, underscores). Validation happens here, once, at write time; reads never
+ * rebuild a record field by field.
+ *
+ * Facts about that text the in-place edits rely on (each follows from JSON.stringify of such an object):
+ *  1. An unescaped `"` always delimits a string (quotes inside strings are escaped as `\"`), and a string directly
+ *     followed by `:` is a member's name.
+ *  2. Members are `"<name>":<value>`, separated by `,` alone: no white space anywhere outside strings.
+ *  3. A DateTimeOffset's text needs no escape: its member is `"<name>":"<value>"`, the value as its column holds it.
+ *
+ * What may be edited in place, and why it is safe:
+ *  - A change timestamp (timestampEdit), by the database without reading the record (record-store.ts,
+ *    restampByParent): the text `"<name>":"<the column's value>"` is replaced. By 1 and 3 it occurs exactly once,
+ *    as that member (a string value holding it would have its quotes escaped).
+ *  - Null members removed (withoutNulls, `omit-values=nulls`): `,"<name>":null` before `,` or `}`, and a first member
+ *    `{"<name>":null`. By 1 the quotes are a string's, followed by `:`, so a name; except where one string ends and
+ *    the next begins within an array: an element ending in `,` before one beginning `:null,` or `:null}`. Such a text
+ *    holds `",":null` (names never begin with `:`), and is parsed and written again instead.
+ *  - Int64 and Decimal values as strings (numbersAsStrings, `IEEE754Compatible=true`): `"<name>":<number>` or
+ *    `"<name>":[<numbers>]` for those fields' names. By 1 the name matched is a member's name, and these fields'
+ *    values are numbers or arrays of numbers (no `]` inside), or null (left as it is).
+ * Anything else (a projection, full metadata) parses the text and writes it again.
  */
 import type { EntitySetSpec, FieldSpec, LookupSpec, TableSpec } from '../model/service-model';
 import { RECORD_COLUMN, VALUE_TABLE_TEXT_LENGTH } from '../model/service-model';
 import { isDate, normaliseTimestamp } from '../model/edm-values';
+import type { Projection } from '../query/projection';
 
 export class RecordError extends Error {
   /** `detail` says what is wrong with the field's value: "is required". */
@@ -135,4 +162,97 @@ function scalarNormaliser(f: FieldSpec, allowed: ReadonlySet<string> | undefined
         return ts;
       };
   }
+}
+
+/** A row as the database returns it. */
+type Row = Readonly<Record<string, unknown>>;
+
+/** How the rows of a read become records' texts: the columns to read, and the text from a row. */
+export interface RecordReader {
+  readonly columns: readonly string[];
+  readonly json: (row: Row) => string;
+}
+
+/** Whole records: the stored text as it is. */
+const WHOLE: RecordReader = { columns: [RECORD_COLUMN], json: (row) => row[RECORD_COLUMN] as string };
+const readers = new WeakMap<Projection, RecordReader>();
+
+/**
+ * The reader of a projection (query/projection.ts): the stored text; the selected fields, from their columns when
+ * each has one and is no collection (the removed-listings check selects ListingKey), else cut from the stored text,
+ * every selected field present (null or [] when the record has no value); or the stored text less hidden fields.
+ */
+export function recordReader(p: Projection): RecordReader {
+  if (p.kind === 'whole') return WHOLE;
+  let reader = readers.get(p);
+  if (!reader) readers.set(p, (reader = p.kind === 'selected' ? selectedFields(p.fields) : withoutFields(p.fields)));
+  return reader;
+}
+
+function selectedFields(select: readonly FieldSpec[]): RecordReader {
+  if (select.every((f) => f.column && !f.collection)) {
+    return {
+      columns: select.map((f) => f.column!),
+      json: (row) => JSON.stringify(Object.fromEntries(select.map((f) => [f.name, fromColumn(f, row[f.column!])]))),
+    };
+  }
+  const empty = (f: FieldSpec) => (f.collection ? [] : null);
+  return {
+    columns: [RECORD_COLUMN],
+    json: (row) => {
+      const record = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
+      return JSON.stringify(Object.fromEntries(select.map((f) => [f.name, record[f.name] ?? empty(f)])));
+    },
+  };
+}
+
+/** Whole records less some fields: the `keep` ones, in the stored form. */
+function withoutFields(keep: readonly FieldSpec[]): RecordReader {
+  return {
+    columns: [RECORD_COLUMN],
+    json: (row) => {
+      const record = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const f of keep) if (record[f.name] !== undefined) out[f.name] = record[f.name];
+      return JSON.stringify(out);
+    },
+  };
+}
+
+/** A column's value back to its JSON form (booleans are stored as 1/0). */
+function fromColumn(f: FieldSpec, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (f.type === 'Edm.Boolean') return v === 1 || v === true || v === '1';
+  if (f.type === 'Edm.Decimal' || f.type === 'Edm.Double' || f.type.startsWith('Edm.Int')) return Number(v);
+  return v;
+}
+
+/** A stored text parsed (every read that needs the values rather than the text). */
+export function parseRecord(json: string): Record<string, unknown> {
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
+/**
+ * The in-place edit of a change timestamp `field` of `set` (fact 3): its member's text is `before`, the column's
+ * value, `after`; the edit puts the new value between them.
+ */
+export function timestampEdit(set: EntitySetSpec, field: string): { readonly column: string; readonly before: string; readonly after: string } {
+  const f = set.fieldsByName[field];
+  if (f?.type !== 'Edm.DateTimeOffset' || f.collection || !f.column) throw new Error(`${set.name}.${field} is no timestamp kept in a column of its own`);
+  return { column: f.column, before: `${JSON.stringify(field)}:"`, after: '"' };
+}
+
+/** The text without its null members (see above for why the fast path is safe, and when it is not taken). */
+export function withoutNulls(json: string): string {
+  if (json.includes('",":null')) return JSON.stringify(Object.fromEntries(Object.entries(parseRecord(json)).filter(([, v]) => v !== null)));
+  return json.replace(/,"[^"\\]+":null(?=[,}])/g, '').replace(/^\{"[^"\\]+":null(?:,|(?=\}))/, '{');
+}
+
+/** An edit of texts that writes the numbers of the fields named (Int64 and Decimal ones) as strings, single or in arrays. */
+export function numbersAsStrings(names: readonly string[]): (json: string) => string {
+  if (names.length === 0) return (json) => json;
+  const member = new RegExp(`"(${names.join('|')})":(\\[[^\\]]*\\]|-?[0-9][0-9.eE+-]*)`, 'g');
+  const quoted = (_m: string, name: string, value: string) =>
+    `"${name}":${value.startsWith('[') ? value.replace(/-?[0-9][0-9.eE+-]*/g, (n) => `"${n}"`) : `"${value}"`}`;
+  return (json) => json.replace(member, quoted);
 }

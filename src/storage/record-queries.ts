@@ -9,6 +9,7 @@ import type { SqlDialect } from './dialect';
 import { compileFilter } from './filter-compiler';
 import { Fragment, fragment } from './fragment';
 import { keysetAfter } from './keyset';
+import { recordReader } from './record-codec';
 import { Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { valueList } from './value-list';
 
@@ -33,6 +34,26 @@ export interface RelatedQuery {
   readonly perParent?: number;
 }
 
+/**
+ * Which records belong to a parent where records of several parent sets share one foreign key column (a Media
+ * record's ResourceRecordKey holds a Property's or a Member's key): those whose discriminator `field` names the
+ * parent's set (`value`), or names nothing. Said here once, in SQL (whereBelongs) and on a row read (belongs).
+ */
+export interface Belonging {
+  readonly field: string;
+  readonly value: string;
+}
+
+/** `q` kept to the records whose discriminator `column` holds `value` or nothing. */
+export function whereBelongs(q: Knex.QueryBuilder, column: string, value: string): Knex.QueryBuilder {
+  return q.andWhere((w) => w.where(column, value).orWhereNull(column));
+}
+
+/** whereBelongs on a row already read: its discriminator's value `owner`. */
+export function belongs(owner: unknown, value: string): boolean {
+  return owner === null || owner === undefined || owner === value;
+}
+
 /** Column aliases of a related read: the parent key, and the rank of a record within its parent. */
 export const PARENT = '_parent';
 const ROW = '_row';
@@ -52,9 +73,9 @@ export class RecordQueries {
    * (scans.ts) carries the dialect's guard first.
    */
   page(q: RecordQuery, scan = false): Statement {
-    const conditions = both(q.where && this.filter(q.where), q.after && keysetAfter(this.dialect, q.orderBy, q.after));
+    const conditions = allOf(q.where && this.filter(q.where), q.after && keysetAfter(this.dialect, q.orderBy, q.after));
     const where = this.guarded(conditions, scan);
-    const columns = [...new Set([...q.projection.columns, ...q.orderBy.map((o) => o.column)])];
+    const columns = [...new Set([...recordReader(q.projection).columns, ...q.orderBy.map((o) => o.column)])];
     const order = orderOf(q.orderBy);
     const params = [...(where?.params ?? []), q.limit, ...(q.offset ? [q.offset] : [])];
     const shape = shapeKey('page', columns.join(), where?.sql ?? '', JSON.stringify(order), q.offset ? 'offset' : '');
@@ -89,8 +110,8 @@ export class RecordQueries {
    */
   related(q: RelatedQuery): Statement {
     const keys = valueList(this.dialect, q.keys);
-    const condition = both(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, q.where && this.filter(q.where))!;
-    const columns = [...new Set(q.projection.columns)];
+    const condition = allOf(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, q.where && this.filter(q.where))!;
+    const columns = [...new Set(recordReader(q.projection).columns)];
     const order = orderOf(q.orderBy);
     const params = [...condition.params, ...(q.perParent === undefined ? [] : [q.perParent])];
     const shape = shapeKey('related', q.foreignKey, columns.join(), condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked');
@@ -124,7 +145,7 @@ function orderOf(orderBy: readonly BoundOrder[]): Order {
 }
 
 /** Both conditions (each parenthesised when there are two), either, or none. */
-function both(a: Fragment | undefined, b: Fragment | undefined): Fragment | undefined {
+function allOf(a: Fragment | undefined, b: Fragment | undefined): Fragment | undefined {
   if (a && b) return fragment`(${a}) AND (${b})`;
   return a ?? b;
 }

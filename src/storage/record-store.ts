@@ -8,11 +8,12 @@ import { RECORD_COLUMN } from '../model/service-model';
 import type { BoundPredicate } from '../query/bound';
 import { Projection, WHOLE_RECORD } from '../query/projection';
 import type { Database, Executor } from './database';
-import { EncodedRecord, recordEncoder, RecordEncoder } from './record-codec';
-import { PARENT, RecordQueries, RecordQuery, RelatedQuery } from './record-queries';
+import { EncodedRecord, parseRecord, recordEncoder, RecordEncoder, recordReader, timestampEdit } from './record-codec';
+import { Belonging, PARENT, RecordQueries, RecordQuery, RelatedQuery, whereBelongs } from './record-queries';
 import { compile, Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { ScanTimedOut } from './errors';
 import { scannedFields } from './scans';
+import { batchesOf, InsertBatches, KEYS_PER_STATEMENT } from './shapes';
 import { ValueTableWriter } from './value-tables';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
@@ -24,20 +25,14 @@ export interface RecordPage {
   readonly sortValues: unknown[][];
 }
 
-/** Keys per IN (…) list. */
-const READ_BATCH = 200;
+/**
+ * Records per multi-row upsert (rowsPerStatement's `most`): each row carries a whole record's text, up to tens of
+ * kilobytes, so fewer than the 500 rows of lighter tables keep a statement far below MariaDB's max_allowed_packet.
+ */
+const RECORDS_PER_STATEMENT = 50;
 
-/** Rows per multi-row INSERT: large enough to amortise round trips, within the dialect's placeholder limit. */
-const WRITE_BATCH = 50;
-
-/** Shapes of the writer's statements kept (a batch's size is one of few: full, or the last one's). */
-const WRITE_SHAPES = 64;
-
-/** A parent's records, by the column holding the parent's key and, when given, the join's discriminator. */
-interface Belonging {
-  readonly field: string;
-  readonly value: string;
-}
+/** Shapes of the by-key and by-parent statements kept (a batch's size is one of few: full, or the last one's). */
+const KEY_SHAPES = 64;
 
 export class RecordStore {
   readonly encode: RecordEncoder;
@@ -46,8 +41,8 @@ export class RecordStore {
   private readonly queries: RecordQueries;
   /** The key fetch of a whole record, the most frequent read: compiled once. */
   private readonly byKey: Statement;
-  private readonly writes = new ShapeCache(WRITE_SHAPES);
-  private readonly writeBatch: number;
+  private readonly byKeys = new ShapeCache(KEY_SHAPES);
+  private readonly upserts: InsertBatches;
   private readonly values: ValueTableWriter;
   private readonly knex: Knex;
 
@@ -58,7 +53,8 @@ export class RecordStore {
     this.knex = db.knex;
     this.queries = new RecordQueries(db.knex, db.dialect, table.name, this.key);
     this.byKey = compile(db.knex(table.name).select(RECORD_COLUMN).where(this.key, ''));
-    this.writeBatch = Math.max(1, Math.min(WRITE_BATCH, Math.floor(db.dialect.maxParams / this.columns.length)));
+    const replaced = this.columns.filter((c) => c !== this.key);
+    this.upserts = new InsertBatches(db, table.name, this.columns, (insert) => insert.onConflict(this.key).merge(replaced), RECORDS_PER_STATEMENT);
     this.values = new ValueTableWriter(db, set);
   }
 
@@ -66,8 +62,8 @@ export class RecordStore {
   async jsonByKey(key: string | number, projection: Projection = WHOLE_RECORD, scope?: BoundPredicate): Promise<string | undefined> {
     const rows = projection === WHOLE_RECORD && !scope
       ? await this.db.all(this.byKey.sql, [key])
-      : await this.read(this.queries.byKey(key, projection.columns, scope));
-    return rows.length ? projection.json(rows[0]) : undefined;
+      : await this.read(this.queries.byKey(key, recordReader(projection).columns, scope));
+    return rows.length ? recordReader(projection).json(rows[0]) : undefined;
   }
 
   async count(where?: BoundPredicate): Promise<number> {
@@ -81,7 +77,7 @@ export class RecordStore {
     const rows = await this.read(this.queries.page(q, scanned.length > 0), scanned);
     const orderColumns = q.orderBy.map((o) => o.column);
     return {
-      records: rows.map(q.projection.json),
+      records: rows.map(recordReader(q.projection).json),
       sortValues: rows.map((r) => orderColumns.map((c) => r[c] ?? null)),
     };
   }
@@ -96,9 +92,10 @@ export class RecordStore {
     // Key lists are padded to a power of two (repeating the last key) so a few statement shapes serve every page.
     const size = 2 ** Math.ceil(Math.log2(q.keys.length));
     const keys = [...q.keys, ...Array(size - q.keys.length).fill(q.keys[q.keys.length - 1])];
+    const { json } = recordReader(q.projection);
     for (const row of await this.read(this.queries.related({ ...q, keys }))) {
       const list = out.get(row[PARENT]) ?? out.set(row[PARENT], []).get(row[PARENT])!;
-      list.push(q.projection.json(row));
+      list.push(json(row));
     }
     return out;
   }
@@ -106,17 +103,16 @@ export class RecordStore {
   /** Every stored record, parsed; only for sets bounded by the dictionary (reference data), never by data. */
   async all(): Promise<Record<string, unknown>[]> {
     const rows = await this.read(compile(this.knex(this.table.name).select(RECORD_COLUMN)));
-    return rows.map((row) => JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>);
+    return rows.map((row) => parseRecord(row[RECORD_COLUMN] as string));
   }
 
   /** Stored records by key, parsed, read through `ex` (a transaction sees its own writes). */
   async recordsByKeys(ex: Executor, keys: readonly (string | number)[]): Promise<Map<string | number, Record<string, unknown>>> {
     const out = new Map<string | number, Record<string, unknown>>();
-    for (let i = 0; i < keys.length; i += READ_BATCH) {
-      const batch = keys.slice(i, i + READ_BATCH);
-      const q = this.writes.statement(shapeKey('byKeys', batch.length), batch, () => this.knex(this.table.name).select(RECORD_COLUMN).whereIn(this.key, batch));
+    for (const batch of batchesOf(keys, KEYS_PER_STATEMENT)) {
+      const q = this.byKeys.statement(shapeKey('byKeys', batch.length), batch, () => this.knex(this.table.name).select(RECORD_COLUMN).whereIn(this.key, batch));
       for (const row of await ex.all(q.sql, q.params)) {
-        const record = JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>;
+        const record = parseRecord(row[RECORD_COLUMN] as string);
         out.set(record[this.set.key] as string | number, record);
       }
     }
@@ -129,32 +125,29 @@ export class RecordStore {
    */
   async recordsByParent(ex: Executor, field: string, values: readonly (string | number)[], belongs?: Belonging): Promise<Record<string, unknown>[]> {
     const out: Record<string, unknown>[] = [];
-    for (let i = 0; i < values.length; i += READ_BATCH) {
-      const batch = values.slice(i, i + READ_BATCH);
+    for (const batch of batchesOf(values, KEYS_PER_STATEMENT)) {
       const q = this.byParent('select', field, batch, belongs, () => this.knex(this.table.name).select(RECORD_COLUMN));
-      for (const row of await ex.all(q.sql, q.params)) out.push(JSON.parse(row[RECORD_COLUMN] as string) as Record<string, unknown>);
+      for (const row of await ex.all(q.sql, q.params)) out.push(parseRecord(row[RECORD_COLUMN] as string));
     }
     return out;
   }
 
   /**
    * Moves the change timestamp of the records that belong to parents (as `recordsByParent` finds them) to
-   * `now`, in its column and in the stored JSON text, without reading them. The text holds the member exactly
-   * as `"<field>":"<old value>"` (the codec's JSON.stringify of a flat record; inside a string value those
-   * quotes would be escaped), so replacing that text is replacing the value.
+   * `now`, in its column and in the stored text, without reading them: the codec's in-place edit of a timestamp
+   * (record-codec.ts, timestampEdit, which says why it is safe), written as SQL's REPLACE.
    */
   async restampByParent(ex: Executor, field: string, values: readonly (string | number)[], belongs: Belonging | undefined, now: string): Promise<void> {
     const stamp = this.set.changeTimestamp;
     if (!stamp) throw new Error(`${this.set.name} has no change timestamp to move`);
-    const column = this.columnOf(stamp);
-    const member = `${JSON.stringify(stamp)}:`;
+    const { column, before, after } = timestampEdit(this.set, stamp);
     const k = this.knex;
     // The text first: MariaDB evaluates assignments left to right, each seeing the ones before it.
-    const old = this.db.dialect.concat([{ sql: '?', params: [`${member}"`] }, this.db.dialect.id(column), { sql: '?', params: ['"'] }]);
-    const assignments = { [RECORD_COLUMN]: k.raw(`REPLACE(??, ${old.sql}, ?)`, [RECORD_COLUMN, ...old.params as string[], member + JSON.stringify(now)]), [column]: now };
-    for (let i = 0; i < values.length; i += READ_BATCH) {
-      const batch = values.slice(i, i + READ_BATCH);
-      const q = this.byParent('restamp', field, batch, belongs, () => k(this.table.name).update(assignments), [...old.params, member + JSON.stringify(now), now]);
+    const old = this.db.dialect.concat([{ sql: '?', params: [before] }, this.db.dialect.id(column), { sql: '?', params: [after] }]);
+    const edited = before + now + after;
+    const assignments = { [RECORD_COLUMN]: k.raw(`REPLACE(??, ${old.sql}, ?)`, [RECORD_COLUMN, ...old.params as string[], edited]), [column]: now };
+    for (const batch of batchesOf(values, KEYS_PER_STATEMENT)) {
+      const q = this.byParent('restamp', field, batch, belongs, () => k(this.table.name).update(assignments), [...old.params, edited, now]);
       await ex.run(q.sql, q.params);
     }
   }
@@ -169,17 +162,16 @@ export class RecordStore {
     const owner = belongs && this.columnOf(belongs.field);
     const column = this.columnOf(field);
     const params = [...leading, ...batch, ...(owner ? [belongs!.value] : [])];
-    return this.writes.statement(shapeKey(kind, field, owner ?? '', batch.length), params, () => {
+    return this.byKeys.statement(shapeKey(kind, field, owner ?? '', batch.length), params, () => {
       const q = start().whereIn(column, batch);
-      return owner ? q.andWhere((w) => w.where(owner, belongs!.value).orWhereNull(owner)) : q;
+      return owner ? whereBelongs(q, owner, belongs!.value) : q;
     });
   }
 
   /** Removes records by key (and their collections' elements), in the caller's transaction. */
   async deleteByKeys(tx: Executor, keys: readonly (string | number)[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += READ_BATCH) {
-      const batch = keys.slice(i, i + READ_BATCH);
-      const q = this.writes.statement(shapeKey('delete', batch.length), batch, () => this.knex(this.table.name).whereIn(this.key, batch).del());
+    for (const batch of batchesOf(keys, KEYS_PER_STATEMENT)) {
+      const q = this.byKeys.statement(shapeKey('delete', batch.length), batch, () => this.knex(this.table.name).whereIn(this.key, batch).del());
       await tx.run(q.sql, q.params);
     }
     await this.values.remove(tx, keys);
@@ -187,13 +179,7 @@ export class RecordStore {
 
   /** Inserts or replaces records by key, with their collections' elements, in the caller's transaction. */
   async upsert(tx: Executor, records: readonly EncodedRecord[]): Promise<void> {
-    const replaced = this.columns.filter((c) => c !== this.key);
-    for (let i = 0; i < records.length; i += this.writeBatch) {
-      const rows = records.slice(i, i + this.writeBatch).map((r) => r.row);
-      const q = this.writes.statement(shapeKey('upsert', rows.length), inColumnOrder(this.columns, rows), () => (
-        this.knex(this.table.name).insert(rows.map((row) => Object.fromEntries(this.columns.map((c, j) => [c, row[j]])))).onConflict(this.key).merge(replaced)));
-      await tx.run(q.sql, q.params);
-    }
+    await this.upserts.insert(tx, records.map((r) => r.row));
     await this.values.write(tx, records);
   }
 
@@ -217,15 +203,4 @@ export class RecordStore {
       throw e instanceof ScanTimedOut ? Errors.ScanLimitExceeded(scanned, this.set.name, e.ms) : e;
     });
   }
-}
-
-/**
- * Rows' values in the order knex binds a multi-row insert: row by row, each in its columns' sorted order (knex
- * sorts an inserted object's keys; ShapeCache checks it on the first compile of each shape).
- */
-function inColumnOrder(columns: readonly string[], rows: readonly (readonly unknown[])[]): unknown[] {
-  const order = columns.map((c, i) => [c, i] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, i]) => i);
-  const out: unknown[] = [];
-  for (const row of rows) for (const i of order) out.push(row[i]);
-  return out;
 }

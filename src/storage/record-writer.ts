@@ -8,6 +8,7 @@ import type { EntitySetSpec } from '../model/service-model';
 import type { ChangeLog } from './change-log';
 import type { Database } from './database';
 import type { EncodedRecord } from './record-codec';
+import type { Belonging } from './record-queries';
 import type { RecordStore } from './record-store';
 import type { Settings } from './settings';
 
@@ -23,11 +24,11 @@ export interface RecordTransaction {
   recordsByKeys(set: EntitySetSpec | string, keys: readonly Key[]): Promise<Map<Key, Record<string, unknown>>>;
   /** Stored records of `set` whose `field` holds one of `values` (and whose discriminator, if given, allows it). */
   recordsByParent(
-    set: EntitySetSpec | string, field: string, values: readonly Key[], belongs?: { readonly field: string; readonly value: string },
+    set: EntitySetSpec | string, field: string, values: readonly Key[], belongs?: Belonging,
   ): Promise<Record<string, unknown>[]>;
   /** Moves the change timestamp of the records `recordsByParent` would find to `now`, without reading them. */
   restampByParent(
-    set: EntitySetSpec | string, field: string, values: readonly Key[], belongs: { readonly field: string; readonly value: string } | undefined, now: string,
+    set: EntitySetSpec | string, field: string, values: readonly Key[], belongs: Belonging | undefined, now: string,
   ): Promise<void>;
   /** Inserts or replaces records by key. */
   upsert(set: EntitySetSpec | string, records: readonly EncodedRecord[]): Promise<void>;

@@ -82,7 +82,7 @@ export class SqliteDatabase implements Database {
     const ms = this.timeouts.statementMs;
     return this.unlocked(new Deadline(this.timeouts.acquireMs), () => {
       try {
-        return this.scanClock.within(ms, () => this.statement(this.reader, this.readCache, sql).all(...params) as Row[]);
+        return this.scanClock.readBefore(ms, () => this.statement(this.reader, this.readCache, sql).all(...params) as Row[]);
       } catch (e) {
         throw e instanceof ScanDeadlinePassed ? new ScanTimedOut(ms) : e;
       }

@@ -13,6 +13,8 @@ const MAX_PARAMS = 32766;
 class SqliteDialect extends SqlDialect {
   readonly name = 'sqlite' as const;
   readonly maxParams = MAX_PARAMS;
+  /** tolower/toupper: the connection's own functions (sqlite-functions.ts). */
+  protected readonly functionNames = { length: 'length', toLower: 'odata_tolower', toUpper: 'odata_toupper' };
 
   contains(text: Fragment, part: Fragment): Fragment {
     return fragment`instr(${text}, ${part}) > 0`;
@@ -22,17 +24,6 @@ class SqliteDialect extends SqlDialect {
     return fragment`substr(${text}, ${this.length(text)} - ${this.length(suffix)} + 1) = ${suffix}`;
   }
 
-  length(text: Fragment): Fragment {
-    return fragment`length(${text})`;
-  }
-
-  toLower(text: Fragment): Fragment {
-    return fragment`odata_tolower(${text})`;
-  }
-
-  toUpper(text: Fragment): Fragment {
-    return fragment`odata_toupper(${text})`;
-  }
 
   castInteger(value: Fragment): Fragment {
     return fragment`CAST(${value} AS INTEGER)`;

@@ -23,8 +23,8 @@ export class ScanDeadlinePassed extends Error {
 export class ScanClock {
   deadline = Number.POSITIVE_INFINITY;
 
-  /** Runs `read` (synchronous: one statement) with `ms` to finish. */
-  within<T>(ms: number, read: () => T): T {
+  /** Runs `read` (synchronous: one statement) with its deadline `ms` from now. */
+  readBefore<T>(ms: number, read: () => T): T {
     this.deadline = performance.now() + ms;
     try {
       return read();

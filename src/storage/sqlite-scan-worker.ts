@@ -46,7 +46,7 @@ function serve(data: ScanThreadData): void {
       let s = statements.get(q.sql);
       if (!s) statements.set(q.sql, (s = db.prepare(q.sql)));
       const statement = s;
-      answer = { rows: clock.within(q.ms, () => statement.all(...q.params) as Record<string, unknown>[]) };
+      answer = { rows: clock.readBefore(q.ms, () => statement.all(...q.params) as Record<string, unknown>[]) };
     } catch (e) {
       const err = e as { name?: string; code?: unknown; message?: string };
       answer = { error: { name: err.name ?? 'Error', code: typeof err.code === 'string' ? err.code : undefined, message: String(err.message) } };

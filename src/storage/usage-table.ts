@@ -52,7 +52,8 @@ const [JOURNAL, APPLIED] = [standIn('journal'), standIn('applied')];
  * The usage tables' statements for one database, compiled once; each takes its values in the order of the
  * stand-ins in its check.
  */
-export function usageStatements({ knex, dialect }: Pick<Database, 'knex' | 'dialect'>) {
+export function usageStatements(db: Pick<Database, 'knex' | 'dialect'>) {
+  const { knex, dialect } = db;
   const journals = () => knex(USAGE_JOURNALS_TABLE);
   // Increments commute, so processes adding to the same rows add up: the stored count plus the inserted one.
   const added = knex.raw(`?? + ${dialect.inserted('count')}`, ['count']);
@@ -64,7 +65,7 @@ export function usageStatements({ knex, dialect }: Pick<Database, 'knex' | 'dial
     register: textTaking(journals().insert({ journal_id: JOURNAL, applied_seq: APPLIED }), [APPLIED, JOURNAL]),
     forget: textTaking(journals().where('journal_id', JOURNAL).delete(), [JOURNAL]),
     /** A journal chunk can span many clients and hours: many rows a statement. */
-    increments: new InsertBatches(knex, USAGE_TABLE, USAGE_COLUMNS, dialect.maxParams, (insert) => insert.onConflict(USAGE_KEY).merge({ count: added })),
+    increments: new InsertBatches(db, USAGE_TABLE, USAGE_COLUMNS, (insert) => insert.onConflict(USAGE_KEY).merge({ count: added })),
   };
 }
 

@@ -5,28 +5,27 @@
 import type { EntitySetSpec, FieldSpec } from '../model/service-model';
 import { VALUE_TABLE_KEY, VALUE_TABLE_VALUE } from '../model/service-model';
 import type { Database, Executor } from './database';
-import { ShapeCache, shapeKey } from './query-builder';
+import { type Knex, ShapeCache, shapeKey } from './query-builder';
 import type { EncodedRecord } from './record-codec';
+import { batchesOf, InsertBatches, KEYS_PER_STATEMENT } from './shapes';
 
 type Key = string | number;
 
-/** Keys per DELETE … IN (…). */
-const KEY_BATCH = 200;
 const COLUMNS = [VALUE_TABLE_KEY, VALUE_TABLE_VALUE];
-/** knex binds an inserted row's values in its columns' sorted order, which COLUMNS is in. */
-const SORTED = [...COLUMNS].sort().join() === COLUMNS.join();
-/** Rows per INSERT; within SQLite's 500 terms of a compound SELECT, which knex writes a multi-row insert as. */
-const ROWS_PER_INSERT = 500;
 
 export class ValueTableWriter {
   private readonly fields: readonly FieldSpec[];
-  private readonly rowsPerInsert: number;
-  private readonly shapes = new ShapeCache(64);
+  /**
+   * Each field's inserts: an element a record lists twice is one row, a repeat changing nothing (a no-op merge,
+   * where MariaDB's INSERT IGNORE would also turn other errors into warnings).
+   */
+  private readonly inserts: ReadonlyMap<string, InsertBatches>;
+  private readonly deletes = new ShapeCache(64);
 
   constructor(private readonly db: Database, set: EntitySetSpec) {
     this.fields = set.fields.filter((f) => f.valueTable);
-    this.rowsPerInsert = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(db.dialect.maxParams / COLUMNS.length)));
-    if (!SORTED) throw new Error('value table columns must be listed in sorted order');
+    const keepOne = (insert: Knex.QueryBuilder) => insert.onConflict(COLUMNS).merge([VALUE_TABLE_KEY]);
+    this.inserts = new Map(this.fields.map((f) => [f.name, new InsertBatches(db, f.valueTable!, COLUMNS, keepOne)]));
   }
 
   get active(): boolean {
@@ -44,24 +43,15 @@ export class ValueTableWriter {
       for (const r of byKey.values()) {
         for (const v of (r.value[f.name] as readonly unknown[] | undefined) ?? []) rows.push([r.key, typeof v === 'boolean' ? (v ? 1 : 0) : v]);
       }
-      for (let i = 0; i < rows.length; i += this.rowsPerInsert) {
-        const batch = rows.slice(i, i + this.rowsPerInsert);
-        // An element a record lists twice is one row: a repeat changes nothing (a no-op merge, where MariaDB's
-        // INSERT IGNORE would also turn other errors into warnings).
-        const q = this.shapes.statement(shapeKey('insert', f.valueTable!, batch.length), batch.flat(), () => this.db.knex(f.valueTable!)
-          .insert(batch.map(([key, value]) => ({ [VALUE_TABLE_KEY]: key, [VALUE_TABLE_VALUE]: value })))
-          .onConflict(COLUMNS).merge([VALUE_TABLE_KEY]));
-        await tx.run(q.sql, q.params);
-      }
+      await this.inserts.get(f.name)!.insert(tx, rows);
     }
   }
 
   /** The elements of the records with these keys. */
   async remove(tx: Executor, keys: readonly Key[]): Promise<void> {
     for (const f of this.fields) {
-      for (let i = 0; i < keys.length; i += KEY_BATCH) {
-        const batch = keys.slice(i, i + KEY_BATCH);
-        const q = this.shapes.statement(shapeKey('delete', f.valueTable!, batch.length), batch, () => this.db.knex(f.valueTable!).whereIn(VALUE_TABLE_KEY, batch).del());
+      for (const batch of batchesOf(keys, KEYS_PER_STATEMENT)) {
+        const q = this.deletes.statement(shapeKey('delete', f.valueTable!, batch.length), batch, () => this.db.knex(f.valueTable!).whereIn(VALUE_TABLE_KEY, batch).del());
         await tx.run(q.sql, q.params);
       }
     }

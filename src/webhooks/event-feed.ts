@@ -11,7 +11,7 @@ import { ChangeLogMarks, refuseEventMarkBefore, refuseExpiredMark } from '../pag
 import type { ScopeEpochs } from '../paging/scope-epoch';
 import { bindQuery } from '../query/bind-query';
 import { parseQueryOptions } from '../query/parse-options';
-import { both } from '../query/predicates';
+import { allOf } from '../query/predicates';
 import { projection } from '../query/projection';
 import type { RecordStores } from '../storage/record-stores';
 
@@ -75,6 +75,6 @@ export class ClientEventFeed {
     const sequence = this.set.key;
     const tree = parseQueryOptions({ $filter: `${sequence} gt ${Math.trunc(cursor)}`, $orderby: sequence });
     const q = bindQuery(this.set, tree, { sets: this.sets, hidden: (s) => licence.hiddenIn(s) });
-    return { where: both(licence.visibility.of(this.set), q.filter), orderBy: q.orderBy, shown: projection(this.set, q.select, licence.hiddenIn(this.set)) };
+    return { where: allOf(licence.visibility.of(this.set), q.filter), orderBy: q.orderBy, shown: projection(this.set, q.select, licence.hiddenIn(this.set)) };
   }
 }

@@ -2,16 +2,18 @@
  * What a server process tells its operator: its logger, its metrics (with the database pool and usage journal
  * gauges), the metrics listener when METRICS_PORT is set, the start-up banner and the shutdown line. A cluster's
  * worker opens no metrics listener (its primary owns METRICS_PORT) and answers a scrape of its service port with
- * the primary's sum over every worker.
+ * the primary's sum over every worker. It puts together parts of several layers (the cluster's worker side, the
+ * metrics endpoint, the service), so it stands beside server.ts, at the top, not in observability/ below them.
  */
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import type { Config } from '../config';
-import { shareWithPrimary } from '../cluster/worker-metrics';
-import { MetricsText, startMetricsServer } from '../http/metrics-endpoint';
-import type { ListingService } from '../service';
-import { Logger, silentLogger } from './logger';
-import { ServiceMetrics } from './metrics';
+import type { Config } from './config';
+import { shareWithPrimary } from './cluster/worker-metrics';
+import { MetricsText, startMetricsServer } from './http/metrics-endpoint';
+import { hostForUrl } from './operation-config';
+import type { ListingService } from './service';
+import { Logger, silentLogger } from './observability/logger';
+import { ServiceMetrics } from './observability/metrics';
 
 export interface ServerObservability {
   readonly logger: Logger;
@@ -61,13 +63,4 @@ export function serverObservability(service: ListingService, given: Logger | und
       if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
     },
   };
-}
-
-/**
- * A bound address as a URL's host: a wildcard address becomes `localhost` (the server answers there too), an
- * IPv6 address goes in brackets.
- */
-export function hostForUrl(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return 'localhost';
-  return host.includes(':') ? `[${host}]` : host;
 }
