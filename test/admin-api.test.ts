@@ -9,17 +9,17 @@ import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { startTestServer, TEST_TOKEN } from './support/http';
-import { call, originOf, Reply, requestToken, runCli } from './support/licence-http';
+import { HttpResult, request, startTestServer, TEST_TOKEN } from './support/http';
+import { originOf, requestToken, runCli } from './support/licence-http';
 
 /** An admin request with a JSON body (or none); `token` null sends no Authorization. */
-function admin(server: RunningServer, path: string, method = 'GET', body?: unknown, token: string | null = TEST_TOKEN): Promise<Reply> {
-  return call(`${originOf(server.url)}${path}`, {
+function admin(server: RunningServer, path: string, method = 'GET', body?: unknown, token: string | null = TEST_TOKEN): Promise<HttpResult> {
+  return request(`${originOf(server.url)}${path}`, {
     token: token ?? undefined, method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
   });
 }
 
-function expectError(r: Reply, status: number, code: string): { code: string; message: string; target?: string; details: any[] } {
+function expectError(r: HttpResult, status: number, code: string): { code: string; message: string; target?: string; details: any[] } {
   expect(r.status, r.text).to.equal(status);
   expect(r.json?.error?.code, r.text).to.equal(code);
   expect(r.json.error.details).to.be.an('array');
@@ -63,7 +63,7 @@ describeEachDatabase('Console: the admin API', (target) => {
 
   it('the shell is public and holds no data; it and its assets carry a strict Content-Security-Policy', async () => {
     const origin = originOf(server.url);
-    const page = await call(`${origin}/console/`);
+    const page = await request(`${origin}/console/`);
     expect(page.status).to.equal(200);
     const csp = page.headers.get('content-security-policy')!;
     for (const d of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) expect(csp).to.include(d);
@@ -71,12 +71,12 @@ describeEachDatabase('Console: the admin API', (target) => {
     expect(page.text).not.to.match(/<script(?![^>]*\bsrc=)[^>]*>|\sstyle=|\son[a-z]+=/i);
     for (const src of page.text.match(/(?:src|href)="[^"#]+"/g)!) expect(src, 'every asset from this server').to.match(/="assets\//);
     for (const asset of ['main.js', 'console.css', 'chart.umd.min.js']) {
-      const r = await call(`${origin}/console/assets/${asset}`);
+      const r = await request(`${origin}/console/assets/${asset}`);
       expect(r.status, asset).to.equal(200);
       expect(r.headers.get('content-security-policy'), asset).to.equal(csp);
     }
-    expect((await call(`${origin}/console/assets/..%2F..%2Fpackage.json`)).status).to.equal(404);
-    expect((await call(`${origin}/console/assets/tsconfig.json`)).status).to.equal(404);
+    expect((await request(`${origin}/console/assets/..%2F..%2Fpackage.json`)).status).to.equal(404);
+    expect((await request(`${origin}/console/assets/tsconfig.json`)).status).to.equal(404);
   });
 
   it('adds a client: its secret and static token are in the answer once, never in the list; both work', async () => {
@@ -88,13 +88,13 @@ describeEachDatabase('Console: the admin API', (target) => {
     expect(list.json.value.map((c: { id: string }) => c.id)).to.include('idx');
     expect(list.text).not.to.include(r.json.secret).and.not.to.include(r.json.staticToken).and.not.to.match(/hash/i);
     expect((await requestToken(server.url, { id: 'idx', secret: r.json.secret, via: 'basic' })).status).to.equal(200);
-    expect((await call(`${server.url}/`, { token: r.json.staticToken })).status).to.equal(200);
+    expect((await request(`${server.url}/`, { token: r.json.staticToken })).status).to.equal(200);
     expectError(await admin(server, '/admin/clients', 'POST', { id: 'idx', name: 'again' }), 409, 'ClientExists');
   });
 
   it('refuses a bad scope with the service\'s own error inside ScopeInvalid, and a bad hidden field, before storing anything', async () => {
     const scope = "City eq 'Austin'";
-    const service = await call(`${server.url}/Property?$filter=${encodeURIComponent(scope)}`, { token: TEST_TOKEN });
+    const service = await request(`${server.url}/Property?$filter=${encodeURIComponent(scope)}`, { token: TEST_TOKEN });
     const own = expectError(service, 501, 'FieldNotFilterable');
     for (const path of ['/admin/licence-check', '/admin/clients']) {
       const e = expectError(await admin(server, path, 'POST', { id: 'bad-scope', name: 'Bad', scope }), 400, 'ScopeInvalid');
@@ -116,7 +116,7 @@ describeEachDatabase('Console: the admin API', (target) => {
       [{ name: 'x', id: 'no spaces' }, 'id'], [{ name: 'x', hiddenFields: 'PrivateRemarks' }, 'hiddenFields'], [[1], 'body'],
     ];
     for (const [body, target] of cases) expect(expectError(await admin(server, '/admin/clients', 'POST', body), 400, 'ClientSpecInvalid').target).to.equal(target);
-    const notJson = await call(`${originOf(server.url)}/admin/clients`, { token: TEST_TOKEN, method: 'POST', body: '{"name":', headers: { 'Content-Type': 'application/json' } });
+    const notJson = await request(`${originOf(server.url)}/admin/clients`, { token: TEST_TOKEN, method: 'POST', body: '{"name":', headers: { 'Content-Type': 'application/json' } });
     expectError(notJson, 400, 'RequestMalformed');
   });
 
@@ -128,11 +128,11 @@ describeEachDatabase('Console: the admin API', (target) => {
     const rotated = await admin(server, '/admin/clients/feed/rotate', 'POST');
     expect(rotated.json).to.have.keys('secret', 'staticToken', 'tokensEnded');
     expect(rotated.json.tokensEnded).to.equal(1);
-    expectError(await call(`${server.url}/`, { token: added.staticToken }), 401, 'Unauthorized');
-    expect((await call(`${server.url}/`, { token: rotated.json.staticToken })).status).to.equal(200);
+    expectError(await request(`${server.url}/`, { token: added.staticToken }), 401, 'Unauthorized');
+    expect((await request(`${server.url}/`, { token: rotated.json.staticToken })).status).to.equal(200);
     const revoked = await admin(server, '/admin/clients/feed/revoke', 'POST');
     expect(revoked.json.revokedAt).to.be.a('string');
-    expectError(await call(`${server.url}/`, { token: rotated.json.staticToken }), 401, 'Unauthorized');
+    expectError(await request(`${server.url}/`, { token: rotated.json.staticToken }), 401, 'Unauthorized');
     const refused = expectError(await admin(server, '/admin/clients/feed/rotate', 'POST'), 409, 'ClientRevoked');
     expect(refused).to.include({ target: 'id', message: `client feed was revoked at ${revoked.json.revokedAt} and cannot be rotated: `
       + 'a revoked client\'s credentials are ended for good; add a new client instead' });
@@ -142,9 +142,9 @@ describeEachDatabase('Console: the admin API', (target) => {
   });
 
   it('usage by hour, day and month adds up /admin/usage, and its CSV is what `reso-server usage --by day --csv` prints', async () => {
-    const keys = (await call(`${server.url}/Property?$top=2&$select=ListingKey`, { token: reader })).json.value;
-    for (const k of keys) await call(`${server.url}/Property('${k.ListingKey}')`, { token: reader });
-    await call(`${server.url}/Property?$top=1&$expand=Media`, { token: reader });
+    const keys = (await request(`${server.url}/Property?$top=2&$select=ListingKey`, { token: reader })).json.value;
+    for (const k of keys) await request(`${server.url}/Property('${k.ListingKey}')`, { token: reader });
+    await request(`${server.url}/Property?$top=1&$expand=Media`, { token: reader });
     const hours = (await admin(server, '/admin/usage?client=reader')).json.value as { hour: string; class: 'A' | 'B'; count: number }[];
     const sum = (cls: string) => hours.filter((h) => h.class === cls).reduce((n, h) => n + h.count, 0);
     // Two key fetches (A); a query, and a query expanding Media (B, and one more B for the charged expansion).
@@ -167,7 +167,7 @@ describeEachDatabase('Console: the admin API', (target) => {
 
   it('tells any client what its $metadata does not say: restricted fields, charged expansions, request classes; nothing hidden from it', async () => {
     const { json: hider } = await admin(server, '/admin/clients', 'POST', { id: 'hider', name: 'Hider', hiddenFields: ['OwnerName'], staticToken: true });
-    const policy = (await call(`${originOf(server.url)}/console/api/explorer`, { token: hider.staticToken })).json;
+    const policy = (await request(`${originOf(server.url)}/console/api/explorer`, { token: hider.staticToken })).json;
     expect(policy.client).to.deep.equal({ id: 'hider', name: 'Hider', admin: false });
     expect(policy.transactions).to.deep.equal({ keyFetch: 'A', query: 'B', chargedExpansion: 'B' });
     const listings = policy.sets.find((s: { name: string }) => s.name === 'Property');

@@ -8,12 +8,13 @@ import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { odataError, startTestServer, TEST_TOKEN } from './support/http';
-import { call, originOf, parseCredentials, Reply, requestToken, runCli, walk } from './support/licence-http';
+import { HttpResult, odataError, request, startTestServer, TEST_TOKEN } from './support/http';
+import { originOf, parseCredentials, requestToken, runCli } from './support/licence-http';
+import { walkPages } from './support/next-links';
 import { ManualClock } from './support/manual-clock';
 
 /** What every 401 from the resource endpoints must look like. */
-function expectBearer401(r: Reply, label: string, error?: 'invalid_token'): void {
+function expectBearer401(r: HttpResult, label: string, error?: 'invalid_token'): void {
   expect(r.status, `${label}: ${r.text.slice(0, 200)}`).to.equal(401);
   const challenge = r.headers.get('www-authenticate') ?? '';
   expect(challenge, `${label}: WWW-Authenticate`).to.match(/^Bearer\b/);
@@ -26,14 +27,14 @@ function expectBearer401(r: Reply, label: string, error?: 'invalid_token'): void
   expect(r.json, `${label}: no data in a 401`).not.to.have.property('value');
 }
 
-function expectTokenError(r: Reply, label: string, status: number, error: string): void {
+function expectTokenError(r: HttpResult, label: string, status: number, error: string): void {
   expect(r.status, `${label}: ${r.text.slice(0, 200)}`).to.equal(status);
   expect(r.headers.get('content-type') ?? '', label).to.match(/^application\/json/);
   expect(r.json?.error, `${label}: error code`).to.equal(error);
   expect(r.json, label).not.to.have.property('access_token');
 }
 
-function expectIssued(r: Reply, label: string): string {
+function expectIssued(r: HttpResult, label: string): string {
   expect(r.status, `${label}: ${r.text.slice(0, 200)}`).to.equal(200);
   expect(r.headers.get('content-type') ?? '', label).to.match(/^application\/json/);
   expect(r.headers.get('cache-control'), `${label}: Cache-Control`).to.match(/no-store/);
@@ -54,11 +55,11 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
   const clock = new ManualClock();
 
   const works = async (token: string, label: string) => {
-    const r = await call(`${base}/Property?$top=1&$select=ListingKey`, { token });
+    const r = await request(`${base}/Property?$top=1&$select=ListingKey`, { token });
     expect(r.status, `${label}: ${r.text.slice(0, 200)}`).to.equal(200);
     expect(r.json.value).to.have.length(1);
   };
-  const refused = async (token: string, label: string) => expectBearer401(await call(`${base}/Property`, { token }), label, 'invalid_token');
+  const refused = async (token: string, label: string) => expectBearer401(await request(`${base}/Property`, { token }), label, 'invalid_token');
 
   before(async function () {
     this.timeout(120_000);
@@ -66,7 +67,7 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
     server = await startTestServer(serviceModel, db.url, { pageSize: 3 }, { clock });
     await seedDemoData(server.service, { listings: 8 });
     base = server.url;
-    const page = await call(`${base}/Property?$select=ListingKey`, { token: TEST_TOKEN });
+    const page = await request(`${base}/Property?$select=ListingKey`, { token: TEST_TOKEN });
     listingKey = page.json.value[0].ListingKey;
     nextLink = page.json['@odata.nextLink'];
     const { client, secret } = await server.service.clients.add({ id: 'alpha', name: 'Alpha Realty' });
@@ -101,23 +102,23 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
     ];
     it('without a token: 401, WWW-Authenticate: Bearer realm=…, an OData error body and no data', async () => {
       expect(nextLink).to.be.a('string');
-      for (const [label, url] of paths()) expectBearer401(await call(url), label);
+      for (const [label, url] of paths()) expectBearer401(await request(url), label);
     });
     it('the same requests with a valid token succeed (so the 401s above are about the token)', async () => {
       for (const [label, url] of paths()) {
         if (label.startsWith('unknown') || label.includes('missing')) continue;
-        const r = await call(url, { token: TEST_TOKEN });
+        const r = await request(url, { token: TEST_TOKEN });
         expect(r.status, `${label}: ${r.text.slice(0, 200)}`).to.equal(200);
       }
     });
     it('GET /admin/usage without a token: 401 Bearer; with a non-admin client: 403; with an admin: 200', async () => {
       const url = `${originOf(base)}/admin/usage`;
-      expectBearer401(await call(url), '/admin/usage');
+      expectBearer401(await request(url), '/admin/usage');
       const token = await server.service.clients.issueToken(alpha.id, undefined);
-      const r = await call(url, { token });
+      const r = await request(url, { token });
       expect(r.status, r.text).to.equal(403);
       odataError(r);
-      const ok = await call(url, { token: TEST_TOKEN });
+      const ok = await request(url, { token: TEST_TOKEN });
       expect(ok.status, ok.text).to.equal(200);
       expect(ok.json.value).to.be.an('array');
     });
@@ -128,9 +129,9 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
     it('malformed Authorization headers', async () => {
       for (const header of ['Bearer', 'Bearer ', 'Bearertoken', 'Token abc', `Basic ${Buffer.from('demo:x').toString('base64')}`,
         'Bearer a b', 'Bearer tok"en', 'Bearer \u00e9t\u00e9', `${TEST_TOKEN}`]) {
-        let r: Reply;
+        let r: HttpResult;
         try {
-          r = await call(`${base}/Property`, { authorization: header });
+          r = await request(`${base}/Property`, { authorization: header });
         } catch (e) {
           continue; // fetch refuses to send some header values at all; nothing reaches the server then
         }
@@ -138,7 +139,7 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
       }
     });
     it('the scheme name is case-insensitive (RFC 7235): "bearer <token>" works', async () => {
-      const r = await call(`${base}/Property?$top=1`, { authorization: `bearer ${TEST_TOKEN}` });
+      const r = await request(`${base}/Property?$top=1`, { authorization: `bearer ${TEST_TOKEN}` });
       expect(r.status, r.text.slice(0, 200)).to.equal(200);
     });
     it('an unknown token', async () => {
@@ -183,7 +184,7 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
     it('HTTP Basic credentials: {access_token, token_type: Bearer, expires_in}, Cache-Control: no-store; the token works', async () => {
       const token = expectIssued(await requestToken(base, { ...alpha, via: 'basic' }), 'basic');
       await works(token, 'token from Basic credentials');
-      const r = await call(`${base}/Property('${listingKey}')`, { token });
+      const r = await request(`${base}/Property('${listingKey}')`, { token });
       expect(r.status).to.equal(200);
       expect(r.json.ListingKey).to.equal(listingKey);
     });
@@ -212,7 +213,7 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
       }
       const none = await requestToken(base, { via: 'none' });
       expectTokenError(none, 'no credentials at all', 401, 'invalid_client');
-      const garbled = await call(`${originOf(base)}/oauth2/token`, {
+      const garbled = await request(`${originOf(base)}/oauth2/token`, {
         method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from('no-colon').toString('base64')}` },
         body: 'grant_type=client_credentials',
       });
@@ -226,7 +227,7 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
       }
     });
     it('a parameter sent twice (client_secret=a&client_secret=b, or grant_type twice): 400 invalid_request, never 500 (RFC 6749 §3.2)', async () => {
-      const form = (extra: string) => call(`${originOf(base)}/oauth2/token`, {
+      const form = (extra: string) => request(`${originOf(base)}/oauth2/token`, {
         method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: `grant_type=client_credentials&client_id=${encodeURIComponent(alpha.id)}&${extra}`,
       });
@@ -367,10 +368,10 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
       await refused(unused, 'token never used, after CLI revoke');
       expect((await server.service.clients.get(cli.id))?.revokedAt, 'the revocation is in the database').to.be.a('string');
       // Another process revoked it: this server learns of it when it next reads the credentials mark, 1 s at most.
-      const cached = await call(`${base}/Property?$top=1`, { token: cli.token });
+      const cached = await request(`${base}/Property?$top=1`, { token: cli.token });
       expect(cached.status, 'the used token, within the bound (cached or refused)').to.be.oneOf([200, 401]);
       clock.advance(1_000);
-      const res = await call(`${base}/Property?$top=1`, { token: cli.token });
+      const res = await request(`${base}/Property?$top=1`, { token: cli.token });
       expectBearer401(res, 'cached token 1 s after CLI revoke', 'invalid_token');
       expectTokenError(await requestToken(base, { id: cli.id, secret: cli.secret, via: 'basic' }), 'secret after CLI revoke', 401, 'invalid_client');
       const list = await runCli(db.url, ['clients', 'list']);
@@ -403,7 +404,7 @@ describeEachDatabase('Authentication (OAuth2 client credentials, bearer tokens)'
       await works(expectIssued(await requestToken(base, { id: client.id, secret, via: 'basic' }), 'after restart'), 'secret after restart');
       await refused(goneToken, 'revoked client token after restart');
       await refused(expiring, 'expired token after restart');
-      const pages = await walk(`${base}/Property?$select=ListingKey`, staticToken);
+      const pages = await walkPages(`${base}/Property?$select=ListingKey`, { token: staticToken, endAtError: true });
       expect(pages.pages.every((p) => p.status === 200)).to.equal(true);
       expect(pages.records).to.have.length(8);
     });

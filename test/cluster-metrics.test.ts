@@ -5,12 +5,13 @@
  * SIGHUP reload are answered, and a scrape waiting at SIGTERM holds up neither itself nor the shutdown.
  */
 import { expect } from 'chai';
-import { fetchAlone, PlainAnswer, pause, serving, stopCluster, until } from './support/cluster-process';
+import { fetchAlone, serving, stopCluster } from './support/cluster-process';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { TEST_TOKEN } from './support/http';
-import { call, runCli } from './support/licence-http';
+import { HttpResult, request, TEST_TOKEN } from './support/http';
+import { runCli } from './support/licence-http';
 import { parsePrometheus, sample } from './support/prometheus';
-import { childPids, ServerProcess, spawnServer } from './support/server-process';
+import { until } from './support/poll';
+import { childPids, readByServer, ServerProcess, spawnServer } from './support/server-process';
 
 const WORKERS = 2;
 /** The primary's collection bound (src/cluster/cluster-metrics.ts) and a margin for a loaded test machine. */
@@ -22,7 +23,7 @@ interface Cluster { readonly server: ServerProcess; readonly metricsUrl: string;
 const keyFetches = (text: string) => sample(parsePrometheus(text), 'reso_http_requests_total', { endpoint: 'Property', status: '200', class: 'A' });
 
 /** A scrape and how long it took to be answered. */
-async function timed(url: string, token?: string): Promise<PlainAnswer & { ms: number }> {
+async function timed(url: string, token?: string): Promise<HttpResult & { ms: number }> {
   const began = Date.now();
   const answer = await fetchAlone(url, token);
   return { ...answer, ms: Date.now() - began };
@@ -43,7 +44,7 @@ describeEachDatabase('Every core: metrics summed over serve --workers 2', (targe
     const server = await spawnServer(db.url, { DEMO_TOKEN: TEST_TOKEN, WORKERS: String(WORKERS), MAX_CONCURRENT_REQUESTS: '64', SHUTDOWN_TIMEOUT_MS: '3000', LOG_LEVEL: 'debug', ...env });
     await until('both workers serving', () => serving(server) >= WORKERS);
     const metricsUrl = /metrics of every worker, summed, at (http:\/\/\S+\/metrics)/.exec(server.output())?.[1] ?? `${server.url.replace(/\/odata$/, '')}/metrics`;
-    const keys = (await call(`${server.url}/Property?$select=ListingKey&$top=20`, { token: TEST_TOKEN })).json.value.map((r: { ListingKey: string }) => r.ListingKey);
+    const keys = (await request(`${server.url}/Property?$select=ListingKey&$top=20`, { token: TEST_TOKEN })).json.value.map((r: { ListingKey: string }) => r.ListingKey);
     return { server, metricsUrl, keys };
   }
 
@@ -67,9 +68,9 @@ describeEachDatabase('Every core: metrics summed over serve --workers 2', (targe
       expect([...answeredBy].sort(), 'workers that answered the fetches').to.deep.equal(childPids(cluster.server.child.pid!).sort());
       for (let i = 0; i < 4; i++) {
         const scrape = await fetchAlone(cluster.metricsUrl, TEST_TOKEN);
-        expect(scrape.status, scrape.body).to.equal(200);
-        expect(keyFetches(scrape.body), 'reso_http_requests_total of Property, 200, class A').to.equal(n);
-        const samples = parsePrometheus(scrape.body);
+        expect(scrape.status, scrape.text).to.equal(200);
+        expect(keyFetches(scrape.text), 'reso_http_requests_total of Property, 200, class A').to.equal(n);
+        const samples = parsePrometheus(scrape.text);
         expect(sample(samples, 'reso_http_request_duration_seconds_count', { endpoint: 'Property', class: 'A' })).to.equal(n);
         expect(sample(samples, 'reso_http_request_duration_seconds_bucket', { endpoint: 'Property', class: 'A', le: '+Inf' })).to.equal(n);
       }
@@ -86,15 +87,15 @@ describeEachDatabase('Every core: metrics summed over serve --workers 2', (targe
       expect(cluster.metricsUrl).to.match(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
       const n = 30;
       await fetchKeys(cluster, n);
-      expect(keyFetches((await fetchAlone(cluster.metricsUrl)).body)).to.equal(n);
+      expect(keyFetches((await fetchAlone(cluster.metricsUrl)).text)).to.equal(n);
       expect((await fetchAlone(`${cluster.server.url.replace(/\/odata$/, '')}/metrics`, TEST_TOKEN)).status, 'the service port, with METRICS_PORT set').to.equal(404);
       process.kill(stopped, 'SIGSTOP');
       const refused = await timed(cluster.metricsUrl);
-      expect(refused.status, refused.body).to.equal(503);
-      expect(JSON.parse(refused.body).error).to.include({ code: 'MetricsUnavailable' }).and.have.property('message').that.matches(/1 of 2 workers did not answer within 2000 ms/);
+      expect(refused.status, refused.text).to.equal(503);
+      expect(JSON.parse(refused.text).error).to.include({ code: 'MetricsUnavailable' }).and.have.property('message').that.matches(/1 of 2 workers did not answer within 2000 ms/);
       expect(refused.ms).to.be.below(SCRAPE_BOUND_MS);
       process.kill(stopped, 'SIGCONT');
-      expect(keyFetches((await fetchAlone(cluster.metricsUrl)).body), 'once the worker answers again').to.equal(n);
+      expect(keyFetches((await fetchAlone(cluster.metricsUrl)).text), 'once the worker answers again').to.equal(n);
     } finally {
       try { process.kill(stopped, 'SIGCONT'); } catch { /* gone */ }
       expect(await stopCluster(cluster.server), cluster.server.output()).to.equal(0);
@@ -106,7 +107,7 @@ describeEachDatabase('Every core: metrics summed over serve --workers 2', (targe
     const cluster = await startCluster();
     try {
       await fetchKeys(cluster, 10);
-      const answers: (PlainAnswer & { ms: number })[] = [];
+      const answers: (HttpResult & { ms: number })[] = [];
       let reloading = true;
       const scraping = (async () => {
         while (reloading) answers.push(await timed(cluster.metricsUrl, TEST_TOKEN));
@@ -118,14 +119,14 @@ describeEachDatabase('Every core: metrics summed over serve --workers 2', (targe
       expect(answers.length).to.be.above(0);
       for (const a of answers) {
         expect(a.ms, 'a scrape took longer than the bound').to.be.below(SCRAPE_BOUND_MS);
-        if (a.status === 200) parsePrometheus(a.body);
-        else expect(JSON.parse(a.body).error.code, `${a.status} ${a.body}`).to.equal('MetricsUnavailable');
+        if (a.status === 200) parsePrometheus(a.text);
+        else expect(JSON.parse(a.text).error.code, `${a.status} ${a.text}`).to.equal('MetricsUnavailable');
       }
       expect(answers.filter((a) => a.status === 200), 'scrapes answered with figures during the reload').to.not.be.empty;
       const after = await fetchAlone(cluster.metricsUrl, TEST_TOKEN);
       expect(after.status).to.equal(200);
       // The workers that counted the fetches are gone: their counts went with them, as in any restart.
-      expect(keyFetches(after.body)).to.equal(-1);
+      expect(keyFetches(after.text)).to.equal(-1);
     } finally {
       expect(await stopCluster(cluster.server), cluster.server.output()).to.equal(0);
     }
@@ -137,13 +138,14 @@ describeEachDatabase('Every core: metrics summed over serve --workers 2', (targe
     const [stopped] = childPids(cluster.server.child.pid!);
     try {
       process.kill(stopped, 'SIGSTOP');
-      const waiting = fetchAlone(cluster.metricsUrl);
-      await pause(300);
+      let sentFrom: number | undefined;
+      const waiting = request(cluster.metricsUrl, { wire: true, onSent: (port) => { sentFrom = port; } });
+      await until('the primary has read the scrape', () => sentFrom !== undefined && readByServer(sentFrom), 10_000, 10);
       const exited = stopCluster(cluster.server);
       const answer = await waiting;
-      expect(answer.status, answer.body).to.equal(503);
+      expect(answer.status, answer.text).to.equal(503);
       // Not the collection's bound (which says how many workers did not answer): the shutdown ended the wait.
-      expect(JSON.parse(answer.body).error.message).to.match(/the server is stopping/);
+      expect(JSON.parse(answer.text).error.message).to.match(/the server is stopping/);
       process.kill(stopped, 'SIGCONT');
       expect(await exited, cluster.server.output()).to.equal(0);
     } finally {

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { TEST_TOKEN } from './support/http';
-import { call, parseCredentials, runCli } from './support/licence-http';
-import { fetchAlone, serving, stopCluster as stop, until } from './support/cluster-process';
+import { request, TEST_TOKEN } from './support/http';
+import { parseCredentials, runCli } from './support/licence-http';
+import { fetchAlone, serving, stopCluster as stop } from './support/cluster-process';
+import { until } from './support/poll';
 import { childPids, ServerProcess, spawnServer } from './support/server-process';
 
 const WORKERS = 2;
@@ -37,7 +38,7 @@ describeEachDatabase('Every core: serve --workers 2', (target) => {
       DEMO_TOKEN: TEST_TOKEN, WORKERS: String(WORKERS), USAGE_JOURNAL_DIR: journals, USAGE_APPLY_MS: '100', MAX_CONCURRENT_REQUESTS: '64',
     });
     await until('both workers serving', () => serving(server) >= WORKERS);
-    keys ??= (await call(`${server.url}/Property?$select=ListingKey&$top=20`, { token: TEST_TOKEN })).json.value.map((r: { ListingKey: string }) => r.ListingKey);
+    keys ??= (await request(`${server.url}/Property?$select=ListingKey&$top=20`, { token: TEST_TOKEN })).json.value.map((r: { ListingKey: string }) => r.ListingKey);
     return server;
   }
 

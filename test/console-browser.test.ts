@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { sqliteTarget, TestDatabase } from './support/databases';
-import { TEST_TOKEN } from './support/http';
-import { call, originOf, Reply, requestToken, runCli } from './support/licence-http';
+import { HttpResult, request, TEST_TOKEN } from './support/http';
+import { originOf, requestToken, runCli } from './support/licence-http';
 import { ServerProcess, spawnServer } from './support/server-process';
 import { ConsolePage, launchChromium, openConsole, screenshot, signIn, tableHead, tableText } from './support/console-browser';
 
@@ -43,7 +43,7 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
   let origin: string;
   let open: ConsolePage[] = [];
 
-  const admin = (path: string, method = 'GET', body?: unknown): Promise<Reply> => call(`${origin}${path}`, {
+  const admin = (path: string, method = 'GET', body?: unknown): Promise<HttpResult> => request(`${origin}${path}`, {
     token: TEST_TOKEN, method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
   });
   /** A client that is not an admin, with a static token. */
@@ -79,7 +79,7 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
   it('signs in with a token held in memory only; a refused token shows the service\'s message', async () => {
     const c = await consolePage();
     await screenshot(c.page, 'sign-in');
-    const refused = (await call(`${origin}/console/api/explorer`, { token: 'not-a-token' })).json.error.message;
+    const refused = (await request(`${origin}/console/api/explorer`, { token: 'not-a-token' })).json.error.message;
     await c.page.fill('#token', 'not-a-token');
     await c.page.press('#token', 'Enter');
     await waitForText(c.page, '#sign-in-error', /./);
@@ -97,7 +97,7 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
     await signIn(c, TEST_TOKEN);
     const { page } = c;
     const scope = "City eq 'Austin'";
-    const own = (await call(`${server.url}/Property?$filter=${encodeURIComponent(scope)}`, { token: TEST_TOKEN })).json.error;
+    const own = (await request(`${server.url}/Property?$filter=${encodeURIComponent(scope)}`, { token: TEST_TOKEN })).json.error;
     await page.fill('#c-name', 'Refused portal');
     await page.fill('#c-scope', scope);
     await waitForText(page, '#c-scope-error', /./);
@@ -131,13 +131,13 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
     await c.page.click('button[data-rotate="rotated"]');
     await c.page.waitForSelector('#secret-box:not([hidden]) [data-secret="static token"]');
     const fresh = (await c.page.textContent('[data-secret="static token"]'))!;
-    expect((await call(`${server.url}/`, { token: old })).status, 'the old token').to.equal(401);
-    expect((await call(`${server.url}/`, { token: fresh })).status, 'the new token').to.equal(200);
+    expect((await request(`${server.url}/`, { token: old })).status, 'the old token').to.equal(401);
+    expect((await request(`${server.url}/`, { token: fresh })).status, 'the new token').to.equal(200);
     await screenshot(c.page, 'clients-rotated');
     await c.page.click('button[data-revoke="rotated"]');
     await c.page.waitForFunction(() => [...document.querySelectorAll<HTMLTableRowElement>('#client-list tbody tr')]
       .some((r) => r.cells[0].textContent === 'rotated' && r.cells[2].textContent!.startsWith('revoked ')));
-    expect((await call(`${server.url}/`, { token: fresh })).status, 'a revoked client\'s token').to.equal(401);
+    expect((await request(`${server.url}/`, { token: fresh })).status, 'a revoked client\'s token').to.equal(401);
   });
 
   it('explorer: a filter on an indexed field, shown with its URL and class, and a table equal to the API\'s JSON', async () => {
@@ -156,7 +156,7 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
     expect(await page.textContent('#q-class')).to.equal('Transactions: 1 class B per page');
     await page.click('#run');
     await waitForText(page, '#result-status', /^Page 1: 10 records/);
-    const api = await call(url, { token, headers: { Prefer: 'odata.maxpagesize=10' } });
+    const api = await request(url, { token, headers: { Prefer: 'odata.maxpagesize=10' } });
     const want = expectedTable(api.json.value);
     expect(await tableHead(page, '#result-table')).to.deep.equal(want.head);
     expect(await tableText(page, '#result-table')).to.deep.equal(want.rows);
@@ -178,7 +178,7 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
     await c.page.waitForSelector('#result-error .odata-error', { timeout: 5000 }).catch(async (e) => {
       throw new Error(`${e}: ${await c.page.textContent('#result-status')} ${await c.page.inputValue('#q-url')}`);
     });
-    const own = (await call(url.replace(/ /g, '%20'), { token })).json.error;
+    const own = (await request(url.replace(/ /g, '%20'), { token })).json.error;
     expect(await c.page.textContent('#result-error h4')).to.equal('501 FieldNotFilterable');
     expect(await c.page.textContent('#result-error [data-error-message]')).to.equal(own.message);
     await screenshot(c.page, 'explorer-error');
@@ -198,7 +198,7 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
     for (let n = 1, next = url; n <= 3; n++) {
       if (n > 1) await page.click('#next-page');
       await waitForText(page, '#result-status', new RegExp(`^Page ${n}: 5 records`));
-      const api = await call(next, { token, headers: { Prefer: 'odata.maxpagesize=5' } });
+      const api = await request(next, { token, headers: { Prefer: 'odata.maxpagesize=5' } });
       next = api.json['@odata.nextLink'];
       const want = expectedTable(api.json.value);
       expect(await tableText(page, '#result-table'), `page ${n}`).to.deep.equal(want.rows);
@@ -209,10 +209,10 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
 
   it('usage: after a scripted mix of class A and B requests the chart shows the counts the API reports, and the CSV is the API\'s', async () => {
     const token = await newClient('metered');
-    const keys = (await call(`${server.url}/Property?$top=3&$select=ListingKey`, { token })).json.value;
-    for (const k of keys) await call(`${server.url}/Property('${k.ListingKey}')`, { token });
-    await call(`${server.url}/Member?$top=2`, { token });
-    await call(`${server.url}/Property?$top=1&$expand=Media`, { token });
+    const keys = (await request(`${server.url}/Property?$top=3&$select=ListingKey`, { token })).json.value;
+    for (const k of keys) await request(`${server.url}/Property('${k.ListingKey}')`, { token });
+    await request(`${server.url}/Member?$top=2`, { token });
+    await request(`${server.url}/Property?$top=1&$expand=Media`, { token });
     const periods = (await admin('/admin/usage/periods?by=day&client=metered')).json.value;
     expect(periods.map((r: { A: number; B: number }) => [r.A, r.B])).to.deep.equal([[3, 4]]);
 
@@ -243,7 +243,7 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
     const added = await runCli(db.url, ['webhooks', 'add', '--client', 'demo', '--url', 'http://127.0.0.1:9/hooks', '--token', 'consumer-token-0123456789']);
     expect(added.code, added.stderr).to.equal(0);
     /** Requests answered 2xx so far, as the scrape says. */
-    const answered = async () => [...(await call(`${origin}/metrics`, { token: TEST_TOKEN })).text.matchAll(/^reso_http_requests_total\{([^}]*)\} (\S+)$/gm)]
+    const answered = async () => [...(await request(`${origin}/metrics`, { token: TEST_TOKEN })).text.matchAll(/^reso_http_requests_total\{([^}]*)\} (\S+)$/gm)]
       .filter((m) => /status="2\d\d"/.test(m[1])).reduce((n, m) => n + Number(m[2]), 0);
     const before = await answered();
     const c = await consolePage();
@@ -252,8 +252,8 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
     await page.click('#views button[data-view="service"]');
     await page.waitForSelector('body[data-ready="service"]');
     const after = await answered();
-    expect(await page.textContent('[data-probe="health"]')).to.equal((await call(`${origin}/health`)).json.status);
-    expect(await page.textContent('[data-probe="ready"]')).to.equal((await call(`${origin}/ready`)).json.status);
+    expect(await page.textContent('[data-probe="health"]')).to.equal((await request(`${origin}/health`)).json.status);
+    expect(await page.textContent('[data-probe="ready"]')).to.equal((await request(`${origin}/ready`)).json.status);
     expect(Number(await page.textContent('[data-metric="Requests answered 2xx"]'))).to.be.within(before, after);
     const hooks = (await admin('/admin/webhooks')).json.value as { id: string; client: string; url: string; state: string }[];
     expect(hooks.length).to.be.above(0);

@@ -7,26 +7,19 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { request } from './support/http';
+import { until } from './support/poll';
 import { copyProject, ProjectCopy, watchedProcess, WatchedProcess } from './support/project-copy';
+import { alive } from './support/server-process';
 
 const TOKEN = 'dev-watch-token-0123456789abcdefghijklmnop';
 const PROBE = '<Property Name="DevWatchProbe" Type="Edm.String" MaxLength="10"/>';
 const OFFICE_KEY = '<Property Name="OfficeKey" Type="Edm.String" MaxLength="255" Nullable="false"/>';
 
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
-
 async function metadata(serviceRoot: string): Promise<string> {
-  const r = await fetch(`${serviceRoot}/$metadata`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+  const r = await request(`${serviceRoot}/$metadata`, { token: TOKEN });
   expect(r.status).to.equal(200);
-  return r.text();
-}
-
-/** Resolves once `check` holds; rejects after `ms` (polling every 100 ms). */
-async function until(what: string, check: () => boolean, ms: number): Promise<void> {
-  for (const end = Date.now() + ms; !check();) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return r.text;
 }
 
 describe('npm run dev: regenerate, rebuild and restart on every change', function () {

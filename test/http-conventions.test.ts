@@ -9,8 +9,11 @@ import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { startTestServer } from './support/http';
-import { decoded, rawRequest, rawStreamed } from './support/raw-http';
+import { request, startTestServer, TEST_TOKEN } from './support/http';
+
+/** On the wire (nothing asked for but what the test says, the bytes as sent), with the test token unless `headers` has one. */
+const onWire = (url: string, headers: Record<string, string> = {}, method = 'GET') =>
+  request(url, { wire: true, method, headers, token: 'Authorization' in headers ? undefined : TEST_TOKEN });
 
 const LISTINGS = 60;
 const ORIGIN = 'https://portal.example';
@@ -38,34 +41,34 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
     for (const coding of ['gzip', 'br'] as const) {
       it(`${coding}: a page, a record and $metadata decode to the identity body; Vary: Accept-Encoding`, async () => {
         for (const path of ['/Property?$top=5', "/Property('L000003')?$expand=Media", '/$metadata', '/$metadata?$format=json']) {
-          const identity = await rawRequest(`${server.url}${path}`);
-          const compressed = await rawRequest(`${server.url}${path}`, { 'Accept-Encoding': `${coding}, identity;q=0.5` });
+          const identity = await onWire(`${server.url}${path}`);
+          const compressed = await onWire(`${server.url}${path}`, { 'Accept-Encoding': `${coding}, identity;q=0.5` });
           expect(compressed.status, path).to.equal(200);
-          expect(compressed.headers['content-encoding'], path).to.equal(coding);
-          expect(compressed.headers.vary, path).to.match(/Accept-Encoding/);
-          expect(identity.headers['content-encoding'], path).to.equal(undefined);
-          expect(decoded(compressed), path).to.equal(identity.body.toString('utf8'));
-          expect(compressed.body.length, path).to.be.below(identity.body.length / 2);
+          expect(compressed.headers.get('content-encoding'), path).to.equal(coding);
+          expect(compressed.headers.get('vary'), path).to.match(/Accept-Encoding/);
+          expect(identity.headers.get('content-encoding'), path).to.equal(null);
+          expect(compressed.text, path).to.equal(identity.bytes.toString('utf8'));
+          expect(compressed.bytes.length, path).to.be.below(identity.bytes.length / 2);
         }
       });
     }
 
     it('brotli when the client takes both equally; none for identity, small bodies, or with COMPRESSION=off', async () => {
-      expect((await rawRequest(`${server.url}/Property?$top=5`, { 'Accept-Encoding': 'gzip, deflate, br' })).headers['content-encoding']).to.equal('br');
-      const identity = await rawRequest(`${server.url}/Property?$top=5`, { 'Accept-Encoding': 'identity' });
-      expect(identity.headers['content-encoding']).to.equal(undefined);
-      expect(identity.headers['content-length'], 'a body sent whole keeps its length').to.equal(String(identity.body.length));
-      expect(identity.headers.vary, 'it still varies by Accept-Encoding, for caches between').to.match(/Accept-Encoding/);
-      const none = await rawRequest(`${server.url}/Property?$top=10`, {});
-      expect([none.headers['content-encoding'], none.headers['content-length']], 'no Accept-Encoding: sent whole, measured').to.deep.equal([undefined, String(none.body.length)]);
-      expect(none.headers.vary).to.match(/Accept-Encoding/);
-      expect(JSON.parse(none.body.toString()).value).to.have.length(10);
-      const small = await rawRequest(`${server.url}/Property/$count`, { 'Accept-Encoding': 'gzip' });
-      expect(small.headers['content-encoding']).to.equal(undefined);
-      expect(small.body.toString()).to.equal(String(LISTINGS));
-      const off = await rawRequest(`${plain.url}/Property?$top=5`, { 'Accept-Encoding': 'gzip, br' });
-      expect(off.headers['content-encoding']).to.equal(undefined);
-      expect(off.headers['content-length']).to.equal(String(off.body.length));
+      expect((await onWire(`${server.url}/Property?$top=5`, { 'Accept-Encoding': 'gzip, deflate, br' })).headers.get('content-encoding')).to.equal('br');
+      const identity = await onWire(`${server.url}/Property?$top=5`, { 'Accept-Encoding': 'identity' });
+      expect(identity.headers.get('content-encoding')).to.equal(null);
+      expect(identity.headers.get('content-length'), 'a body sent whole keeps its length').to.equal(String(identity.bytes.length));
+      expect(identity.headers.get('vary'), 'it still varies by Accept-Encoding, for caches between').to.match(/Accept-Encoding/);
+      const none = await onWire(`${server.url}/Property?$top=10`, {});
+      expect([none.headers.get('content-encoding'), none.headers.get('content-length')], 'no Accept-Encoding: sent whole, measured').to.deep.equal([null, String(none.bytes.length)]);
+      expect(none.headers.get('vary')).to.match(/Accept-Encoding/);
+      expect(JSON.parse(none.bytes.toString()).value).to.have.length(10);
+      const small = await onWire(`${server.url}/Property/$count`, { 'Accept-Encoding': 'gzip' });
+      expect(small.headers.get('content-encoding')).to.equal(null);
+      expect(small.bytes.toString()).to.equal(String(LISTINGS));
+      const off = await onWire(`${plain.url}/Property?$top=5`, { 'Accept-Encoding': 'gzip, br' });
+      expect(off.headers.get('content-encoding')).to.equal(null);
+      expect(off.headers.get('content-length')).to.equal(String(off.bytes.length));
     });
 
     for (const coding of ['gzip', 'br'] as const) {
@@ -79,16 +82,18 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
         store.query = async (q) => (++reads === 5 ? gate.then(() => query(q)) : query(q));
         let readsAtFirstBytes = -1;
         try {
-          const r = await rawStreamed(`${server.url}/Property`, { 'Accept-Encoding': coding }, async () => {
-            readsAtFirstBytes = reads;
-            release();
+          const r = await request(`${server.url}/Property`, {
+            wire: true, token: TEST_TOKEN, headers: { 'Accept-Encoding': coding }, onFirstBytes: async () => {
+              readsAtFirstBytes = reads;
+              release();
+            },
           });
-          expect(r.headers['content-encoding']).to.equal(coding);
-          expect(r.headers['transfer-encoding']).to.equal('chunked');
+          expect(r.headers.get('content-encoding')).to.equal(coding);
+          expect(r.headers.get('transfer-encoding')).to.equal('chunked');
           expect(readsAtFirstBytes, 'batches read when the first bytes arrived').to.be.within(1, 5);
           // The same page as sent uncompressed (its nextLink's sealed token aside, which differs on every issue).
-          const identity = JSON.parse((await rawRequest(`${server.url}/Property`)).body.toString('utf8'));
-          const page = JSON.parse(decoded(r));
+          const identity = JSON.parse((await onWire(`${server.url}/Property`)).bytes.toString('utf8'));
+          const page = JSON.parse(r.text);
           expect(page.value).to.have.length(50);
           expect(page.value).to.deep.equal(identity.value);
           expect(page['@odata.nextLink']).to.be.a('string');
@@ -102,88 +107,88 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
 
   describe('CORS (CORS_ORIGINS)', () => {
     it('a preflight from an allowed origin: 204 with the methods, request headers and max age', async () => {
-      const r = await rawRequest(`${server.url}/Property`, {
+      const r = await onWire(`${server.url}/Property`, {
         Authorization: '', Origin: ORIGIN, 'Access-Control-Request-Method': 'GET',
         'Access-Control-Request-Headers': 'authorization, prefer, odata-maxversion',
       }, 'OPTIONS');
       expect(r.status).to.equal(204);
-      expect(r.headers['access-control-allow-origin']).to.equal(ORIGIN);
-      expect(r.headers['access-control-allow-methods']).to.include('GET');
-      const allowed = r.headers['access-control-allow-headers']!.split(',');
+      expect(r.headers.get('access-control-allow-origin')).to.equal(ORIGIN);
+      expect(r.headers.get('access-control-allow-methods')).to.include('GET');
+      const allowed = r.headers.get('access-control-allow-headers')!.split(',');
       expect(allowed).to.include.members(['Authorization', 'Prefer', 'OData-MaxVersion', 'OData-Version', 'Content-Type']);
-      expect(r.headers['access-control-max-age']).to.equal('600');
-      expect(r.headers.vary).to.match(/Origin/);
+      expect(r.headers.get('access-control-max-age')).to.equal('600');
+      expect(r.headers.get('vary')).to.match(/Origin/);
     });
 
     it('an allowed origin\'s request: the answer names it and exposes OData-Version, Preference-Applied, ETag, Retry-After', async () => {
-      const r = await rawRequest(`${server.url}/Property?$top=1`, { Origin: ORIGIN, Prefer: 'odata.maxpagesize=1' });
+      const r = await onWire(`${server.url}/Property?$top=1`, { Origin: ORIGIN, Prefer: 'odata.maxpagesize=1' });
       expect(r.status).to.equal(200);
-      expect(r.headers['access-control-allow-origin']).to.equal(ORIGIN);
-      expect(r.headers['access-control-expose-headers']!.split(',')).to.include.members(['OData-Version', 'Preference-Applied', 'ETag', 'Retry-After']);
-      expect(r.headers.vary!.split(/\s*,\s*/), 'by origin and by coding, for caches between').to.include.members(['Origin', 'Accept-Encoding']);
+      expect(r.headers.get('access-control-allow-origin')).to.equal(ORIGIN);
+      expect(r.headers.get('access-control-expose-headers')!.split(',')).to.include.members(['OData-Version', 'Preference-Applied', 'ETag', 'Retry-After']);
+      expect(r.headers.get('vary')!.split(/\s*,\s*/), 'by origin and by coding, for caches between').to.include.members(['Origin', 'Accept-Encoding']);
     });
 
     it('another origin: no CORS headers (the browser refuses), its preflight answered as any OPTIONS (405); off by default', async () => {
       const preflight = { Authorization: '', Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' };
-      const refused = await rawRequest(`${server.url}/Property`, preflight, 'OPTIONS');
+      const refused = await onWire(`${server.url}/Property`, preflight, 'OPTIONS');
       expect(refused.status).to.equal(405);
-      expect(refused.headers['access-control-allow-origin']).to.equal(undefined);
-      const get = await rawRequest(`${server.url}/Property?$top=1`, { Origin: 'https://evil.example' });
+      expect(refused.headers.get('access-control-allow-origin')).to.equal(null);
+      const get = await onWire(`${server.url}/Property?$top=1`, { Origin: 'https://evil.example' });
       expect(get.status).to.equal(200);
-      expect(get.headers['access-control-allow-origin']).to.equal(undefined);
-      const off = await rawRequest(`${plain.url}/Property`, { ...preflight, Origin: ORIGIN }, 'OPTIONS');
+      expect(get.headers.get('access-control-allow-origin')).to.equal(null);
+      const off = await onWire(`${plain.url}/Property`, { ...preflight, Origin: ORIGIN }, 'OPTIONS');
       expect(off.status).to.equal(405);
-      expect(off.headers['access-control-allow-origin']).to.equal(undefined);
+      expect(off.headers.get('access-control-allow-origin')).to.equal(null);
     });
   });
 
   describe('ETags and caching', () => {
     it('$metadata: a strong ETag per representation and licence; If-None-Match gives 304 without a body', async () => {
-      const xml = await rawRequest(`${server.url}/$metadata`);
-      const json = await rawRequest(`${server.url}/$metadata?$format=json`);
-      const hiding = await rawRequest(`${server.url}/$metadata`, { Authorization: `Bearer ${hidingToken}` });
-      const tags = [xml, json, hiding].map((r) => r.headers.etag);
+      const xml = await onWire(`${server.url}/$metadata`);
+      const json = await onWire(`${server.url}/$metadata?$format=json`);
+      const hiding = await onWire(`${server.url}/$metadata`, { Authorization: `Bearer ${hidingToken}` });
+      const tags = [xml, json, hiding].map((r) => r.headers.get('etag'));
       for (const t of tags) expect(t).to.match(/^"[A-Za-z0-9_-]{32}"$/);
       expect(new Set(tags).size).to.equal(3);
-      expect(xml.headers['cache-control']).to.equal('private, no-cache');
-      const again = await rawRequest(`${server.url}/$metadata`, { 'If-None-Match': xml.headers.etag! });
+      expect(xml.headers.get('cache-control')).to.equal('private, no-cache');
+      const again = await onWire(`${server.url}/$metadata`, { 'If-None-Match': xml.headers.get('etag')! });
       expect(again.status).to.equal(304);
-      expect(again.body.length).to.equal(0);
-      expect(again.headers.etag).to.equal(xml.headers.etag);
+      expect(again.bytes.length).to.equal(0);
+      expect(again.headers.get('etag')).to.equal(xml.headers.get('etag'));
       // Another licence's tag does not match this client's document.
-      expect((await rawRequest(`${server.url}/$metadata`, { 'If-None-Match': hiding.headers.etag! })).status).to.equal(200);
+      expect((await onWire(`${server.url}/$metadata`, { 'If-None-Match': hiding.headers.get('etag')! })).status).to.equal(200);
     });
 
     it('a compressed answer\'s tag names its coding, and either form revalidates', async () => {
-      const identity = await rawRequest(`${server.url}/$metadata`);
-      const br = await rawRequest(`${server.url}/$metadata`, { 'Accept-Encoding': 'br' });
-      expect(br.headers.etag).to.equal(`${identity.headers.etag!.slice(0, -1)}-br"`);
-      expect((await rawRequest(`${server.url}/$metadata`, { 'Accept-Encoding': 'br', 'If-None-Match': br.headers.etag! })).status).to.equal(304);
-      expect((await rawRequest(`${server.url}/$metadata`, { 'If-None-Match': `W/${br.headers.etag}` })).status).to.equal(304);
+      const identity = await onWire(`${server.url}/$metadata`);
+      const br = await onWire(`${server.url}/$metadata`, { 'Accept-Encoding': 'br' });
+      expect(br.headers.get('etag')).to.equal(`${identity.headers.get('etag')!.slice(0, -1)}-br"`);
+      expect((await onWire(`${server.url}/$metadata`, { 'Accept-Encoding': 'br', 'If-None-Match': br.headers.get('etag')! })).status).to.equal(304);
+      expect((await onWire(`${server.url}/$metadata`, { 'If-None-Match': `W/${br.headers.get('etag')}` })).status).to.equal(304);
     });
 
     it('a record by key: ETag, 304 on a match, still a class A transaction; another projection is another tag', async () => {
       const path = `${server.url}/Property('L000002')`;
-      const first = await rawRequest(path);
-      expect(first.headers.etag).to.match(/^"[A-Za-z0-9_-]{32}"$/);
-      expect(first.headers['cache-control']).to.equal('private, no-cache');
+      const first = await onWire(path);
+      expect(first.headers.get('etag')).to.match(/^"[A-Za-z0-9_-]{32}"$/);
+      expect(first.headers.get('cache-control')).to.equal('private, no-cache');
       await server.service.meter.flush();
       const before = await usageA(server);
-      const again = await rawRequest(path, { 'If-None-Match': `"other", ${first.headers.etag}` });
+      const again = await onWire(path, { 'If-None-Match': `"other", ${first.headers.get('etag')}` });
       expect(again.status).to.equal(304);
-      expect(again.body.length).to.equal(0);
+      expect(again.bytes.length).to.equal(0);
       await server.service.meter.flush();
       expect(await usageA(server)).to.equal(before + 1);
-      const selected = await rawRequest(`${path}?$select=ListingKey`, { 'If-None-Match': first.headers.etag! });
+      const selected = await onWire(`${path}?$select=ListingKey`, { 'If-None-Match': first.headers.get('etag')! });
       expect(selected.status).to.equal(200);
-      expect(selected.headers.etag).to.not.equal(first.headers.etag);
+      expect(selected.headers.get('etag')).to.not.equal(first.headers.get('etag'));
     });
 
     it('pages and the service document: private, no-cache and no ETag', async () => {
       for (const path of ['/', '/Property?$top=2', '/Property/$count']) {
-        const r = await rawRequest(`${server.url}${path}`);
-        expect(r.headers['cache-control'], path).to.equal('private, no-cache');
-        expect(r.headers.etag, path).to.equal(undefined);
+        const r = await onWire(`${server.url}${path}`);
+        expect(r.headers.get('cache-control'), path).to.equal('private, no-cache');
+        expect(r.headers.get('etag'), path).to.equal(null);
       }
     });
   });
@@ -193,16 +198,16 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
       const paths = ['/', '/$metadata', '/$metadata?$format=json', "/Property('L000001')", '/Property?$top=3', '/Property/$count',
         "/Property('L000001')/Media", "/Property('nope')"];
       for (const path of paths) {
-        const get = await rawRequest(`${plain.url}${path}`);
-        const head = await rawRequest(`${plain.url}${path}`, {}, 'HEAD');
+        const get = await onWire(`${plain.url}${path}`);
+        const head = await onWire(`${plain.url}${path}`, {}, 'HEAD');
         expect(head.status, path).to.equal(get.status);
-        expect(head.body.length, path).to.equal(0);
-        expect(head.headers['content-length'], path).to.equal(String(get.body.length));
-        for (const h of ['content-type', 'odata-version', 'etag', 'cache-control']) expect(head.headers[h], `${path} ${h}`).to.equal(get.headers[h]);
+        expect(head.bytes.length, path).to.equal(0);
+        expect(head.headers.get('content-length'), path).to.equal(String(get.bytes.length));
+        for (const h of ['content-type', 'odata-version', 'etag', 'cache-control']) expect(head.headers.get(h), `${path} ${h}`).to.equal(get.headers.get(h));
       }
-      const probe = await rawRequest(`${plain.url.replace(/\/odata$/, '')}/health`, { Authorization: '' }, 'HEAD');
+      const probe = await request(`${plain.url.replace(/\/odata$/, '')}/health`, { wire: true, method: 'HEAD' });
       expect(probe.status).to.equal(200);
-      expect(probe.headers['content-length']).to.equal(String('{"status":"up"}'.length));
+      expect(probe.headers.get('content-length')).to.equal(String('{"status":"up"}'.length));
     });
   });
 

@@ -13,8 +13,9 @@ import type { EntitySetSpec } from '../src/model/service-model';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { startTestServer } from './support/http';
-import { call, pool, Reply, walk } from './support/licence-http';
+import { HttpResult, request, startTestServer } from './support/http';
+import { pool } from './support/licence-http';
+import { walkPages } from './support/next-links';
 import { Prng, readTable, Rec } from './support/licence-oracle';
 import { qs } from './support/licensing-suite';
 
@@ -158,8 +159,8 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
     return JSON.stringify(g) === JSON.stringify(w) ? [] : [`${label}: ${g.length} records, expected ${w.length} (first missing ${w.find((k) => !g.includes(k))}, first extra ${g.find((k) => !w.includes(k))})`];
   }
 
-  async function walkAll(s: Subject, url: string, v: string[], label: string): Promise<{ pages: Reply[]; records: Rec[] } | undefined> {
-    const r = await walk(url, s.token, { Prefer: `odata.maxpagesize=${PAGE}` });
+  async function walkAll(s: Subject, url: string, v: string[], label: string): Promise<{ pages: HttpResult[]; records: Rec[] } | undefined> {
+    const r = await walkPages(url, { token: s.token, headers: { Prefer: `odata.maxpagesize=${PAGE}` }, endAtError: true });
     const bad = r.pages.find((p) => p.status !== 200);
     if (bad) { v.push(`${label}: ${bad.status} ${bad.text.slice(0, 200)}`); return undefined; }
     return r;
@@ -176,7 +177,7 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
           if (!got) continue;
           v.push(...leaks(s, set.name, got.records, label), ...sameKeys(set.name, got.records, want, label));
           if (got.pages[0].json['@odata.count'] !== want.length) v.push(`${label}: @odata.count ${got.pages[0].json['@odata.count']}, expected ${want.length}`);
-          const count = await call(`${base}/${set.name}/$count`, { token: s.token });
+          const count = await request(`${base}/${set.name}/$count`, { token: s.token });
           if (count.status !== 200 || count.text !== String(want.length)) v.push(`GET ${set.name}/$count: ${count.status} ${count.text.slice(0, 100)}, expected ${want.length}`);
         }
       });
@@ -220,10 +221,10 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
             const key = String(r[set.key]);
             const quoted = set.fieldsByName[set.key].type === 'Edm.String';
             const url = (k: string) => (quoted ? `${base}/${set.name}('${k.replace(/'/g, "''")}')` : `${base}/${set.name}(${k})`);
-            const got = await call(url(key), { token: s.token });
+            const got = await request(url(key), { token: s.token });
             if (withheld(s, set.name, r)) {
               const none = quoted ? `${key}-none` : `${key}000000`;
-              const missing = await call(url(none), { token: s.token });
+              const missing = await request(url(none), { token: s.token });
               if (got.status !== 404 || got.text !== missing.text.split(none).join(key)) v.push(`LEAK GET ${set.name}('${key}'): ${got.status} ${got.text.slice(0, 200)}, expected the 404 of a missing key`);
             } else if (got.status !== 200) v.push(`GET ${set.name}('${key}'): ${got.status}, expected 200`);
             else v.push(...leaks(s, set.name, [got.json], `GET ${set.name}('${key}')`));
@@ -243,9 +244,9 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
     const key = String(r[set.key]);
     const none = set.fieldsByName[set.key].type === 'Edm.String' ? `${key}-none` : `${key}000000`;
     for (const path of [`/${set.key}`, `/${set.key}/$value`, ...set.navigations.filter((n) => n.navigable).map((n) => `/${n.name}`)]) {
-      const got = await call(`${url(key)}${path}`, { token: s.token });
+      const got = await request(`${url(key)}${path}`, { token: s.token });
       if (withheld(s, set.name, r)) {
-        const missing = await call(`${url(none)}${path}`, { token: s.token });
+        const missing = await request(`${url(none)}${path}`, { token: s.token });
         if (got.status !== 404 || got.text !== missing.text.split(none).join(key)) v.push(`LEAK GET ${set.name}('${key}')${path}: ${got.status} ${got.text.slice(0, 200)}, expected the 404 of a missing key`);
       } else if (got.status !== 200 && got.status !== 204) v.push(`GET ${set.name}('${key}')${path}: ${got.status}, expected 200 or 204`);
       else if (path === `/${set.key}/$value` && got.text !== key) v.push(`GET ${set.name}('${key}')${path}: ${got.text.slice(0, 100)}`);
@@ -265,7 +266,7 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
           const fk = nav.join!.foreignKey;
           for (const key of keys) {
             const want = visibleRows(s, child.name).filter((r) => r[fk] === key && (!nav.join!.discriminator || (r[nav.join!.discriminator.field] ?? 'Property') === 'Property'));
-            const one = await call(`${base}/Property('${key}')${qs({ $expand: nav.name })}`, { token: s.token });
+            const one = await request(`${base}/Property('${key}')${qs({ $expand: nav.name })}`, { token: s.token });
             const label = `GET Property('${key}')?$expand=${nav.name}`;
             if (one.status !== 200) { v.push(`${label}: ${one.status}`); continue; }
             v.push(...leaks(s, child.name, one.json[nav.name], label), ...sameKeys(child.name, one.json[nav.name], want, label));
@@ -274,7 +275,7 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
             if (!path) continue;
             v.push(...leaks(s, child.name, path.records, pathLabel), ...sameKeys(child.name, path.records, want, pathLabel));
             if (path.pages[0].json['@odata.count'] !== want.length) v.push(`${pathLabel}: @odata.count ${path.pages[0].json['@odata.count']}, expected ${want.length}`);
-            const count = await call(`${base}/Property('${key}')/${nav.name}/$count`, { token: s.token });
+            const count = await request(`${base}/Property('${key}')/${nav.name}/$count`, { token: s.token });
             if (count.status !== 200 || count.text !== String(want.length)) v.push(`GET Property('${key}')/${nav.name}/$count: ${count.status} ${count.text.slice(0, 100)}, expected ${want.length}`);
           }
         }
@@ -299,8 +300,8 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
             for (const option of ['$select', '$filter', '$orderby'] as const) {
               if (option !== '$select' && set.fieldsByName[h].restricted) continue;
               const q = (n: string) => `${base}/${setName}${qs({ [option]: option === '$filter' ? `${n} eq null` : n })}`;
-              const got = await call(q(h), { token: s.token });
-              const unknown = await call(q(`${h}Zq`), { token: s.token });
+              const got = await request(q(h), { token: s.token });
+              const unknown = await request(q(`${h}Zq`), { token: s.token });
               if (got.status !== 400 || got.text !== unknown.text.split(`${h}Zq`).join(h)) v.push(`GET ${setName} ${option}=${h}: ${got.status} ${got.text.slice(0, 200)}, expected the answer for an unknown field`);
             }
           }
@@ -309,7 +310,7 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
           const notSortable = set.fields.find((f) => !f.sortable && !f.restricted && !f.collection && !fields.has(f.name));
           for (const [option, f] of [['$filter', notFilterable], ['$orderby', notSortable]] as const) {
             if (!f) continue;
-            const r = await call(`${base}/${setName}${qs({ [option]: option === '$filter' ? `${f.name} eq null` : f.name })}`, { token: s.token });
+            const r = await request(`${base}/${setName}${qs({ [option]: option === '$filter' ? `${f.name} eq null` : f.name })}`, { token: s.token });
             if (r.status !== 501) v.push(`GET ${setName} ${option}=${f.name}: ${r.status}, expected 501`);
             for (const h of fields) if (new RegExp(`\\b${h}\\b`).test(r.text)) v.push(`LEAK GET ${setName} ${option}=${f.name}: the error names hidden field ${h}: ${r.text.slice(0, 200)}`);
           }
@@ -317,7 +318,7 @@ describeEachDatabase('Licensing: hidden fields leak through no channel (history,
         // Filtering for what a withheld history row holds finds nothing and says nothing of it.
         const hiddenRow = rows.get('HistoryTransactional')!.find((r) => withheld(s, 'HistoryTransactional', r));
         if (hiddenRow) {
-          const r = await call(`${base}/HistoryTransactional${qs({ $filter: `HistoryTransactionalKey eq '${hiddenRow.HistoryTransactionalKey}'`, $count: 'true' })}`, { token: s.token });
+          const r = await request(`${base}/HistoryTransactional${qs({ $filter: `HistoryTransactionalKey eq '${hiddenRow.HistoryTransactionalKey}'`, $count: 'true' })}`, { token: s.token });
           if (r.status !== 200 || r.json.value.length !== 0 || r.json['@odata.count'] !== 0) v.push(`LEAK: filtering for withheld row ${hiddenRow.HistoryTransactionalKey}: ${r.status} ${r.text.slice(0, 200)}`);
         }
       });

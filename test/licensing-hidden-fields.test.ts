@@ -11,8 +11,9 @@ import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch } from '../src/ingest/ingest';
 import { describeEachDatabase } from './support/databases';
-import { TEST_TOKEN } from './support/http';
-import { call, parseCredentials, Reply, runCli, walk } from './support/licence-http';
+import { HttpResult, request, TEST_TOKEN } from './support/http';
+import { parseCredentials, runCli } from './support/licence-http';
+import { walkPages } from './support/next-links';
 import { jsonView, MetadataView, xmlView } from './support/licence-metadata';
 import { CHILDREN, evaluate, hiddenValuesIn, Rec, render } from './support/licence-oracle';
 import { FEED, licensingSuite, MISSING_KEY, normalised404, qs } from './support/licensing-suite';
@@ -26,7 +27,7 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
       this.timeout(120_000);
       await fx.forEveryClient(7, async (s, _rng, v) => {
         for (const [format, parse, full] of [['xml', xmlView, fx.fullXml], ['json', jsonView, fx.fullJson]] as const) {
-          const r = await call(`${fx.base}/$metadata?$format=${format}`, { token: s.token });
+          const r = await request(`${fx.base}/$metadata?$format=${format}`, { token: s.token });
           if (r.status !== 200) { v.push(`$metadata ${format}: ${r.status}`); continue; }
           let view: MetadataView;
           try {
@@ -96,14 +97,14 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
         for (const q of requests) {
           checked++;
           const url = q.url(q.h);
-          const r = await call(url, { token: s.token });
+          const r = await request(url, { token: s.token });
           const restricted = serviceModel.entitySets.find((x) => x.name === q.set)!.fieldsByName[q.h].restricted;
           if (restricted && q.filterOrOrder) {
             if (r.status !== 403 || r.json?.error?.code !== 'FieldRestricted') v.push(`${url.slice(fx.base.length)}: a restricted field, expected 403 FieldRestricted, got ${r.status} ${r.text.slice(0, 150)}`);
             continue;
           }
           const unknown = `${q.h}Zq`;
-          const u = await call(q.url(unknown), { token: s.token });
+          const u = await request(q.url(unknown), { token: s.token });
           if (r.status !== 400 || r.json?.error?.code !== 'FieldNotFound') v.push(`${url.slice(fx.base.length)}: expected 400 FieldNotFound, got ${r.status} ${r.text.slice(0, 150)}`);
           else if (r.text !== u.text.split(unknown).join(q.h) || r.status !== u.status) v.push(`${url.slice(fx.base.length)}: answered otherwise than for the unknown field ${unknown}: ${r.text.slice(0, 150)} / ${u.text.slice(0, 150)}`);
         }
@@ -115,7 +116,7 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
       this.timeout(120_000);
       let links = 0;
       await fx.forEveryClient(10, async (s, rng, v) => {
-        const check = (set: string, key: string, pages: Reply[], label: string) => {
+        const check = (set: string, key: string, pages: HttpResult[], label: string) => {
           for (const p of pages) {
             const link = p.json?.['@odata.nextLink'];
             if (!link) continue;
@@ -126,16 +127,16 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
           }
         };
         if (s.hidden.get('Property')?.size) {
-          const w = await walk(`${fx.base}/Property?$select=ListingKey`, s.token, { Prefer: 'odata.maxpagesize=10' });
+          const w = await walkPages(`${fx.base}/Property?$select=ListingKey`, { token: s.token, headers: { Prefer: 'odata.maxpagesize=10' }, endAtError: true });
           check('Property', 'ListingKey', w.pages, 'removed-listings walk');
         }
         for (const c of CHILDREN) {
           if (!s.hidden.get(c.set)?.size) continue;
           const parents = [...s.visible].filter((k) => fx.childrenOf(c, k).length >= 3);
           for (const key of rng.sample(parents, 2)) {
-            const w = await walk(`${fx.base}/Property('${key}')/${c.nav}`, s.token, { Prefer: 'odata.maxpagesize=2' });
+            const w = await walkPages(`${fx.base}/Property('${key}')/${c.nav}`, { token: s.token, headers: { Prefer: 'odata.maxpagesize=2' }, endAtError: true });
             check(c.set, c.key, w.pages, `Property('${key}')/${c.nav}`);
-            const own = await walk(`${fx.base}/${c.set}${qs({ $filter: `${c.fk} eq '${key}'` })}`, s.token, { Prefer: 'odata.maxpagesize=2' });
+            const own = await walkPages(`${fx.base}/${c.set}${qs({ $filter: `${c.fk} eq '${key}'` })}`, { token: s.token, headers: { Prefer: 'odata.maxpagesize=2' }, endAtError: true });
             check(c.set, c.key, own.pages, `${c.set}?$filter=${c.fk} eq '${key}'`);
           }
         }
@@ -160,7 +161,7 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
           ['PropertyUnitTypes', `$orderby=UnitTypeBedsTotal`],
         ];
         for (const [set, query] of probes) {
-          const r = await call(`${fx.base}/${set}?${query}`, { token: s.token });
+          const r = await request(`${fx.base}/${set}?${query}`, { token: s.token });
           if (r.status < 400) continue;
           const named = decodeURIComponent(query);
           for (const h of s.hidden.get(set) ?? []) {
@@ -183,7 +184,7 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
         const r = await runCli(fx.db.url, ['clients', 'add', '--name', 'Escape', '--static-token', '--scope', scope]);
         if (r.code !== 0) return;
         const { token } = parseCredentials(r.stdout);
-        const { pages, records } = await walk(`${fx.base}/Property?$select=ListingKey,PropertyType`, token!);
+        const { pages, records } = await walkPages(`${fx.base}/Property?$select=ListingKey,PropertyType`, { token: token!, endAtError: true });
         const farm = records.filter((x) => x.PropertyType === 'Farm').map((x) => x.ListingKey);
         expect(farm, `the CLI accepted scope "${scope}" and the client sees listings the FEED_SCOPE (${render(FEED)}) excludes (${pages.length} pages)`).to.deep.equal([]);
       });
@@ -196,10 +197,10 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
           return; // refused at registration: fine
         }
         const token = await fx.server.service.clients.issueToken(client.id, undefined);
-        const { records } = await walk(`${fx.base}/Property?$select=ListingKey,PropertyType`, token);
+        const { records } = await walkPages(`${fx.base}/Property?$select=ListingKey,PropertyType`, { token, endAtError: true });
         const farm = [...fx.snap.listings.values()].filter((l) => l.PropertyType === 'Farm').map((l) => l.ListingKey as string);
         expect(records.filter((x) => x.PropertyType === 'Farm').map((x) => x.ListingKey)).to.deep.equal([]);
-        for (const key of farm.slice(0, 3)) expect((await call(`${fx.base}/Property('${key}')`, { token })).status, key).not.to.equal(200);
+        for (const key of farm.slice(0, 3)) expect((await request(`${fx.base}/Property('${key}')`, { token })).status, key).not.to.equal(200);
       });
     }
   });
@@ -214,11 +215,11 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
       const candidates = inScope.filter((l) => CHILDREN.every((c) => c.set === 'PropertyUnitTypes' || fx.childrenOf(c, l.ListingKey).length > 0));
       const leaving = (candidates[0] ?? inScope[0]) as Rec;
       const key = leaving.ListingKey as string;
-      const removedCheck = async () => (await walk(`${fx.base}/Property?$select=ListingKey`, token)).records.map((r) => r.ListingKey as string);
+      const removedCheck = async () => (await walkPages(`${fx.base}/Property?$select=ListingKey`, { token, endAtError: true })).records.map((r) => r.ListingKey as string);
       const children = async () => {
         const out: string[] = [];
         for (const c of CHILDREN) {
-          const r = await call(`${fx.base}/${c.set}${qs({ $filter: `${c.fk} eq '${key}'`, $select: c.key })}`, { token });
+          const r = await request(`${fx.base}/${c.set}${qs({ $filter: `${c.fk} eq '${key}'`, $select: c.key })}`, { token });
           expect(r.status, r.text.slice(0, 200)).to.equal(200);
           out.push(...r.json.value.map((x: Rec) => `${c.set}:${x[c.key]}`));
         }
@@ -227,9 +228,9 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
 
       const before = await removedCheck();
       expect(before.sort()).to.deep.equal(inScope.map((l) => l.ListingKey).sort());
-      expect((await call(`${fx.base}/Property('${key}')`, { token })).status).to.equal(200);
+      expect((await request(`${fx.base}/Property('${key}')`, { token })).status).to.equal(200);
       expect(await children()).to.have.length.above(0);
-      const countBefore = (await call(`${fx.base}/Property/$count`, { token })).text;
+      const countBefore = (await request(`${fx.base}/Property/$count`, { token })).text;
 
       const report = emptyReport();
       await ingestBatch(fx.server.service, 'Property', [{ line: 1, input: { ...leaving, MlsStatus: 'Closed' } }], report);
@@ -238,27 +239,27 @@ describeEachDatabase('Per-client licensing: hidden fields and the limits of a sc
       const after = await removedCheck();
       expect(after, 'the removed-listings check still lists the listing').not.to.include(key);
       expect(after.sort()).to.deep.equal(before.filter((k) => k !== key).sort());
-      const gone = await call(`${fx.base}/Property('${key}')`, { token });
-      const missing = await call(`${fx.base}/Property('${MISSING_KEY}')`, { token });
+      const gone = await request(`${fx.base}/Property('${key}')`, { token });
+      const missing = await request(`${fx.base}/Property('${MISSING_KEY}')`, { token });
       expect(gone.status).to.equal(404);
       expect(normalised404(gone, key)).to.equal(normalised404(missing, MISSING_KEY));
-      expect(Number((await call(`${fx.base}/Property/$count`, { token })).text)).to.equal(Number(countBefore) - 1);
+      expect(Number((await request(`${fx.base}/Property/$count`, { token })).text)).to.equal(Number(countBefore) - 1);
       expect(await children(), 'related records of the listing are still served').to.deep.equal([]);
-      for (const c of CHILDREN) expect((await call(`${fx.base}/Property('${key}')/${c.nav}`, { token })).status).to.equal(404);
-      const expanded = await walk(`${fx.base}/Property?$expand=Media,OpenHouse,historyTransactional,PropertyRooms,PropertyUnits`, token);
+      for (const c of CHILDREN) expect((await request(`${fx.base}/Property('${key}')/${c.nav}`, { token })).status).to.equal(404);
+      const expanded = await walkPages(`${fx.base}/Property?$expand=Media,OpenHouse,historyTransactional,PropertyRooms,PropertyUnits`, { token, endAtError: true });
       expect(expanded.records.map((r) => r.ListingKey)).not.to.include(key);
-      const updates = await walk(`${fx.base}/Property${qs({ $filter: `ModificationTimestamp ge ${leaving.ModificationTimestamp}`, $select: 'ListingKey' })}`, token);
+      const updates = await walkPages(`${fx.base}/Property${qs({ $filter: `ModificationTimestamp ge ${leaving.ModificationTimestamp}`, $select: 'ListingKey' })}`, { token, endAtError: true });
       expect(updates.records.map((r) => r.ListingKey), 'an update query still shows it').not.to.include(key);
 
       // Clients whose scope still admits it see the change, not a disappearance.
-      const open = await call(`${fx.base}/Property('${key}')`, { token: TEST_TOKEN });
+      const open = await request(`${fx.base}/Property('${key}')`, { token: TEST_TOKEN });
       expect(open.status).to.equal(200);
       expect(open.json.MlsStatus).to.equal('Closed');
 
       // And back: it appears again.
       await ingestBatch(fx.server.service, 'Property', [{ line: 1, input: { ...leaving, MlsStatus: 'Pending' } }], emptyReport());
       expect(await removedCheck()).to.include(key);
-      expect((await call(`${fx.base}/Property('${key}')`, { token })).status).to.equal(200);
+      expect((await request(`${fx.base}/Property('${key}')`, { token })).status).to.equal(200);
       expect((await children()).length).to.be.above(0);
     });
   });

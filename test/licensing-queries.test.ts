@@ -9,7 +9,8 @@
  */
 import { expect } from 'chai';
 import { describeEachDatabase } from './support/databases';
-import { call, walk } from './support/licence-http';
+import { request } from './support/http';
+import { walkPages } from './support/next-links';
 import {
   CHILDREN, childByNav, evaluate, expectedRecord, Expr, fieldsOf, hiddenIn, recordDiff, Rec, render, randomExpr,
 } from './support/licence-oracle';
@@ -61,7 +62,7 @@ describeEachDatabase('Per-client licensing: what each client is served, property
             || (orderby && fx.usesHidden(s, 'Property', [orderby[0]]))
             || expand.some((e) => e.select && fx.usesHidden(s, childByNav(e.nav).set, e.select));
           const maxpagesize = rng.pick([7, PAGE, 50]);
-          const { pages, records } = await walk(url, s.token, { Prefer: `odata.maxpagesize=${maxpagesize}` });
+          const { pages, records } = await walkPages(url, { token: s.token, headers: { Prefer: `odata.maxpagesize=${maxpagesize}` }, endAtError: true });
           if (hiddenUsed) {
             forbidden++;
             if (pages[0].status !== 400 || pages[0].json?.error?.code !== 'FieldNotFound') {
@@ -81,12 +82,12 @@ describeEachDatabase('Per-client licensing: what each client is served, property
     it('the removed-listings check ($select=ListingKey, following nextLink) lists exactly the in-scope listings; /$count agrees', async function () {
       this.timeout(120_000);
       await fx.forEveryClient(2, async (s, _rng, v) => {
-        const { pages, records } = await walk(`${fx.base}/Property?$select=ListingKey`, s.token);
+        const { pages, records } = await walkPages(`${fx.base}/Property?$select=ListingKey`, { token: s.token, endAtError: true });
         fx.checkPropertyWalk(s, 'removed-listings walk', pages, records, [...fx.snap.listings.values()].filter((l) => s.visible.has(l.ListingKey)),
           { select: ['ListingKey'], count: false, expand: [] }, v);
-        const c = await call(`${fx.base}/Property/$count`, { token: s.token });
+        const c = await request(`${fx.base}/Property/$count`, { token: s.token });
         if (c.status !== 200 || c.text !== String(s.visible.size)) v.push(`/Property/$count: ${c.status} ${c.text.slice(0, 100)}, expected ${s.visible.size}`);
-        const f = await call(`${fx.base}/Property?$count=true&$top=0`, { token: s.token });
+        const f = await request(`${fx.base}/Property?$count=true&$top=0`, { token: s.token });
         if (f.json?.['@odata.count'] !== s.visible.size) v.push(`$count=true&$top=0: ${f.json?.['@odata.count']}, expected ${s.visible.size}`);
       });
     });
@@ -97,13 +98,13 @@ describeEachDatabase('Per-client licensing: what each client is served, property
     it('an in-scope listing: 200 with hidden fields removed; an out-of-scope one: 404 exactly like a missing key, with any options', async function () {
       this.timeout(120_000);
       await fx.forEveryClient(3, async (s, rng, v) => {
-        const missing = await call(`${fx.base}/Property('${MISSING_KEY}')`, { token: s.token });
+        const missing = await request(`${fx.base}/Property('${MISSING_KEY}')`, { token: s.token });
         if (missing.status !== 404) v.push(`missing key: ${missing.status}`);
         const shape = normalised404(missing, MISSING_KEY);
         const variants = ['', '?$select=ListingKey', '?$expand=Media,OpenHouse,historyTransactional,PropertyRooms,PropertyUnits', '?$select=ListingKey&$expand=PropertyRooms'];
         for (const key of rng.sample([...s.visible], 6)) {
           const variant = rng.pick(variants);
-          const r = await call(`${fx.base}/Property('${key}')${variant}`, { token: s.token });
+          const r = await request(`${fx.base}/Property('${key}')${variant}`, { token: s.token });
           if (r.status !== 200) { v.push(`in-scope ${key}${variant}: ${r.status} ${r.text.slice(0, 150)}`); continue; }
           v.push(...hiddenIn('Property', r.json, s.hidden, `Property('${key}')${variant}`));
           const expand = variant.includes('$expand') ? variant.split('$expand=')[1].split(',').map((nav) => ({ nav })) : [];
@@ -117,20 +118,20 @@ describeEachDatabase('Per-client licensing: what each client is served, property
         const outKeys = [...new Set([...rng.sample(s.outside, 6), ...rng.sample(farm, 1)])];
         for (const key of outKeys) {
           for (const variant of ['', ...rng.sample(variants.slice(1), 2)]) {
-            const r = await call(`${fx.base}/Property('${key}')${variant}`, { token: s.token });
-            const m = await call(`${fx.base}/Property('${MISSING_KEY}')${variant}`, { token: s.token });
+            const r = await request(`${fx.base}/Property('${key}')${variant}`, { token: s.token });
+            const m = await request(`${fx.base}/Property('${MISSING_KEY}')${variant}`, { token: s.token });
             if (r.status !== 404) v.push(`LEAK: out-of-scope Property('${key}')${variant}: ${r.status} ${r.text.slice(0, 150)}`);
             else if (normalised404(r, key) !== normalised404(m, MISSING_KEY)) {
               v.push(`out-of-scope Property('${key}')${variant} answers differently from a missing key: ${r.text.slice(0, 200)} vs ${m.text.slice(0, 200)}`);
             }
           }
-          const named = await call(`${fx.base}/Property(ListingKey='${key}')`, { token: s.token });
-          const namedMissing = await call(`${fx.base}/Property(ListingKey='${MISSING_KEY}')`, { token: s.token });
+          const named = await request(`${fx.base}/Property(ListingKey='${key}')`, { token: s.token });
+          const namedMissing = await request(`${fx.base}/Property(ListingKey='${MISSING_KEY}')`, { token: s.token });
           if (named.status !== 404) v.push(`LEAK: out-of-scope Property(ListingKey='${key}'): ${named.status}`);
           else if (normalised404(named, key) !== normalised404(namedMissing, MISSING_KEY)) v.push(`Property(ListingKey='${key}') differs from a missing key`);
-          const q = await call(`${fx.base}/Property${qs({ $filter: `ListingKey eq '${key}'`, $count: 'true' })}`, { token: s.token });
+          const q = await request(`${fx.base}/Property${qs({ $filter: `ListingKey eq '${key}'`, $count: 'true' })}`, { token: s.token });
           if (q.status !== 200 || q.json.value.length !== 0 || q.json['@odata.count'] !== 0) v.push(`LEAK: $filter=ListingKey eq '${key}' (out of scope): ${q.text.slice(0, 150)}`);
-          const c = await call(`${fx.base}/Property/$count${qs({ $filter: `ListingKey eq '${key}'` })}`, { token: s.token });
+          const c = await request(`${fx.base}/Property/$count${qs({ $filter: `ListingKey eq '${key}'` })}`, { token: s.token });
           if (c.text !== '0') v.push(`LEAK: /Property/$count for out-of-scope ${key}: ${c.text.slice(0, 100)}`);
         }
         if (shape.includes('<KEY>') === false) v.push(`the 404 does not name the key: ${shape}`);
@@ -145,7 +146,7 @@ describeEachDatabase('Per-client licensing: what each client is served, property
       await fx.forEveryClient(4, async (s, rng, v) => {
         for (const key of rng.sample([...s.visible], 2)) {
           for (const c of CHILDREN) {
-            const { pages, records } = await walk(`${fx.base}/Property('${key}')/${c.nav}`, s.token, { Prefer: 'odata.maxpagesize=4' });
+            const { pages, records } = await walkPages(`${fx.base}/Property('${key}')/${c.nav}`, { token: s.token, headers: { Prefer: 'odata.maxpagesize=4' }, endAtError: true });
             const bad = pages.find((p) => p.status !== 200);
             if (bad) { v.push(`Property('${key}')/${c.nav}: ${bad.status} ${bad.text.slice(0, 150)}`); continue; }
             for (const r of records) v.push(...hiddenIn(c.set, r, s.hidden, `Property('${key}')/${c.nav}`));
@@ -154,8 +155,8 @@ describeEachDatabase('Per-client licensing: what each client is served, property
         }
         for (const key of rng.sample(s.outside, 3)) {
           for (const c of rng.sample(CHILDREN, 2)) {
-            const r = await call(`${fx.base}/Property('${key}')/${c.nav}`, { token: s.token });
-            const m = await call(`${fx.base}/Property('${MISSING_KEY}')/${c.nav}`, { token: s.token });
+            const r = await request(`${fx.base}/Property('${key}')/${c.nav}`, { token: s.token });
+            const m = await request(`${fx.base}/Property('${MISSING_KEY}')/${c.nav}`, { token: s.token });
             if (r.status !== 404) v.push(`LEAK: Property('${key}')/${c.nav} (out of scope): ${r.status} ${r.text.slice(0, 150)}`);
             else if (normalised404(r, key) !== normalised404(m, MISSING_KEY)) v.push(`Property('${key}')/${c.nav} differs from a missing key: ${r.text.slice(0, 200)}`);
           }
@@ -170,7 +171,7 @@ describeEachDatabase('Per-client licensing: what each client is served, property
         const filter = rng.chance(0.5) ? randomExpr(rng, fx.domain, 1) : undefined;
         if (filter && fx.usesHidden(s, 'Property', fieldsOf(filter))) return;
         const url = `${fx.base}/Property${qs({ $expand: expand.map((e) => e.nav).join(','), $filter: filter && render(filter) })}`;
-        const { pages, records } = await walk(url, s.token, { Prefer: 'odata.maxpagesize=30' });
+        const { pages, records } = await walkPages(url, { token: s.token, headers: { Prefer: 'odata.maxpagesize=30' }, endAtError: true });
         const expected = [...fx.snap.listings.values()].filter((l) => s.visible.has(l.ListingKey) && (!filter || evaluate(filter, l)));
         fx.checkPropertyWalk(s, `GET Property${qs({ $expand: 'all five', $filter: filter && render(filter) })}`, pages, records, expected, { count: false, expand }, v);
       });
@@ -199,7 +200,7 @@ describeEachDatabase('Per-client licensing: what each client is served, property
             const count = rng.chance(0.5);
             const url = `${fx.base}/${path}${qs({ $filter: filter && render(filter), $count: count ? 'true' : undefined })}`;
             const label = `GET ${path}${qs({ $filter: filter && render(filter) })}`;
-            const { pages, records: got } = await walk(url, s.token, { Prefer: `odata.maxpagesize=${rng.pick([25, 200, 1000])}` });
+            const { pages, records: got } = await walkPages(url, { token: s.token, headers: { Prefer: `odata.maxpagesize=${rng.pick([25, 200, 1000])}` }, endAtError: true });
             if (hideUsed) {
               if (pages[0].status !== 400 || pages[0].json?.error?.code !== 'FieldNotFound') v.push(`${label}: names hidden ${c.set} field, expected 400 FieldNotFound, got ${pages[0].status}`);
               continue;
@@ -224,20 +225,20 @@ describeEachDatabase('Per-client licensing: what each client is served, property
               if (diff) v.push(`${label}: ${c.set} ${r[c.key]} differs: ${diff}`);
             }
           }
-          const n = await call(`${fx.base}/${c.set}/$count`, { token: s.token });
+          const n = await request(`${fx.base}/${c.set}/$count`, { token: s.token });
           const want = records.filter(visibleChild).length;
           if (n.text !== String(want)) v.push(`/${c.set}/$count: ${n.text.slice(0, 100)}, expected ${want}`);
           // Fetch by key: a record of an out-of-scope listing is missing; one of an in-scope listing is there.
           const outRecord = rng.pick(records.filter((r) => outside.has(r[c.fk])));
           if (outRecord) {
-            const r = await call(`${fx.base}/${c.set}('${outRecord[c.key]}')`, { token: s.token });
-            const m = await call(`${fx.base}/${c.set}('NO-SUCH-${c.set}')`, { token: s.token });
+            const r = await request(`${fx.base}/${c.set}('${outRecord[c.key]}')`, { token: s.token });
+            const m = await request(`${fx.base}/${c.set}('NO-SUCH-${c.set}')`, { token: s.token });
             if (r.status !== 404) v.push(`LEAK: ${c.set}('${outRecord[c.key]}') of out-of-scope ${outRecord[c.fk]}: ${r.status}`);
             else if (normalised404(r, outRecord[c.key]) !== normalised404(m, `NO-SUCH-${c.set}`)) v.push(`${c.set}('${outRecord[c.key]}') (out of scope) differs from a missing key`);
           }
           const inRecord = rng.pick(records.filter((r) => s.visible.has(r[c.fk])));
           if (inRecord) {
-            const r = await call(`${fx.base}/${c.set}('${inRecord[c.key]}')`, { token: s.token });
+            const r = await request(`${fx.base}/${c.set}('${inRecord[c.key]}')`, { token: s.token });
             if (r.status !== 200) v.push(`${c.set}('${inRecord[c.key]}') of in-scope ${inRecord[c.fk]}: ${r.status}`);
             else {
               v.push(...hiddenIn(c.set, r.json, s.hidden, `${c.set}('${inRecord[c.key]}')`));
@@ -249,7 +250,7 @@ describeEachDatabase('Per-client licensing: what each client is served, property
         }
         // Sets with no listing behind them are whole, less hidden fields.
         for (const set of ['Member', 'Office']) {
-          const { pages, records } = await walk(`${fx.base}/${set}`, s.token, { Prefer: 'odata.maxpagesize=1000' });
+          const { pages, records } = await walkPages(`${fx.base}/${set}`, { token: s.token, headers: { Prefer: 'odata.maxpagesize=1000' }, endAtError: true });
           if (pages.some((p) => p.status !== 200)) { v.push(`/${set}: ${pages.map((p) => p.status)}`); continue; }
           if (records.length !== fx.snap.others.get(set)!.length) v.push(`/${set}: ${records.length} records, expected ${fx.snap.others.get(set)!.length}`);
           for (const r of records) v.push(...hiddenIn(set, r, s.hidden, `/${set}`));

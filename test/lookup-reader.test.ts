@@ -9,7 +9,8 @@ import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { get, HttpResult, startTestServer } from './support/http';
+import { get, startTestServer } from './support/http';
+import { walkPages } from './support/next-links';
 
 const LOOKUP = serviceModel.entitySets.find((s) => s.dictionaryRows?.kind === 'lookups')!;
 const LOOKUP_VALUES = serviceModel.lookups.reduce((n, l) => n + l.values.length, 0);
@@ -30,16 +31,7 @@ describeEachDatabase('Lookup resource: a reader taking $top as its page size', (
   });
 
   /** Every page of a walk from `url`, following nextLinks. */
-  async function walk(url: string, headers: Record<string, string> = {}): Promise<HttpResult[]> {
-    const pages: HttpResult[] = [];
-    for (let next: string | undefined = url; next; next = pages[pages.length - 1].json['@odata.nextLink']) {
-      const r = await get(next, headers);
-      expect(r.status, next).to.equal(200);
-      pages.push(r);
-      expect(pages.length).to.be.below(100);
-    }
-    return pages;
-  }
+  const walk = async (url: string, headers: Record<string, string> = {}) => (await walkPages(url, { headers, maxPages: 99 })).pages;
 
   it('the dictionary declares it on the Lookup set only', () => {
     expect(serviceModel.entitySets.filter((s) => s.pagedByTop).map((s) => s.name)).to.deep.equal([LOOKUP.name]);

@@ -20,8 +20,8 @@ import { usageJournalDirFor } from '../src/config';
 import { Meter } from '../src/metering/meter';
 import { UsageTable } from '../src/storage/usage-table';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { startTestServer, TEST_TOKEN } from './support/http';
-import { call, originOf, parseCredentials, runCli } from './support/licence-http';
+import { request, startTestServer, TEST_TOKEN } from './support/http';
+import { originOf, parseCredentials, runCli } from './support/licence-http';
 import { ManualClock } from './support/manual-clock';
 import { spawnServer } from './support/server-process';
 import { CHILDREN, evaluate, Expr, Prng, readTable, render } from './support/licence-oracle';
@@ -84,7 +84,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     return out;
   };
   const adminUsage = async (root: string, query = ''): Promise<UsageRow[]> => {
-    const r = await call(`${originOf(root)}/admin/usage${query}`, { token: TEST_TOKEN });
+    const r = await request(`${originOf(root)}/admin/usage${query}`, { token: TEST_TOKEN });
     expect(r.status, r.text.slice(0, 200)).to.equal(200);
     expect(r.headers.get('content-type')).to.match(/^application\/json/);
     return r.json.value;
@@ -193,7 +193,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const items = script(new Prng(11), data, 1, 40);
     const running = { A: 0, B: 0 };
     for (const s of items) {
-      const r = await call(`${server.url}/${s.url}`, { token: tokens[0] });
+      const r = await request(`${server.url}/${s.url}`, { token: tokens[0] });
       expect(r.status, `${s.url}: ${r.text.slice(0, 200)}`).to.equal(s.expect);
       if (s.expect < 400) { running.A += s.charge.A; running.B += s.charge.B; }
       expect(await journaled(ids[0]), `journaled after ${s.kind} ${s.url}`).to.deep.equal(running);
@@ -299,7 +299,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const broken = await startTestServer(serviceModel, db.url, { pageSize: PAGE, maxConcurrentRequests: CONCURRENCY, usageJournalDir: join(blocker, 'journal') });
     try {
       const before = await tableUsage(ids[0]);
-      const r = await call(`${broken.url}/Property('${data.listingKeys[0]}')`, { token: tokens[0] });
+      const r = await request(`${broken.url}/Property('${data.listingKeys[0]}')`, { token: tokens[0] });
       expect(r.status, r.text).to.equal(503);
       expect(Number(r.headers.get('retry-after'))).to.be.above(0);
       expect(r.json?.error?.code).to.be.a('string');
@@ -323,7 +323,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
       while (!killing) {
         issued++;
         try {
-          const r = await call(`${child.url}/Property('${key}')`, { token: tokens[1] });
+          const r = await request(`${child.url}/Property('${key}')`, { token: tokens[1] });
           if (r.status === 200) answered++;
           else throw new Error(`status ${r.status}: ${r.text.slice(0, 200)}`);
         } catch (e) {
@@ -370,7 +370,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const window = await adminUsage(server.url, `?from=${startHour}&to=${hour}`);
     expect(window).to.deep.equal(await adminUsage(server.url));
     expect(await adminUsage(server.url, '?from=2000-01-01T00&to=2000-01-01T23')).to.deep.equal([]);
-    const denied = await call(`${originOf(server.url)}/admin/usage`, { token: tokens[0] });
+    const denied = await request(`${originOf(server.url)}/admin/usage`, { token: tokens[0] });
     expect(denied.status).to.equal(403);
     const cli = await runCli(db.url, ['usage', '--json', '--client', ids[2]]);
     expect(cli.code, cli.stderr).to.equal(0);
@@ -424,7 +424,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
       for (let round = 0; round < 120; round++) {
         // Each instance gets the clients' requests in the other's reverse order, all at once.
         const plan = ids.flatMap((_, i) => [[server.url, i], [second.url, CLIENTS - 1 - i]] as const);
-        const replies = await Promise.all(plan.map(([root, i]) => call(`${root}/Property('${key}')`, { token: tokens[i] })));
+        const replies = await Promise.all(plan.map(([root, i]) => request(`${root}/Property('${key}')`, { token: tokens[i] })));
         replies.forEach((r, n) => sent.push({
           client: plan[n][1], kind: 'key', url: `Property('${key}') on instance ${plan[n][0] === server.url ? 1 : 2}`,
           status: r.status, expect: 200, charge: { A: 1, B: 0 },
@@ -449,14 +449,14 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const key = data.listingKeys[0];
     const allowed = [`Property('${key}')`, `Property('${key}')?$expand=Media,PropertyRooms`, 'Property?$top=3', 'Property/$count', `Property('${key}')/OpenHouse`];
     for (let i = 0; i < allowed.length; i++) {
-      const r = await call(`${server.url}/${allowed[i]}`, { token });
+      const r = await request(`${server.url}/${allowed[i]}`, { token });
       expect(r.status, `request ${i + 1}: ${r.text.slice(0, 200)}`).to.equal(200);
       expect(r.headers.get('ratelimit-limit'), `request ${i + 1}`).to.equal('5');
       expect(r.headers.get('ratelimit-remaining'), `request ${i + 1}`).to.equal(String(4 - i));
       expect(Number(r.headers.get('ratelimit-reset')), `request ${i + 1}`).to.be.within(1, 60);
     }
     for (const url of [`Property('${key}')`, 'Property?$top=3', 'Property/$count', `Property('${key}')?$expand=Media`]) {
-      const r = await call(`${server.url}/${url}`, { token });
+      const r = await request(`${server.url}/${url}`, { token });
       expect(r.status, `${url} past the limit: ${r.text.slice(0, 200)}`).to.equal(429);
       const retry = Number(r.headers.get('retry-after'));
       expect(Number.isInteger(retry) && retry >= 1 && retry <= 60, `Retry-After ${r.headers.get('retry-after')}`).to.equal(true);
@@ -467,7 +467,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     }
     // Other clients are unaffected, and so is the demo client.
     for (let i = 0; i < 8; i++) {
-      const r = await call(`${server.url}/Property('${key}')`, { token: tokens[1] });
+      const r = await request(`${server.url}/Property('${key}')`, { token: tokens[1] });
       expect(r.status).to.equal(200);
       expect(r.headers.get('ratelimit-remaining')).to.equal(null);
     }
@@ -484,14 +484,14 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const { token } = parseCredentials(added.stdout);
     const url = `${server.url}/Property/$count`;
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await call(url, { token })).status);
+    for (let i = 0; i < 3; i++) statuses.push((await request(url, { token })).status);
     expect(statuses, 'two served, the third refused').to.deep.equal([200, 200, 429]);
     clock.advance(59_999);
-    const still = await call(url, { token });
+    const still = await request(url, { token });
     expect(still.status, 'the window is not over yet').to.equal(429);
     expect(still.headers.get('retry-after')).to.equal('1');
     clock.advance(1);
-    const fresh = await call(url, { token });
+    const fresh = await request(url, { token });
     expect(fresh.status, fresh.text.slice(0, 200)).to.equal(200);
     expect(fresh.headers.get('ratelimit-remaining')).to.equal('1');
     expect(fresh.headers.get('ratelimit-reset')).to.equal('60');
@@ -513,7 +513,7 @@ describeEachDatabase('Metering by transaction class', (target) => {
     const wrong: string[] = [];
     for (const [url, b] of cases) {
       const before = await usage();
-      const r = await call(`${server.url}/${url}`, { token });
+      const r = await request(`${server.url}/${url}`, { token });
       const after = await usage();
       const want = r.status === 200 ? b : 0;
       if (after.A !== before.A || after.B - before.B !== want) wrong.push(`${url} → ${r.status} ${r.text.slice(0, 60)}: charged A ${after.A - before.A}, B ${after.B - before.B}; expected B ${want}`);

@@ -9,8 +9,7 @@ import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { RATE_WINDOWS_TABLE } from '../src/storage/internal-schema';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { startTestServer } from './support/http';
-import { call, Reply } from './support/licence-http';
+import { HttpResult, request, startTestServer } from './support/http';
 import { ManualClock } from './support/manual-clock';
 
 const SECOND = 1000;
@@ -31,9 +30,9 @@ describeEachDatabase('Rate limits', (target) => {
     await server.service.clients.add({ id, name: id, ...(perMinute ? { rateLimit: perMinute } : {}) });
     return { id, token: await server.service.clients.issueToken(id, undefined) };
   };
-  const fetchKey = (root: string, token: string) => call(`${root}/Property('${listingKey}')`, { token });
-  const statuses = (replies: Reply[]) => replies.map((r) => r.status);
-  const served = (replies: Reply[]) => replies.filter((r) => r.status === 200).length;
+  const fetchKey = (root: string, token: string) => request(`${root}/Property('${listingKey}')`, { token });
+  const statuses = (replies: HttpResult[]) => replies.map((r) => r.status);
+  const served = (replies: HttpResult[]) => replies.filter((r) => r.status === 200).length;
   const rowsOf = async (clientId: string) =>
     Number((await server.service.db.all(`SELECT COUNT(*) AS n FROM \`${RATE_WINDOWS_TABLE}\` WHERE client_id = ?`, [clientId]))[0].n);
 
@@ -45,7 +44,7 @@ describeEachDatabase('Rate limits', (target) => {
     second = await startTestServer(serviceModel, db.instanceUrl(1), { pageSize: 3, maxConcurrentRequests: 40 }, { clock });
     await seedDemoData(server.service, { listings: 3 });
     const reader = await limitedClient(undefined);
-    listingKey = (await call(`${server.url}/Property?$top=1&$select=ListingKey`, { token: reader.token })).json.value[0].ListingKey;
+    listingKey = (await request(`${server.url}/Property?$top=1&$select=ListingKey`, { token: reader.token })).json.value[0].ListingKey;
   });
   after(async function () {
     this.timeout(60_000);
@@ -63,11 +62,11 @@ describeEachDatabase('Rate limits', (target) => {
       const first = await fetchKey(server.url, token);
       expect(first.status).to.equal(200);
       clock.advance(59 * SECOND);
-      const late: Reply[] = [];
+      const late: HttpResult[] = [];
       for (let i = 0; i < 59; i++) late.push(await fetchKey(server.url, token));
       expect(served(late), 'the rest of the first minute').to.equal(59);
       clock.advance(1.5 * SECOND); // a fixed window that began with the first request would start afresh here
-      const early: Reply[] = [];
+      const early: HttpResult[] = [];
       for (let i = 0; i < 60; i++) early.push(await fetchKey(server.url, token));
       expect(served(early), 'only the first request has left the window').to.equal(1);
       expect(served([first, ...late, ...early]), 'served within 60.5 s').to.equal(61);
@@ -104,7 +103,7 @@ describeEachDatabase('Rate limits', (target) => {
     this.timeout(60_000);
     it('requests alternating between two instances share one limit', async () => {
       const { token } = await limitedClient(10);
-      const replies: Reply[] = [];
+      const replies: HttpResult[] = [];
       for (let i = 0; i < 20; i++) replies.push(await fetchKey(i % 2 ? second.url : server.url, token));
       expect(statuses(replies)).to.deep.equal([...Array(10).fill(200), ...Array(10).fill(429)]);
       expect(replies.map((r) => r.headers.get('ratelimit-remaining')).slice(0, 10)).to.deep.equal(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);

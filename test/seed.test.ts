@@ -14,7 +14,7 @@ import { seedDemoData, SeedSummary } from '../src/seed/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 
-type Rec = Record<string, any>;
+import type { Rec } from './support/next-links';
 
 const SEEDED_SETS = ['Office', 'Member', 'Property', 'Media', 'OpenHouse', 'HistoryTransactional', 'PropertyRooms', 'PropertyUnitTypes'];
 

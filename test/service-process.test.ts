@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { TEST_TOKEN } from './support/http';
 import { runCli } from './support/licence-http';
+import { until } from './support/poll';
 import { alive, childPids, spawnServer } from './support/server-process';
 import { stalledReader } from './support/stalled-reader';
 
@@ -92,16 +93,16 @@ describe('npm start', () => {
     const tree = new Set<number>();
     const walk = (pid: number): void => { for (const c of childPids(pid)) { tree.add(c); walk(c); } };
     try {
-      for (const began = Date.now(); (out.match(/serving http/g) ?? []).length < 2;) {
-        if (Date.now() - began > 30_000 || npm.exitCode !== null) throw new Error(`two workers did not start:\n${out}`);
-        await new Promise((done) => setTimeout(done, 100));
-      }
+      await until(() => `two workers serving:\n${out}`, () => {
+        if (npm.exitCode !== null) throw new Error(`npm exited (${npm.exitCode}) before two workers served:\n${out}`);
+        return (out.match(/serving http/g) ?? []).length >= 2;
+      }, 30_000);
       walk(npm.pid!);
       expect(out, 'npm start on a current build').not.to.match(/building/);
       expect(tree.size, `npm's processes: ${[...tree].join(' ')}`).to.be.at.least(3);
       npm.kill('SIGTERM');
       expect(await exited, out).to.equal(0);
-      for (const began = Date.now(); [...tree].some(alive) && Date.now() - began < 10_000;) await new Promise((done) => setTimeout(done, 100));
+      await until(() => `npm's processes gone (left: ${[...tree].filter(alive).join(' ')})`, () => ![...tree].some(alive), 10_000);
       expect([...tree].filter(alive), 'processes left running').to.deep.equal([]);
     } finally {
       // Whatever failed, nothing outlives the test (an orphan would hold npm's output open, and mocha with it).

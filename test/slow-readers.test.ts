@@ -7,8 +7,10 @@
  */
 import { expect } from 'chai';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { TEST_TOKEN } from './support/http';
-import { call, parseCredentials, runCli } from './support/licence-http';
+import { request, TEST_TOKEN } from './support/http';
+import { parseCredentials, runCli } from './support/licence-http';
+import { walkPages } from './support/next-links';
+import { until } from './support/poll';
 import { ServerProcess, spawnServer } from './support/server-process';
 import { peakUntilQuiet, residentMiB, stalledReader, StalledReader } from './support/stalled-reader';
 
@@ -23,14 +25,6 @@ const CLIENTS = 4;
 function rawValue(body: string): string {
   const start = body.indexOf('"value":[') + '"value":['.length;
   return body.slice(start, body.lastIndexOf(']'));
-}
-
-async function until(what: string, check: () => Promise<boolean>, maxMs = 20_000): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > maxMs) throw new Error(`${what}: not within ${maxMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describeEachDatabase('Slow readers and requests in progress', (target) => {
@@ -62,7 +56,7 @@ describeEachDatabase('Slow readers and requests in progress', (target) => {
   describe('large pages are streamed', () => {
     it('a page larger than a batch goes out chunked, byte for byte the records its 100-record pages hold', async function () {
       this.timeout(60_000);
-      const whole = await call(`${server.url}${LARGEST}`, { token: TEST_TOKEN, headers: LARGEST_PAGE });
+      const whole = await request(`${server.url}${LARGEST}`, { token: TEST_TOKEN, headers: LARGEST_PAGE });
       expect(whole.status, whole.text.slice(0, 300)).to.equal(200);
       expect(whole.headers.get('transfer-encoding')).to.equal('chunked');
       expect(whole.headers.get('content-length')).to.equal(null);
@@ -70,14 +64,9 @@ describeEachDatabase('Slow readers and requests in progress', (target) => {
       expect(whole.json.value).to.have.length(LISTINGS);
       expect(whole.json).not.to.have.property('@odata.nextLink');
       // The same records as pages of one batch each, which go out whole (with a Content-Length, when not compressed).
-      const parts: string[] = [];
-      for (let next: string | undefined = `${server.url}${LARGEST}`; next;) {
-        const page = await call(next, { token: TEST_TOKEN, headers: { Prefer: 'odata.maxpagesize=100', 'Accept-Encoding': 'identity' } });
-        expect(page.status, page.text.slice(0, 300)).to.equal(200);
-        expect(Number(page.headers.get('content-length'))).to.equal(Buffer.byteLength(page.text));
-        parts.push(rawValue(page.text));
-        next = page.json['@odata.nextLink'];
-      }
+      const { pages } = await walkPages(`${server.url}${LARGEST}`, { headers: { Prefer: 'odata.maxpagesize=100', 'Accept-Encoding': 'identity' } });
+      for (const page of pages) expect(Number(page.headers.get('content-length'))).to.equal(Buffer.byteLength(page.text));
+      const parts = pages.map((page) => rawValue(page.text));
       expect(parts).to.have.length(LISTINGS / 100);
       const context = JSON.stringify(whole.json['@odata.context']);
       expect(whole.text === `{"@odata.context":${context},"value":[${parts.join(',')}]}`, 'streamed body equals the pages joined').to.equal(true);
@@ -85,12 +74,12 @@ describeEachDatabase('Slow readers and requests in progress', (target) => {
 
     it('a streamed page that does not end the query carries a nextLink that continues it', async function () {
       this.timeout(60_000);
-      const first = await call(`${server.url}${LARGEST}&$count=true`, { token: TEST_TOKEN, headers: { Prefer: 'odata.maxpagesize=250' } });
+      const first = await request(`${server.url}${LARGEST}&$count=true`, { token: TEST_TOKEN, headers: { Prefer: 'odata.maxpagesize=250' } });
       expect(first.status).to.equal(200);
       expect(first.headers.get('transfer-encoding')).to.equal('chunked');
       expect(first.json['@odata.count']).to.equal(LISTINGS);
       expect(first.json.value).to.have.length(250);
-      const second = await call(first.json['@odata.nextLink'], { token: TEST_TOKEN, headers: { Prefer: 'odata.maxpagesize=250' } });
+      const second = await request(first.json['@odata.nextLink'], { token: TEST_TOKEN, headers: { Prefer: 'odata.maxpagesize=250' } });
       expect(second.status).to.equal(200);
       const keys = [...first.json.value, ...second.json.value].map((r: { ListingKey: string }) => r.ListingKey);
       expect(new Set(keys).size, 'no listing twice').to.equal(500);
@@ -102,7 +91,7 @@ describeEachDatabase('Slow readers and requests in progress', (target) => {
       this.timeout(120_000);
       const pid = server.child.pid!;
       // Idle: after serving the largest page once to a reader that reads it.
-      expect((await call(`${server.url}${LARGEST}`, { token: TEST_TOKEN, headers: LARGEST_PAGE })).status).to.equal(200);
+      expect((await request(`${server.url}${LARGEST}`, { token: TEST_TOKEN, headers: LARGEST_PAGE })).status).to.equal(200);
       const idle = residentMiB(pid);
       const peaks: number[] = [];
       // A second round must fit in the same bound: what the first held was given back, not leaked.
@@ -119,7 +108,7 @@ describeEachDatabase('Slow readers and requests in progress', (target) => {
         expect(peaks[round], `round ${round + 1}: peak ${peaks[round].toFixed(0)} MiB against ${idle.toFixed(0)} MiB idle`).to.be.below(2 * idle);
       }
       // The answers still work once the readers are gone: nothing they held is kept.
-      const after = await call(`${server.url}/Property?$top=1`, { token: TEST_TOKEN });
+      const after = await request(`${server.url}/Property?$top=1`, { token: TEST_TOKEN });
       expect(after.status).to.equal(200);
       const left = residentMiB(pid);
       expect(left, `after they left: ${left.toFixed(0)} MiB against ${idle.toFixed(0)} MiB idle`).to.be.below(2 * idle);
@@ -131,10 +120,10 @@ describeEachDatabase('Slow readers and requests in progress', (target) => {
       const [stalled, beside] = [1, 2].map(() => stalledReader(`${strict.url}${LARGEST}`, token, LARGEST_PAGE));
       try {
         expect(await Promise.all([stalled.statusLine, beside.statusLine])).to.deep.equal(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
-        expect((await call(`${strict.url}/Property?$top=1`, { token })).status, 'both slots taken').to.equal(429);
+        expect((await request(`${strict.url}/Property?$top=1`, { token })).status, 'both slots taken').to.equal(429);
         await until('the stalled reader is cut off', async () => stalled.peerClosed());
         // And its slot is given back.
-        await until('a slot is free again', async () => (await call(`${strict.url}/Property?$top=1`, { token })).status === 200);
+        await until('a slot is free again', async () => (await request(`${strict.url}/Property?$top=1`, { token })).status === 200);
         const got = (await stalled.drain()).toString('latin1');
         expect(got.startsWith('HTTP/1.1 200 OK')).to.equal(true);
         expect(got.endsWith('\r\n0\r\n\r\n'), 'no final chunk').to.equal(false);
@@ -152,12 +141,12 @@ describeEachDatabase('Slow readers and requests in progress', (target) => {
       const readers = [1, 2].map(() => stalledReader(`${strict.url}${LARGEST}`, tokens[2], LARGEST_PAGE));
       try {
         expect(await Promise.all(readers.map((r) => r.statusLine))).to.deep.equal(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
-        const third = await call(`${strict.url}/Property?$top=1`, { token: tokens[2] });
+        const third = await request(`${strict.url}/Property?$top=1`, { token: tokens[2] });
         expect(third.status).to.equal(429);
         expect(third.headers.get('retry-after')).to.equal('1');
         expect(third.json.error.code).to.equal('ConcurrencyLimited');
         expect(third.json.error.message).to.match(/2 requests in progress/);
-        const other = await call(`${strict.url}/Property?$top=1`, { token: tokens[3] });
+        const other = await request(`${strict.url}/Property?$top=1`, { token: tokens[3] });
         expect(other.status, 'another client').to.equal(200);
       } finally {
         readers.forEach((r) => r.close());
@@ -169,7 +158,7 @@ describeEachDatabase('Slow readers and requests in progress', (target) => {
       const token = tokens[3];
       // Finished and failed responses, many more than the limit, one after another.
       for (const path of ['/Property?$top=1', `/Property('no-such-listing')`, '/Property?$filter=nonsense eq', '/Property?$skip=1', '/NoSuchSet']) {
-        for (let i = 0; i < 3; i++) expect((await call(`${strict.url}${path}`, { token })).status).not.to.equal(429);
+        for (let i = 0; i < 3; i++) expect((await request(`${strict.url}${path}`, { token })).status).not.to.equal(429);
       }
       // Closed by the client while its page is under way: each pair of readers needs both slots.
       for (let round = 0; round < 3; round++) {
@@ -179,8 +168,8 @@ describeEachDatabase('Slow readers and requests in progress', (target) => {
           readers = [1, 2].map(() => stalledReader(`${strict.url}${LARGEST}`, token, LARGEST_PAGE));
           const statuses = await Promise.all(readers.map((r) => r.statusLine.catch(() => 'closed')));
           return statuses.every((st) => st === 'HTTP/1.1 200 OK');
-        }, 5_000);
-        expect((await call(`${strict.url}/Property?$top=1`, { token })).status, 'both slots taken').to.equal(429);
+        }, 5_000, 100);
+        expect((await request(`${strict.url}/Property?$top=1`, { token })).status, 'both slots taken').to.equal(429);
         readers.forEach((r) => r.close());
       }
     });

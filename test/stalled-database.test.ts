@@ -20,8 +20,8 @@ import { ListingService } from '../src/service';
 import { openDatabase, sqliteFile, type DatabaseTimeouts } from '../src/storage/database';
 import { DatabaseUnavailable } from '../src/storage/errors';
 import { MYSQL_URL, mariadbTarget, sqliteTarget, TestDatabase } from './support/databases';
-import { get, odataError, startTestServer, type HttpResult } from './support/http';
-import { call, requestToken, type Reply } from './support/licence-http';
+import { get, HttpResult, odataError, request, startTestServer } from './support/http';
+import { requestToken } from './support/licence-http';
 import { ManualClock } from './support/manual-clock';
 import { proxiedDatabase, TcpProxy } from './support/tcp-proxy';
 
@@ -37,7 +37,7 @@ async function timed<T>(send: () => Promise<T>): Promise<{ answer: T; ms: number
   return { answer, ms: performance.now() - started };
 }
 
-function expectDatabase503({ answer, ms }: { answer: HttpResult | Reply; ms: number }, label: string): void {
+function expectDatabase503({ answer, ms }: { answer: HttpResult | HttpResult; ms: number }, label: string): void {
   expect(answer.status, `${label}: ${answer.text}`).to.equal(503);
   expect(answer.headers.get('retry-after'), label).to.match(/^\d+$/);
   expect(odataError(answer as HttpResult).code, label).to.equal('ServiceUnavailable');
@@ -109,7 +109,7 @@ async function prepare(server: RunningServer): Promise<{ listingKey: string; cli
   it('usage counts wait in the journal while the database stalls, and all reach it afterwards', async () => {
     const { client: counted } = await server.service.clients.add({ name: 'counted' });
     const countedToken = await server.service.clients.issueToken(counted.id, undefined);
-    for (let i = 0; i < 5; i++) expect((await call(`${server.url}/Property('${listingKey}')`, { token: countedToken })).status).to.equal(200);
+    for (let i = 0; i < 5; i++) expect((await request(`${server.url}/Property('${listingKey}')`, { token: countedToken })).status).to.equal(200);
     proxy.stall();
     const stalled = await timed(() => server.service.meter.flush().then(() => 'applied', (e: unknown) => e));
     expect(stalled.answer, 'applying the journal to a stalled database').to.be.instanceOf(DatabaseUnavailable);
@@ -132,7 +132,7 @@ async function prepare(server: RunningServer): Promise<{ listingKey: string; cli
     });
     const issued = await token();
     expect(issued.status, issued.text).to.equal(200);
-    expect((await call(`${server.url}/Property?$top=1`, { token: issued.json.access_token })).status).to.equal(200);
+    expect((await request(`${server.url}/Property?$top=1`, { token: issued.json.access_token })).status).to.equal(200);
   });
 
   it('a statement running past DB_STATEMENT_TIMEOUT_MS is stopped by the server, and its connection serves the next one', async () => {
@@ -185,7 +185,7 @@ describe('§7 A locked SQLite database: reads go on, writes give up off the even
     // Four readers, 40 key fetches each: long enough for many of the meter's write attempts to meet the lock.
     await Promise.all(Array.from({ length: 4 }, async () => {
       for (let i = 0; i < 40; i++) {
-        const { answer, ms } = await timed(() => call(`${server.url}/Property('${listingKey}')`, { token: countedToken }));
+        const { answer, ms } = await timed(() => request(`${server.url}/Property('${listingKey}')`, { token: countedToken }));
         expect(answer.status, answer.text).to.equal(200);
         // Before: every write attempt froze the process for the driver's 5 s busy timeout, reads with it.
         expect(ms, 'a read while the write lock is held elsewhere').to.be.below(2000);

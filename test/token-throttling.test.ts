@@ -5,7 +5,7 @@
  * brute-force run leaves other clients' requests served.
  */
 import type { AddressInfo } from 'node:net';
-import { createServer, request as httpRequest, Server } from 'node:http';
+import { createServer, Server } from 'node:http';
 import { expect } from 'chai';
 import express from 'express';
 import { serviceModel } from '../generated';
@@ -15,13 +15,13 @@ import { tokenEndpoint } from '../src/http/authentication';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { startTestServer, TEST_TOKEN } from './support/http';
-import { call, originOf, Reply, requestToken } from './support/licence-http';
+import { Ask, HttpResult, request, startTestServer, TEST_TOKEN } from './support/http';
+import { originOf, requestToken } from './support/licence-http';
 import { ManualClock } from './support/manual-clock';
 
 const MINUTE = 60_000;
 
-function expectSlowDown(r: Reply, label: string): number {
+function expectSlowDown(r: HttpResult, label: string): number {
   expect(r.status, `${label}: ${r.text.slice(0, 200)}`).to.equal(429);
   expect(r.headers.get('content-type') ?? '', label).to.match(/^application\/json/);
   expect(r.headers.get('cache-control'), label).to.match(/no-store/);
@@ -34,29 +34,12 @@ function expectSlowDown(r: Reply, label: string): number {
 }
 
 /** POST /oauth2/token from another loopback address (127.0.0.2), as another host would. */
-function tokenFromElsewhere(base: string, creds: { id: string; secret: string; via: 'basic' | 'form' }): Promise<Reply> {
+function tokenFromElsewhere(base: string, creds: { id: string; secret: string; via: 'basic' | 'form' }): Promise<HttpResult> {
   const form = new URLSearchParams({ grant_type: 'client_credentials' });
   const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
   if (creds.via === 'basic') headers.Authorization = `Basic ${Buffer.from(`${creds.id}:${creds.secret}`).toString('base64')}`;
   else form.set('client_id', creds.id), form.set('client_secret', creds.secret);
-  const body = form.toString();
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: '127.0.0.1', port: new URL(base).port, path: '/oauth2/token', method: 'POST', localAddress: '127.0.0.2',
-      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
-        resolve({ status: res.statusCode ?? 0, headers: h, text, json: JSON.parse(text) });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return request(`http://127.0.0.1:${new URL(base).port}/oauth2/token`, { wire: true, method: 'POST', headers, body: form.toString(), localAddress: '127.0.0.2' });
 }
 
 describeEachDatabase('Token endpoint throttling', (target) => {
@@ -73,7 +56,7 @@ describeEachDatabase('Token endpoint throttling', (target) => {
     server = await startTestServer(serviceModel, db.url, { pageSize: 3 }, { clock });
     await seedDemoData(server.service, { listings: 4 });
     base = server.url;
-    listingKey = (await call(`${base}/Property?$top=1&$select=ListingKey`, { token: TEST_TOKEN })).json.value[0].ListingKey;
+    listingKey = (await request(`${base}/Property?$top=1&$select=ListingKey`, { token: TEST_TOKEN })).json.value[0].ListingKey;
     for (const id of ['victim', 'bystander', 'busy', 'crowd']) {
       const { secret } = await server.service.clients.add({ id, name: id });
       clients[id] = { id, secret };
@@ -106,7 +89,7 @@ describeEachDatabase('Token endpoint throttling', (target) => {
       clock.advance(1);
       const back = await requestToken(base, { ...victim, via: 'basic' });
       expect(back.status, back.text).to.equal(200);
-      const data = await call(`${base}/Property('${listingKey}')`, { token: back.json.access_token });
+      const data = await request(`${base}/Property('${listingKey}')`, { token: back.json.access_token });
       expect(data.status).to.equal(200);
     });
     it('successful attempts count nothing: a client authenticating many times a minute is never throttled', async () => {
@@ -152,7 +135,7 @@ describeEachDatabase('Token endpoint throttling', (target) => {
     after(() => new Promise<void>((resolve) => app.close(() => resolve())));
 
     it('300 wrong secrets sent 50 at a time: at most the limit are checked, the rest get 429', async () => {
-      const answers: Reply[] = [];
+      const answers: HttpResult[] = [];
       for (let round = 0; round < 6; round++) {
         answers.push(...await Promise.all(Array.from({ length: 50 }, (_, i) =>
           requestToken(origin, { id: clients.victim.id, secret: `guess-${round}-${i}`, via: 'form' }))));
@@ -170,7 +153,7 @@ describeEachDatabase('Token endpoint throttling', (target) => {
       const form = 'application/x-www-form-urlencoded';
       const basic = (s: string) => `Basic ${Buffer.from(s, 'latin1').toString('base64')}`;
       const good = `grant_type=client_credentials&client_id=bystander&client_secret=${encodeURIComponent(clients.bystander.secret)}`;
-      const cases: [string, RequestInit][] = [
+      const cases: [string, Ask][] = [
         ['no body', { method: 'POST' }],
         ['empty form', { method: 'POST', headers: { 'Content-Type': form }, body: '' }],
         ['JSON body', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials' }) }],
@@ -199,9 +182,8 @@ describeEachDatabase('Token endpoint throttling', (target) => {
       for (let i = 0; i < 40; i++) cases.push([`wrong secret ${i}`, { method: 'POST', headers: { 'Content-Type': form, Authorization: basic(`bystander:wrong-${i}`) }, body: 'grant_type=client_credentials' }]);
       const wrong: string[] = [];
       for (const [label, init] of cases) {
-        const res = await fetch(token, init);
-        const text = await res.text();
-        if (res.status >= 500) wrong.push(`${label}: ${res.status} ${text.slice(0, 200)}`);
+        const res = await request(token, init);
+        if (res.status >= 500) wrong.push(`${label}: ${res.status} ${res.text.slice(0, 200)}`);
         else if (res.status !== 404 && !/^application\/json/.test(res.headers.get('content-type') ?? '')) wrong.push(`${label}: ${res.status} without a JSON body`);
       }
       expect(wrong).to.deep.equal([]);
@@ -216,8 +198,8 @@ describeEachDatabase('Token endpoint throttling', (target) => {
     this.timeout(120_000);
     it('300 wrong secrets at once from one address: other clients keep fetching by key (all 200)', async () => {
       const attack = Promise.all(Array.from({ length: 300 }, (_, i) => requestToken(base, { id: clients.victim.id, secret: `x${i}`, via: 'form' })));
-      const fetches: Reply[] = [];
-      for (let i = 0; i < 30; i++) fetches.push(await call(`${base}/Property('${listingKey}')`, { token: TEST_TOKEN }));
+      const fetches: HttpResult[] = [];
+      for (let i = 0; i < 30; i++) fetches.push(await request(`${base}/Property('${listingKey}')`, { token: TEST_TOKEN }));
       const attempts = await attack;
       expect(fetches.map((r) => r.status).every((s) => s === 200)).to.equal(true);
       expect(attempts.filter((r) => r.status === 429).length, 'throttled attempts').to.be.at.least(300 - DEFAULT_THROTTLE.perClient);

@@ -1,53 +1,11 @@
 /**
- * HTTP and process helpers for the authentication, licensing and metering tests: requests with an explicit
- * bearer token (or none), nextLink walks, a bounded concurrent pool, the token endpoint, and the operator
- * CLI run as a child process.
+ * Helpers for the authentication, licensing and metering tests: a bounded concurrent pool, the token endpoint,
+ * and the operator CLI run as a child process.
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 
-import { request } from './http';
-
-export interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
-
-export interface Call {
-  /** Bearer token to send; undefined sends no Authorization header. */
-  token?: string;
-  /** Raw Authorization header (wins over token). */
-  authorization?: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-export async function call(url: string, c: Call = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...(c.headers ?? {}) };
-  if (c.authorization !== undefined) headers.Authorization = c.authorization;
-  else if (c.token !== undefined) headers.Authorization = `Bearer ${c.token}`;
-  return request(url, { method: c.method ?? 'GET', headers, body: c.body });
-}
-
-/** Every page of a query (following @odata.nextLink), stopping at the first non-200 page. */
-export async function walk(url: string, token: string, headers: Record<string, string> = {}, maxPages = 1000): Promise<{ pages: Reply[]; records: any[]; urls: string[] }> {
-  const pages: Reply[] = [];
-  const records: any[] = [];
-  const urls: string[] = [];
-  for (let next: string | undefined = url; next;) {
-    if (pages.length >= maxPages) throw new Error(`more than ${maxPages} pages from ${url}`);
-    urls.push(next);
-    const r = await call(next, { token, headers });
-    pages.push(r);
-    if (r.status !== 200) break;
-    records.push(...(r.json?.value ?? []));
-    next = r.json['@odata.nextLink'];
-  }
-  return { pages, records, urls };
-}
+import { HttpResult, request } from './http';
 
 /** Runs the tasks with at most `limit` in flight; resolves with their results in order. */
 export async function pool<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
@@ -74,7 +32,7 @@ export async function requestToken(
   serviceRoot: string,
   creds: { id?: string; secret?: string; via: 'basic' | 'form' | 'none' },
   form: Record<string, string> = { grant_type: 'client_credentials' },
-): Promise<Reply> {
+): Promise<HttpResult> {
   const body = new URLSearchParams(form);
   const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
   if (creds.via === 'basic') {
@@ -84,7 +42,7 @@ export async function requestToken(
     if (creds.id !== undefined) body.set('client_id', creds.id);
     if (creds.secret !== undefined) body.set('client_secret', creds.secret);
   }
-  return call(`${originOf(serviceRoot)}/oauth2/token`, { method: 'POST', headers, body: body.toString() });
+  return request(`${originOf(serviceRoot)}/oauth2/token`, { method: 'POST', headers, body: body.toString() });
 }
 
 export const CLI = resolve(__dirname, '../../src/cli.js');

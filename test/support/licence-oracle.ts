@@ -5,8 +5,9 @@
  * binder or translator.
  */
 import type { Database } from '../../src/storage/database';
+import type { Rec } from './next-links';
 
-export type Rec = Record<string, any>;
+export type { Rec };
 
 /** The seeded PRNG (mulberry32) the demo data uses, so every run draws the same clients and queries. */
 import { SeededRandom as Prng } from '../../src/seed/random';

@@ -5,7 +5,8 @@
  * OpenHouse or historyTransactional adds one B each, PropertyRooms and PropertyUnits nothing; an error costs
  * nothing. A walk follows nextLink, and every page it fetches is costed like the first.
  */
-import { call, pool } from './licence-http';
+import { request } from './http';
+import { pool } from './licence-http';
 import { CHILDREN, Prng, Rec } from './licence-oracle';
 
 export interface Charge {
@@ -164,7 +165,7 @@ export async function run(items: readonly Scripted[], tokens: readonly string[],
     const headers: Record<string, string> = s.prefer ? { Prefer: `odata.maxpagesize=${s.prefer}` } : {};
     let url: string | undefined = `${root}/${s.url}`;
     for (let page = 0; url && page < (s.pages ?? 1); page++) {
-      const r = await call(url, { token: tokens[s.client], headers });
+      const r = await request(url, { token: tokens[s.client], headers });
       sent.push({ client: s.client, kind: s.kind, url: url.slice(url.indexOf('/odata/') + 6), status: r.status, expect: s.expect, charge: s.charge });
       const next: string | undefined = r.status === 200 ? r.json?.['@odata.nextLink'] : undefined;
       url = next && roots.length > 1 ? `${hop}${next.slice(next.indexOf('/odata') + 6)}` : next;

@@ -10,8 +10,8 @@ import { serviceModel } from '../../generated';
 import type { RunningServer } from '../../src/server';
 import { seedDemoData } from '../../src/seed/demo-data';
 import type { DatabaseTarget, TestDatabase } from './databases';
-import { startTestServer } from './http';
-import { pool, Reply } from './licence-http';
+import { HttpResult, startTestServer } from './http';
+import { pool } from './licence-http';
 import { jsonView, MetadataView, xmlView } from './licence-metadata';
 import {
   Child, CHILDREN, childByNav, Domain, domainOf, evaluate, expectedRecord, Expr, HiddenBySet, hiddenBySet, hiddenIn,
@@ -55,7 +55,7 @@ export const describeSubject = (s: Subject) => {
 };
 
 /** A 404 body with the key taken out, to compare out-of-scope and missing answers. */
-export const normalised404 = (r: Reply, key: string) => `${r.status} ${r.headers.get('content-type')} ${r.text.split(key).join('<KEY>')}`;
+export const normalised404 = (r: HttpResult, key: string) => `${r.status} ${r.headers.get('content-type')} ${r.text.split(key).join('<KEY>')}`;
 
 type Walked = { select?: string[]; orderby?: [string, 'asc' | 'desc']; top?: number; count: boolean; expand: { nav: string; select?: string[] }[] };
 
@@ -73,7 +73,7 @@ export interface LicensingSuite {
   forEveryClient(salt: number, check: (s: Subject, rng: Prng, v: string[]) => Promise<void>): Promise<void>;
   childrenOf(c: Child, key: string): Rec[];
   /** Checks one page-walk of Property against the oracle; adds violations to `v`. */
-  checkPropertyWalk(s: Subject, label: string, pages: Reply[], records: Rec[], expected: Rec[], q: Walked, v: string[]): void;
+  checkPropertyWalk(s: Subject, label: string, pages: HttpResult[], records: Rec[], expected: Rec[], q: Walked, v: string[]): void;
   checkExpansion(s: Subject, label: string, key: string, e: { nav: string; select?: string[] }, got: unknown): string[];
   usesHidden(s: Subject, set: string, names: Iterable<string>): boolean;
 }
@@ -161,7 +161,7 @@ export function licensingSuite(target: DatabaseTarget): LicensingSuite {
   });
 
   function checkPropertyWalk(
-    s: Subject, label: string, pages: Reply[], records: Rec[], expected: Rec[],
+    s: Subject, label: string, pages: HttpResult[], records: Rec[], expected: Rec[],
     q: { select?: string[]; orderby?: [string, 'asc' | 'desc']; top?: number; count: boolean; expand: { nav: string; select?: string[] }[] },
     v: string[],
   ): void {

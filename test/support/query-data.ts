@@ -4,8 +4,10 @@
  * by hand (never by calling the service's parser, binder or translator).
  */
 import type { ListingService } from '../../src/service';
+import type { Rec } from './next-links';
 
-export type Rec = Record<string, any>;
+export type { Rec };
+
 export type Direction = 'asc' | 'desc';
 export type Order = readonly (readonly [string, Direction])[];
 

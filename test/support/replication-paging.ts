@@ -1,58 +1,8 @@
 /**
- * Following @odata.nextLink the way spec §4 "Paging" tells a client to: GET the first URL, then GET each
- * nextLink exactly as the service sent it, until a response has none. Shared by the paging tests and the
- * replication consumer. Every page must be a 200 JSON collection; anything else fails loudly with the URL.
+ * The replication tests' paging helpers: the walker (support/next-links.ts, re-exported here for the files that
+ * import it from this one) and how a client writes and sends a query.
  */
-import { get, HttpResult } from './http';
-
-export type Rec = Record<string, any>;
-
-export interface WalkOptions {
-  /** Request headers sent with every page (e.g. Prefer: odata.maxpagesize=N, which a client repeats on each request). */
-  headers?: Record<string, string>;
-  /** A runaway guard: a walk longer than this fails. */
-  maxPages?: number;
-  /** Called after each page is received and before the next is asked for (tests use it to change data between pages). */
-  between?: (pageIndex: number, page: HttpResult) => Promise<void>;
-  /** Rewrites a nextLink before it is fetched (only the cross-instance test uses it, to switch servers). */
-  rewrite?: (nextLink: string, pageIndex: number) => string;
-}
-
-export interface Walk {
-  /** Each page's response, in order. */
-  pages: HttpResult[];
-  /** The URLs fetched, in order (the first URL, then each nextLink as sent by the service). */
-  urls: string[];
-  /** The records of every page, concatenated. */
-  records: Rec[];
-}
-
-export class PagingError extends Error {
-  /** The page that was not a 200 collection (when there was an answer at all), and the URL that answered it. */
-  constructor(message: string, readonly page?: HttpResult, readonly url?: string) {
-    super(message);
-  }
-}
-
-export async function walkPages(firstUrl: string, options: WalkOptions = {}): Promise<Walk> {
-  const maxPages = options.maxPages ?? 100_000;
-  const walk: Walk = { pages: [], urls: [], records: [] };
-  let url: string | undefined = firstUrl;
-  while (url !== undefined) {
-    if (walk.pages.length >= maxPages) throw new PagingError(`more than ${maxPages} pages from ${firstUrl}`);
-    const page = await get(url, options.headers ?? {});
-    if (page.status !== 200) throw new PagingError(`GET ${url} answered ${page.status}: ${page.text.slice(0, 400)}`, page, url);
-    if (!page.json || !Array.isArray(page.json.value)) throw new PagingError(`GET ${url} has no value array: ${page.text.slice(0, 400)}`);
-    walk.urls.push(url);
-    walk.pages.push(page);
-    walk.records.push(...page.json.value);
-    const next: unknown = page.json['@odata.nextLink'];
-    if (next !== undefined && typeof next !== 'string') throw new PagingError(`GET ${url}: @odata.nextLink is not a string`);
-    if (options.between && next !== undefined) await options.between(walk.pages.length - 1, page);
-    url = next === undefined ? undefined : options.rewrite ? options.rewrite(next, walk.pages.length) : next;
-  }
-  return walk;
-}
+export { PagingError, Rec, Walk, walkPages, WalkOptions } from './next-links';
 
 /** A string literal for $filter: single quotes doubled (OData ABNF). */
 export function odataString(value: string): string {

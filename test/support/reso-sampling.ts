@@ -11,7 +11,7 @@
  */
 import type { HttpResult } from './http';
 
-type Rec = Record<string, any>;
+import type { Rec } from './next-links';
 type Get = (url: string) => Promise<HttpResult>;
 
 export interface Sampled {

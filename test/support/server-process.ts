@@ -89,3 +89,24 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Whether all a client sent from loopback port `clientPort` has been read by the server process it went to,
+ * from /proc/net/tcp{,6}: the client's side has nothing left unacknowledged and the server's side nothing left
+ * unread. For a test that must know a request has reached the server before it acts.
+ */
+export function readByServer(clientPort: number): boolean {
+  const rows = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((file) => {
+    try {
+      return readFileSync(file, 'utf8').trim().split('\n').slice(1).map((line) => line.trim().split(/\s+/));
+    } catch {
+      return [];
+    }
+  });
+  const port = (address: string) => parseInt(address.split(':')[1], 16);
+  const queue = (row: string[], side: 0 | 1) => parseInt(row[4].split(':')[side], 16);
+  const ESTABLISHED = '01';
+  const client = rows.find((r) => r[3] === ESTABLISHED && port(r[1]) === clientPort);
+  const server = rows.find((r) => r[3] === ESTABLISHED && port(r[2]) === clientPort);
+  return client !== undefined && server !== undefined && queue(client, 0) === 0 && queue(server, 1) === 0;
+}
