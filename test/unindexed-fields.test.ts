@@ -15,6 +15,7 @@ import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { DictionaryVersion, DictionaryVersions, makeQueryable, makeUnindexed, within } from './support/dictionary-versions';
 import { get, odataError, startTestServer } from './support/http';
+import { walkPages } from './support/next-links';
 import { comparator, loadRecords, Rec } from './support/query-data';
 import { requireShared, sharedPath } from './support/shared';
 
@@ -107,17 +108,7 @@ describeEachDatabase('Fields without an index: answered by a bounded scan', (tar
   });
 
   /** Every record a query selects, every page followed, in the order served. */
-  const walk = async (set: string, query: string): Promise<Rec[]> => {
-    const out: Rec[] = [];
-    let url: string | undefined = `${server.url}/${set}?${query}`;
-    while (url) {
-      const r = await get(url);
-      expect(r.status, `${query}: ${r.text.slice(0, 300)}`).to.equal(200);
-      out.push(...r.json.value);
-      url = r.json['@odata.nextLink'];
-    }
-    return out;
-  };
+  const walk = async (set: string, query: string): Promise<Rec[]> => (await walkPages(`${server.url}/${set}?${query}`)).records;
   const keys = (rs: readonly Rec[], key = 'ListingKey') => rs.map((r) => r[key] as string);
 
   it('filters on each of them answer what the stored records hold, every page followed, and count it', async function () {

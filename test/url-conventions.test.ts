@@ -14,6 +14,7 @@ import { emptyReport, ingestBatch } from '../src/ingest/ingest';
 import type { RunningServer } from '../src/server';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, odataError, startTestServer, TEST_TOKEN } from './support/http';
+import { walkPages } from './support/next-links';
 
 const LISTINGS = [
   {
@@ -241,16 +242,8 @@ describeEachDatabase('$top up to MAX_PAGE_SIZE in one page (README "Paging and r
   });
 
   async function walk(url: string, headers: Record<string, string> = {}): Promise<{ sizes: number[]; keys: string[] }> {
-    const sizes: number[] = [];
-    const keys: string[] = [];
-    for (let next: string | undefined = url; next !== undefined && sizes.length < 20;) {
-      const r = await get(next, headers);
-      expect(r.status, r.text.slice(0, 200)).to.equal(200);
-      sizes.push(r.json.value.length);
-      keys.push(...r.json.value.map((v: { ListingKey: string }) => v.ListingKey));
-      next = r.json['@odata.nextLink'];
-    }
-    return { sizes, keys };
+    const { pages, records } = await walkPages(url, { headers, maxPages: 20 });
+    return { sizes: pages.map((p) => p.json.value.length), keys: records.map((v) => v.ListingKey as string) };
   }
 
   it('$top=25 (more than PAGE_SIZE, within MAX_PAGE_SIZE): 25 records in one response, no nextLink', async () => {
