@@ -268,8 +268,9 @@ describe('Issue 13 §1 JSON lines on standard output', () => {
   /**
    * A process that logs `n` lines through the product's logger to its standard output (a pipe): request lines
    * (batched), with every 1000th an operational line instead (written at once); then it does `then`. With
-   * `pauseAt`, line `pauseAt` and those after it are logged a quarter of a second later: after the held request
-   * lines have gone out on their own (at most 100 ms after they were logged) and their write has ended.
+   * `pauseAt`, line `pauseAt` and those after it are logged only when the test writes a line to the process's
+   * standard input: once the held request lines have gone out on their own (at most 100 ms after they were
+   * logged) and reached the test.
    */
   function logging(n: number, then: string, pauseAt = n): ChildProcessWithoutNullStreams {
     const script = `const { createLogger, requestLineLogger } = require(${JSON.stringify(LOGGER)});
@@ -277,7 +278,8 @@ describe('Issue 13 §1 JSON lines on standard output', () => {
       const requests = requestLineLogger(log);
       const lines = (from, to) => { for (let i = from; i < to; i++) (i % 1000 === 999 ? log : requests).info({ i }, 'line ' + i); };
       lines(0, ${pauseAt});
-      setTimeout(() => { lines(${pauseAt}, ${n}); ${then} }, ${pauseAt < n ? 250 : 0});`;
+      const rest = () => { lines(${pauseAt}, ${n}); ${then} };
+      ${pauseAt < n ? `process.stdin.once('data', rest);` : 'setTimeout(rest, 0);'}`;
     return spawn(process.execPath, ['-e', script]);
   }
   function numbers(text: string): number[] {
@@ -301,22 +303,29 @@ describe('Issue 13 §1 JSON lines on standard output', () => {
   });
 
   it('any other line is written at once, after the request lines before it, even when the process then stays busy', async () => {
-    // 999 request lines; a quarter of a second later the operational line 999, then work that never lets a timer
-    // run (until killed).
+    // 999 request lines; once they have come, the operational line 999, then work that never lets a timer run
+    // (until killed).
     const child = logging(1000, 'for (;;);', 999);
     try {
       let out = '';
+      let toldAt: number | undefined;
       const arrived = new Promise<boolean>((resolve) => {
         child.stdout.on('data', (c: Buffer) => {
           out += c.toString();
-          if (out.endsWith('\n') && numbers(out).includes(999)) resolve(true);
+          if (!out.endsWith('\n')) return;
+          if (toldAt === undefined && numbers(out).includes(998)) {
+            toldAt = Date.now();
+            child.stdin.write('go on\n');
+          }
+          if (numbers(out).includes(999)) resolve(true);
         });
         setTimeout(() => resolve(false), 5_000);
       });
       expect(await arrived, `the operational line, while the process is busy: ${out.length} characters came`).to.equal(true);
       expect(numbers(out)).to.deep.equal(Array.from({ length: 1000 }, (_, i) => i));
       const times = out.split('\n').filter(Boolean).map((l) => Date.parse((JSON.parse(l) as { time: string }).time));
-      expect(times[999] - times[998], 'each line has the time it was logged at').to.be.at.least(240);
+      expect(times[998], 'each line has the time it was logged at: 998 before the test said go on').to.be.at.most(toldAt!);
+      expect(times[999], 'and 999 after').to.be.at.least(toldAt!);
     } finally {
       child.kill('SIGKILL');
       await once(child, 'exit');
