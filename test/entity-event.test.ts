@@ -18,7 +18,8 @@ import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { ListingFixtures, listingFixtures } from './support/listing-fixtures';
 import type { IngestLine } from './support/typed-records';
-import { get, startTestServer } from './support/http';
+import { get, startTestServer, TEST_TOKEN } from './support/http';
+import { walkPages } from './support/next-links';
 import type { Rec } from './support/replication-paging';
 import { storedRecords } from './support/replication-writer';
 
@@ -57,17 +58,9 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
   const asScoped = as(SCOPED_TOKEN);
 
   /** Every event after `after` the client sees, following nextLinks. */
-  async function events(read: (path: string) => ReturnType<typeof get>, after: number): Promise<Event[]> {
-    const out: Event[] = [];
-    let r = await read(`EntityEvent?$filter=${encodeURIComponent(`EntityEventSequence gt ${after}`)}&$top=100000`);
-    for (;;) {
-      expect(r.status, r.text).to.equal(200);
-      out.push(...r.json.value);
-      const next = r.json['@odata.nextLink'] as string | undefined;
-      if (!next || out.length > 1_000_000) break;
-      r = await read(next.slice(next.indexOf('/odata/') + '/odata/'.length));
-    }
-    return out;
+  async function events(token: string, after: number): Promise<Event[]> {
+    const walk = await walkPages(`${server.url}/EntityEvent?$filter=${encodeURIComponent(`EntityEventSequence gt ${after}`)}&$top=100000`, { token });
+    return walk.records as Event[];
   }
   async function lastSequence(): Promise<number> {
     const r = await asDemo(`EntityEvent?$orderby=EntityEventSequence desc&$top=1`);
@@ -87,7 +80,7 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
     });
 
     it('seeding logged every record once, in strictly increasing sequence, and each names a record that exists', async () => {
-      const all = await events(asDemo, 0);
+      const all = await events(TEST_TOKEN, 0);
       expect(all.length).to.be.greaterThan(0);
       for (let i = 1; i < all.length; i++) expect(all[i].EntityEventSequence).to.be.greaterThan(all[i - 1].EntityEventSequence);
       for (const set of ['Property', 'Media', 'OpenHouse', 'Member', 'Office']) {
@@ -118,7 +111,7 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
       await ingest('Property', listing(key, 'Active'));
       const before = await lastSequence();
       await ingest('Media', photo(key, `${key}-M1`), photo(key, `${key}-M2`));
-      const added = await events(asDemo, before);
+      const added = await events(TEST_TOKEN, before);
       expect(added.map((e) => [e.ResourceName, e.ResourceRecordKey])).to.deep.equal([['Media', `${key}-M1`], ['Media', `${key}-M2`], ['Property', key]]);
       expect(added.map((e) => e.EntityEventSequence)).to.deep.equal([before + 1, before + 2, before + 3]);
     });
@@ -129,7 +122,7 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
       await ingest('Media', photo(key, `${key}-M1`));
       const before = await lastSequence();
       await ingest('Property', listing(key, 'Pending'));
-      expect((await events(asDemo, before)).map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
+      expect((await events(TEST_TOKEN, before)).map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
     });
 
     it('an unchanged re-ingest appends nothing, and a failed transaction appends nothing', async () => {
@@ -153,7 +146,7 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
       await ingest('Media', photo(key, `${key}-M1`));
       const before = await lastSequence();
       await ingest('Media', { MediaKey: `${key}-M1`, '@delete': true });
-      const added = await events(asDemo, before);
+      const added = await events(TEST_TOKEN, before);
       expect(added.map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
       expect((await asDemo(`Media('${key}-M1')`)).status).to.equal(404);
     });
@@ -167,8 +160,8 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
       await ingest('Media', photo(key, `${key}-M1`), photo(key, `${key}-M2`));
       await ingest('Property', { ...listing(key, 'Withdrawn'), ListPrice: 1 });
       await ingest('Media', { MediaKey: `${key}-M2`, '@delete': true });
-      expect(named(await events(asDemo, before), key).length).to.be.greaterThan(5);
-      expect(named(await events(asScoped, before), key)).to.deep.equal([]);
+      expect(named(await events(TEST_TOKEN, before), key).length).to.be.greaterThan(5);
+      expect(named(await events(SCOPED_TOKEN, before), key)).to.deep.equal([]);
       const direct = await asScoped(`EntityEvent?$filter=${encodeURIComponent(`ResourceRecordKey eq '${key}-M1' or ResourceRecordKey eq '${key}'`)}`);
       expect(direct.json.value).to.deep.equal([]);
       expect((await asScoped(`EntityEvent/$count?$filter=${encodeURIComponent(`ResourceRecordKey eq '${key}'`)}`)).text).to.equal('0');
@@ -180,7 +173,7 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
       await ingest('Media', photo(key, `${key}-M1`));
       const before = await lastSequence();
       await ingest('Property', listing(key, 'Withdrawn'));
-      const seen = named(await events(asScoped, before), key);
+      const seen = named(await events(SCOPED_TOKEN, before), key);
       expect(seen.map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
       expect((await asScoped(`Property('${key}')`)).status).to.equal(404);
       expect((await asScoped(`Media('${key}-M1')`)).status).to.equal(404);
@@ -188,10 +181,10 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
       // the changes made meanwhile: their records are visible now).
       const out = await lastSequence();
       await ingest('Property', { ...listing(key, 'Withdrawn'), ListPrice: 2 });
-      expect(named(await events(asScoped, out), key)).to.deep.equal([]);
+      expect(named(await events(SCOPED_TOKEN, out), key)).to.deep.equal([]);
       const back = await lastSequence();
       await ingest('Property', listing(key, 'Active'));
-      expect(named(await events(asScoped, back), key).map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
+      expect(named(await events(SCOPED_TOKEN, back), key).map((e) => e.ResourceRecordKey)).to.deep.equal([`${key}-M1`, key]);
     });
 
     it('a record removed while visible stays visible as an event; one removed while hidden does not', async () => {
@@ -203,18 +196,18 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
       await ingest('Property', listing(key, 'Withdrawn'));
       const hidden = await lastSequence();
       await ingest('Media', { MediaKey: `${key}-M2`, '@delete': true });
-      const seen = named(await events(asScoped, before), key).map((e) => e.ResourceRecordKey);
+      const seen = named(await events(SCOPED_TOKEN, before), key).map((e) => e.ResourceRecordKey);
       expect(seen).to.deep.equal([`${key}-M1`, key, `${key}-M2`, key]);
-      expect(named(await events(asScoped, hidden), key)).to.deep.equal([]);
+      expect(named(await events(SCOPED_TOKEN, hidden), key)).to.deep.equal([]);
     });
 
     it('history naming a field hidden from the client is never an event for it', async () => {
-      const all = await events(asDemo, 0);
+      const all = await events(TEST_TOKEN, 0);
       const history = await storedRecords(server.service, 'HistoryTransactional');
       const price = history.filter((h) => h.FieldName === 'ListPrice').map((h) => String(h.HistoryTransactionalKey));
       expect(price.length, 'the demo data has ListPrice history').to.be.greaterThan(0);
       expect(all.filter((e) => price.includes(e.ResourceRecordKey)).length).to.be.greaterThan(0);
-      const seen = await events(as(HIDING_TOKEN), 0);
+      const seen = await events(HIDING_TOKEN, 0);
       expect(seen.filter((e) => e.ResourceName === 'HistoryTransactional' && price.includes(e.ResourceRecordKey))).to.deep.equal([]);
       expect(seen.length).to.be.greaterThan(all.length / 2);
     });
