@@ -28,6 +28,8 @@ import { cpuSeconds } from './process-cpu';
 import { startProduct } from './product-process';
 
 const TOKEN = 'bench-cluster-token-6c1e9a3f7d2b8045aa';
+/** Requests in progress allowed per client: twice the connections, since a slot comes back on the response's 'close', just after the client may have sent its next request. */
+const inProgress = (o: Options) => String(o.connections * 2);
 
 interface Options { listings: number; seconds: number; connections: number; rounds: number; write: boolean }
 
@@ -65,7 +67,10 @@ async function load(urls: readonly string[], o: Options, instancePids: readonly 
   const results = await run(o.seconds);
   const requests = results.reduce((n, r) => n + r.requests.total, 0);
   const bad = results.reduce((n, r) => n + r.non2xx + r.errors, 0);
-  if (bad) throw new Error(`${urls[0]}: ${bad} non-2xx or errors`);
+  if (bad) {
+    const statuses = results.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]))));
+    throw new Error(`${urls[0]}: ${bad} non-2xx or errors (statuses by instance: ${statuses.join(', ')}; errors ${results.map((r) => r.errors)})`);
+  }
   return { rps: requests / o.seconds, instanceMs: ((cpu(instancePids) - i0) * 1000) / requests, databaseMs: ((cpu(databasePids) - d0) * 1000) / requests };
 }
 
@@ -87,7 +92,7 @@ async function scaleOut(cluster: GaleraCluster, urls: readonly string[], o: Opti
     for (const count of [1, 2, 3]) {
       const turns: Turn[] = [];
       for (let round = 0; round < o.rounds; round++) {
-        const started = await Promise.all(urls.slice(0, count).map((u) => startProduct(u, 0, TOKEN, 1, { MAX_CONCURRENT_REQUESTS: String(o.connections) })));
+        const started = await Promise.all(urls.slice(0, count).map((u) => startProduct(u, 0, TOKEN, 1, { MAX_CONCURRENT_REQUESTS: inProgress(o) })));
         try {
           turns.push(await load(started.map((s) => `${s.base}${path}`), o, started.map((s) => s.child.pid!), nodePids(cluster)));
         } finally {
@@ -110,7 +115,7 @@ async function causalReads(cluster: GaleraCluster, url: string, o: Options, key:
     const turns: Record<string, Turn[]> = { on: [], off: [] };
     for (let round = 0; round < o.rounds; round++) {
       for (const mode of ['on', 'off']) {
-        const s = await startProduct(url, 0, TOKEN, 1, { MAX_CONCURRENT_REQUESTS: String(o.connections), DB_CAUSAL_READS: mode });
+        const s = await startProduct(url, 0, TOKEN, 1, { MAX_CONCURRENT_REQUESTS: inProgress(o), DB_CAUSAL_READS: mode });
         try {
           turns[mode].push(await load([`${s.base}${path}`], o, [s.child.pid!], nodePids(cluster)));
         } finally {

@@ -215,7 +215,7 @@ class Load {
   private running = true;
   private readonly loops: Promise<void>[];
 
-  constructor(private readonly servers: readonly RunningServer[]) {
+  constructor(servers: readonly RunningServer[]) {
     this.statuses = servers.map(() => new Map());
     this.refusals = servers.map(() => new Set());
     this.refusedAt = servers.map(() => []);

@@ -6,15 +6,16 @@
  * rejoins by incremental state transfer from the others' cache (or a full one).
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as mysql from 'mysql2/promise';
+import { INSTALL_DB, installDatabase, MARIADBD, ownedByServer, serverUser } from './mariadb-server';
+import { until } from './poll';
 
 export const GALERA = process.env.GALERA === '1';
 
 const PROVIDER = '/usr/lib/galera/libgalera_smm.so';
-const MARIADBD = '/usr/sbin/mariadbd';
 /** SQL ports BASE+1..3; group communication, incremental and full state transfer on their own ranges. */
 const BASE = Number(process.env.GALERA_BASE_PORT ?? 13310);
 
@@ -45,14 +46,14 @@ export class GaleraCluster {
 
   /** A new cluster, every node synced; throws (with the nodes' error logs) if it does not come up in `ms`. */
   static async start(ms = 120_000): Promise<GaleraCluster> {
-    for (const path of [PROVIDER, MARIADBD, '/usr/bin/rsync', '/usr/bin/mariadb-install-db']) {
+    for (const path of [PROVIDER, MARIADBD, '/usr/bin/rsync', INSTALL_DB]) {
       if (!existsSync(path)) throw new Error(`GALERA=1 needs ${path} (Debian: apt-get install galera-4 rsync socat mariadb-server)`);
     }
     const cluster = new GaleraCluster(mkdtempSync(join(tmpdir(), 'reso-galera-')));
-    cluster.ownedByServer(cluster.dir);
+    ownedByServer(cluster.dir);
     const first = cluster.folder(1);
-    execFileSync('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${first}`, ...cluster.user(), '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'ignore' });
-    cluster.ownedByServer(first);
+    mkdirSync(first);
+    installDatabase(first);
     const deadline = Date.now() + ms;
     await cluster.startNode(1, deadline, true);
     for (const n of [2, 3]) await cluster.startNode(n, deadline);
@@ -98,7 +99,7 @@ export class GaleraCluster {
   private recoveredPosition(node: number): string | undefined {
     const log = join(this.dir, `n${node}.recover.err`);
     try {
-      execFileSync(MARIADBD, ['--no-defaults', `--datadir=${this.folder(node)}`, ...this.user(), '--wsrep-recover', '--innodb-buffer-pool-size=64M',
+      execFileSync(MARIADBD, ['--no-defaults', `--datadir=${this.folder(node)}`, ...serverUser(), '--wsrep-recover', '--innodb-buffer-pool-size=64M',
         `--log-error=${log}`, `--socket=${join(this.dir, `n${node}.recover.sock`)}`, '--skip-networking'], { stdio: 'ignore', timeout: 60_000 });
     } catch {
       return undefined;
@@ -135,11 +136,11 @@ export class GaleraCluster {
   private async startNode(node: number, deadline: number, bootstrap = false, position?: string): Promise<void> {
     const folder = this.folder(node);
     mkdirSync(folder, { recursive: true });
-    this.ownedByServer(folder);
+    ownedByServer(folder);
     const peers = this.nodes.map((n) => `127.0.0.1:${BASE + 100 + n.index}`).join(',');
     const args = [
       '--no-defaults', `--datadir=${folder}`, `--port=${BASE + node}`, `--socket=${join(this.dir, `n${node}.sock`)}`, '--bind-address=127.0.0.1',
-      ...this.user(), '--binlog-format=ROW', '--default-storage-engine=InnoDB', '--innodb-autoinc-lock-mode=2', '--innodb-buffer-pool-size=128M',
+      ...serverUser(), '--binlog-format=ROW', '--default-storage-engine=InnoDB', '--innodb-autoinc-lock-mode=2', '--innodb-buffer-pool-size=128M',
       '--innodb-log-file-size=48M', '--max-connections=300', '--wsrep-on=ON', `--wsrep-provider=${PROVIDER}`, '--wsrep-cluster-name=reso-test',
       `--wsrep-cluster-address=gcomm://${peers}`, `--wsrep-node-address=127.0.0.1:${BASE + 100 + node}`, `--wsrep-node-name=n${node}`,
       `--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:${BASE + 100 + node};ist.recv_addr=127.0.0.1:${BASE + 200 + node};gcache.size=128M;${EVICTION}`,
@@ -148,13 +149,12 @@ export class GaleraCluster {
     ];
     const p = spawn(MARIADBD, args, { stdio: 'ignore' });
     this.processes.set(node, p);
-    for (;;) {
+    let state: Record<string, string> | undefined;
+    await until(() => `Galera node ${node} synced (${JSON.stringify(state)}):\n${this.log(node)}`, async () => {
       if (p.exitCode !== null) throw new Error(`Galera node ${node} exited (${p.exitCode}):\n${this.log(node)}`);
-      const state = await this.status(node).catch(() => undefined);
-      if (state?.wsrep_ready === 'ON' && state.wsrep_local_state_comment === 'Synced') return;
-      if (Date.now() > deadline) throw new Error(`Galera node ${node} not synced in time (${JSON.stringify(state)}):\n${this.log(node)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+      state = await this.status(node).catch(() => undefined);
+      return state?.wsrep_ready === 'ON' && state.wsrep_local_state_comment === 'Synced';
+    }, deadline - Date.now(), 250);
   }
 
   private folder(node: number): string {
@@ -164,17 +164,6 @@ export class GaleraCluster {
   private log(node: number): string {
     const file = join(this.dir, `n${node}.err`);
     return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-30).join('\n') : '(no log)';
-  }
-
-  /** As root the server runs as mysql, and rsync's state transfer (run by the server) writes as it. */
-  private user(): string[] {
-    return process.getuid?.() === 0 ? ['--user=mysql'] : [];
-  }
-
-  private ownedByServer(path: string): void {
-    if (process.getuid?.() !== 0) return;
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'mysql']).toString().trim());
-    chownSync(path, id('-u'), id('-g'));
   }
 }
 

@@ -3,13 +3,14 @@
  * the read-replica tests. Started with the Galera cluster's tests (GALERA=1): both need servers of their own.
  * The replica's applier can be stopped and started, to make it lag on purpose.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as mysql from 'mysql2/promise';
+import { installDatabase, MARIADBD, ownedByServer, serverUser } from './mariadb-server';
+import { until } from './poll';
 
-const MARIADBD = '/usr/sbin/mariadbd';
 const BASE = Number(process.env.REPLICA_BASE_PORT ?? 13400);
 
 export class ReplicaPair {
@@ -29,15 +30,13 @@ export class ReplicaPair {
     ] as const) {
       const folder = join(pair.dir, name);
       mkdirSync(folder, { recursive: true });
-      pair.owned(pair.dir);
-      pair.owned(folder);
-      execFileSync('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${folder}`, ...pair.user(), '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'ignore' });
-      pair.owned(folder);
+      ownedByServer(pair.dir);
+      installDatabase(folder);
       pair.processes.push(spawn(MARIADBD, [
-        '--no-defaults', `--datadir=${folder}`, `--port=${port}`, `--socket=${join(pair.dir, `${name}.sock`)}`, '--bind-address=127.0.0.1', ...pair.user(),
+        '--no-defaults', `--datadir=${folder}`, `--port=${port}`, `--socket=${join(pair.dir, `${name}.sock`)}`, '--bind-address=127.0.0.1', ...serverUser(),
         '--binlog-format=ROW', '--innodb-buffer-pool-size=64M', `--log-error=${join(pair.dir, `${name}.err`)}`, `--pid-file=${join(pair.dir, `${name}.pid`)}`, ...extra,
       ], { stdio: 'ignore' }));
-      await until(deadline, async () => { await pair.query(port, 'SELECT 1'); });
+      await until(`the ${name} answering`, () => pair.query(port, 'SELECT 1').then(() => true, () => false), deadline - Date.now(), 200);
     }
     await pair.query(pair.replicaPort, `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${pair.primaryPort}, MASTER_USER='root', MASTER_USE_GTID=slave_pos`);
     await pair.query(pair.replicaPort, 'START SLAVE');
@@ -81,27 +80,5 @@ export class ReplicaPair {
       await exited;
     }
     rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  private user(): string[] {
-    return process.getuid?.() === 0 ? ['--user=mysql'] : [];
-  }
-
-  private owned(path: string): void {
-    if (process.getuid?.() !== 0) return;
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'mysql']).toString().trim());
-    chownSync(path, id('-u'), id('-g'));
-  }
-}
-
-async function until(deadline: number, attempt: () => Promise<void>): Promise<void> {
-  for (;;) {
-    try {
-      await attempt();
-      return;
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
   }
 }
