@@ -20,18 +20,31 @@ export interface EntityShaper {
   beforeExpansion(set: EntitySetSpec, key: unknown, navigation: string): string;
 }
 
-/** The shaper for a format, or undefined when stored records are already in it. */
-export function entityShaper(format: JsonFormat, serviceRoot: string): EntityShaper | undefined {
-  if (format.metadata === 'full') return new FullMetadata(format, serviceRoot);
-  if (!format.omitNulls && !format.ieee754) return undefined;
-  return {
-    entity: (set, json) => {
-      let out = format.ieee754 ? numbersAsStrings(set, json) : json;
-      if (format.omitNulls) out = withoutNulls(out);
-      return out;
-    },
-    beforeExpansion: () => '',
-  };
+/** The shapers of a model's sets: what each format changes in their records. */
+export class EntityShapers {
+  /** Per set, its Int64 and Decimal members (single or collections), for IEEE754Compatible; null when it has none. */
+  private readonly ieee754 = new Map<string, RegExp | null>();
+
+  constructor(sets: readonly EntitySetSpec[]) {
+    for (const set of sets) {
+      const names = set.fields.filter(isIeee754Sensitive).map((f) => f.name);
+      this.ieee754.set(set.name, names.length ? new RegExp(`"(${names.join('|')})":(\\[[^\\]]*\\]|-?[0-9][0-9.eE+-]*)`, 'g') : null);
+    }
+  }
+
+  /** The shaper for a format, or undefined when stored records are already in it. */
+  shaper(format: JsonFormat, serviceRoot: string): EntityShaper | undefined {
+    if (format.metadata === 'full') return new FullMetadata(format, serviceRoot);
+    if (!format.omitNulls && !format.ieee754) return undefined;
+    return {
+      entity: (set, json) => {
+        let out = format.ieee754 ? numbersAsStrings(this.ieee754.get(set.name) ?? null, json) : json;
+        if (format.omitNulls) out = withoutNulls(out);
+        return out;
+      },
+      beforeExpansion: () => '',
+    };
+  }
 }
 
 /** Removes `"Name":null` members: first every one after a comma, then a first member. */
@@ -39,16 +52,8 @@ export function withoutNulls(json: string): string {
   return json.replace(/,"[^"\\]+":null(?=[,}])/g, '').replace(/^\{"[^"\\]+":null(?:,|(?=\}))/, '{');
 }
 
-const AS_STRINGS = new WeakMap<EntitySetSpec, RegExp | null>();
-
-/** Int64 and Decimal values, single or in collections, as JSON strings. */
-function numbersAsStrings(set: EntitySetSpec, json: string): string {
-  let re = AS_STRINGS.get(set);
-  if (re === undefined) {
-    const names = set.fields.filter(isIeee754Sensitive).map((f) => f.name);
-    re = names.length ? new RegExp(`"(${names.join('|')})":(\\[[^\\]]*\\]|-?[0-9][0-9.eE+-]*)`, 'g') : null;
-    AS_STRINGS.set(set, re);
-  }
+/** Int64 and Decimal values (`re`: their members), single or in collections, as JSON strings. */
+function numbersAsStrings(re: RegExp | null, json: string): string {
   if (!re) return json;
   return json.replace(re, (_m, name: string, value: string) =>
     `"${name}":${value.startsWith('[') ? value.replace(/-?[0-9][0-9.eE+-]*/g, (n) => `"${n}"`) : `"${value}"`}`);

@@ -1,55 +1,20 @@
 /** Writing responses without rebuilding records: stored record texts are spliced into the body as they are. */
-import type { Request, Response } from 'express';
-import type { AppOptions } from './app';
-import { jsonContentType, jsonFormat } from './json-format';
+import type { Response } from 'express';
+import { jsonContentType } from './json-format';
+import type { RequestContext } from './request-context';
 
-export const SERVICE_ROOT = '/odata';
-
-/** The path a route handler answers, from the service root (`/Property('X')`): routes are mounted on the app (app.ts). */
-export function resourcePath(req: Request): string {
-  const path = req.path;
-  return path.startsWith(SERVICE_ROOT) ? path.slice(SERVICE_ROOT.length) : path;
-}
-
-/** The root last built: a server is reached under one or a few names, and every data request needs it. */
-let lastRoot = { protocol: '', host: '', root: '' };
-
-export function serviceRoot(req: Request, options: AppOptions): string {
-  if (options.baseUrl !== undefined) return options.baseUrl;
-  // What Express's req.protocol answers with 'trust proxy' off, as it is here (a proxy's scheme comes in through
-  // BASE_URL), without its settings lookup on every request.
-  const protocol = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  const host = req.headers.host ?? 'localhost';
-  if (protocol !== lastRoot.protocol || host !== lastRoot.host) lastRoot = { protocol, host, root: `${protocol}://${host}${SERVICE_ROOT}` };
-  return lastRoot.root;
-}
-
-/**
- * Entity bodies are a few kilobytes: Node cuts buffers under half its pool size from a shared slab instead of
- * giving each its own memory, which costs an allocation and a collection per response. Its default 8 KB pool
- * takes none of them; 64 KB takes bodies up to 32 KB (a slab lives while any body cut from it is being sent).
- */
-const BODY_POOL_BYTES = 64 * 1024;
-if (Buffer.poolSize < BODY_POOL_BYTES) Buffer.poolSize = BODY_POOL_BYTES;
+export { SERVICE_ROOT } from './request-context';
 
 /** A whole JSON body; with `stallMs`, a reader that stops taking it is disconnected after that long. */
-export function sendJson(res: Response, body: string | Buffer, stallMs?: number): void {
-  res.setHeader('Content-Type', jsonContentType(jsonFormat(res)));
-  endWatched(res, body, stallMs);
+export function sendJson(ctx: RequestContext, body: string | Buffer, stallMs?: number): void {
+  ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
+  endWatched(ctx.res, body, stallMs);
 }
 
 /** A text/plain answer (a count, a raw value). */
 export function sendText(res: Response, text: string): void {
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.end(text);
-}
-
-/**
- * The context URL for a response written at this client's metadata level: none when it asked for
- * `odata.metadata=none`, so the body carries none.
- */
-export function contextFor(res: Response, context: string): string | undefined {
-  return jsonFormat(res).metadata === 'none' ? undefined : context;
 }
 
 /**

@@ -306,7 +306,7 @@ export interface ServiceModel {
    */
   readonly recordSchemas: Readonly<Record<string, RecordSchema>>;
   /** Mounts the generated routes of every entity set. */
-  readonly mountRoutes: (router: RouteTable, handlers: ResourceHandlers) => void;
+  readonly mountRoutes: <H>(router: RouteTable<H>, handlers: ResourceHandlers<H>) => void;
 }
 
 /** A generated record schema (JSON Schema draft-07): an object of the set's fields, nothing else but annotations. */
@@ -331,21 +331,29 @@ export function serviceKeptFields(set: Pick<EntitySetSpec, 'changeTimestamp' | '
   return [...new Set([...(set.changeTimestamp ? [set.changeTimestamp] : []), ...(set.relatedTimestamps ?? []).map((r) => r.field)])];
 }
 
-/** Where a generated router mounts its routes: paths from the service root (`/Property`, `^\/Property\((.*)\)$`). */
-export type RouteTable = Pick<import('express').IRouter, 'get'>;
+/** A route's path from the service root: `/Property`, or a pattern such as `^\/Property\((.*)\)$`. */
+export type RoutePath = string | RegExp;
+
+/**
+ * Where a generated router mounts its routes: paths from the service root, each with what answers it (`H`: the
+ * runtime's handler type, which the model does not need to know; src/http/pipeline.ts's DataRoutes).
+ */
+export interface RouteTable<H = unknown> {
+  get(path: RoutePath | readonly RoutePath[], handler: H): void;
+}
 
 /** What a generated router asks of the runtime: one request handler per kind of path. */
-export interface ResourceHandlers {
-  collection(set: EntitySetSpec): import('express').RequestHandler;
+export interface ResourceHandlers<H = unknown> {
+  collection(set: EntitySetSpec): H;
   /** `<Set>/$count`: the number of matching records as text/plain. */
-  count(set: EntitySetSpec): import('express').RequestHandler;
-  byKey(set: EntitySetSpec): import('express').RequestHandler;
+  count(set: EntitySetSpec): H;
+  byKey(set: EntitySetSpec): H;
   /** `<Set>('<key>')/<Navigation>`: the related records of one record, as a collection. */
-  navigation(set: EntitySetSpec): import('express').RequestHandler;
+  navigation(set: EntitySetSpec): H;
   /** `<Set>('<key>')/<name>`: a property's value, or the record a single-valued navigation leads to. */
-  member(set: EntitySetSpec): import('express').RequestHandler;
+  member(set: EntitySetSpec): H;
   /** `<Set>('<key>')/<property>/$value`: a property's raw value as text/plain. */
-  rawValue(set: EntitySetSpec): import('express').RequestHandler;
+  rawValue(set: EntitySetSpec): H;
   /** `<Set>('<key>')/<name>/$count`: how many related records a navigation leads to, or items a collection holds. */
-  memberCount(set: EntitySetSpec): import('express').RequestHandler;
+  memberCount(set: EntitySetSpec): H;
 }

@@ -1,7 +1,8 @@
 /**
  * The reads of records, from bound objects (filter, order, keyset position, projection): the hand-written
- * compilers (filter-compiler.ts, keyset.ts) write the conditions, knex the statements around them, compiled once
- * per shape (ShapeCache). The same bound query gives the same SQL text on a dialect, whatever the values.
+ * compilers (filter-compiler.ts, keyset.ts) write the conditions (`condition`, once per read plan: prepared-reads.ts),
+ * knex the statements around them, compiled once per shape (ShapeCache). The same bound query gives the same SQL
+ * text on a dialect, whatever the values.
  */
 import type { BoundOrder, BoundPredicate } from '../query/bound';
 import type { Projection } from '../query/projection';
@@ -11,6 +12,16 @@ import { Fragment, fragment } from './fragment';
 import { keysetAfter } from './keyset';
 import { Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { valueList } from './value-list';
+
+/** A page's statement: the read's condition (compiled), where it continues, how many rows, which columns. */
+export interface PageStatement {
+  readonly condition?: Fragment;
+  readonly after?: readonly unknown[];
+  readonly orderBy: readonly BoundOrder[];
+  readonly limit: number;
+  readonly offset?: number;
+  readonly projection: Projection;
+}
 
 export interface RecordQuery {
   readonly where?: BoundPredicate;
@@ -51,8 +62,8 @@ export class RecordQueries {
    * One page of records; the sort columns are read too, for the keyset position of the last row. A `scan`
    * (scans.ts) carries the dialect's guard first.
    */
-  page(q: RecordQuery, scan = false): Statement {
-    const conditions = both(q.where && this.filter(q.where), q.after && keysetAfter(this.dialect, q.orderBy, q.after));
+  page(q: PageStatement, scan = false): Statement {
+    const conditions = both(q.condition, q.after && keysetAfter(this.dialect, q.orderBy, q.after));
     const where = this.guarded(conditions, scan);
     const columns = [...new Set([...q.projection.columns, ...q.orderBy.map((o) => o.column)])];
     const order = orderOf(q.orderBy);
@@ -65,8 +76,8 @@ export class RecordQueries {
     });
   }
 
-  count(where?: BoundPredicate, scan = false): Statement {
-    const condition = this.guarded(where && this.filter(where), scan);
+  count(filter?: Fragment, scan = false): Statement {
+    const condition = this.guarded(filter, scan);
     return this.shapes.statement(shapeKey('count', condition?.sql ?? ''), condition?.params ?? [], () => {
       const s = this.knex(this.table).count({ n: '*' });
       return condition ? s.whereRaw(condition.sql, bindings(condition)) : s;
@@ -74,8 +85,7 @@ export class RecordQueries {
   }
 
   /** One record by key, when `scope` (if any) admits it. */
-  byKey(value: unknown, columns: readonly string[], scope?: BoundPredicate): Statement {
-    const condition = scope && this.filter(scope);
+  byKey(value: unknown, columns: readonly string[], condition?: Fragment): Statement {
     const shape = shapeKey('key', columns.join(), condition?.sql ?? '');
     return this.shapes.statement(shape, [value, ...(condition?.params ?? [])], () => {
       const s = this.knex(this.table).select(columns).where(this.key, value as string);
@@ -87,9 +97,9 @@ export class RecordQueries {
    * The related records of many parents in one read, ordered by parent. With `perParent`, each parent's records
    * are ranked by the order and cut after that many.
    */
-  related(q: RelatedQuery): Statement {
+  related(q: Omit<RelatedQuery, 'where'>, filter?: Fragment): Statement {
     const keys = valueList(this.dialect, q.keys);
-    const condition = both(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, q.where && this.filter(q.where))!;
+    const condition = both(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, filter)!;
     const columns = [...new Set(q.projection.columns)];
     const order = orderOf(q.orderBy);
     const params = [...condition.params, ...(q.perParent === undefined ? [] : [q.perParent])];
@@ -102,8 +112,9 @@ export class RecordQueries {
     });
   }
 
-  private filter(p: BoundPredicate): Fragment {
-    return compileFilter(p, this.dialect, this.table);
+  /** A read's condition as SQL, compiled once per read plan. */
+  condition(p: BoundPredicate | undefined): Fragment | undefined {
+    return p && compileFilter(p, this.dialect, this.table);
   }
 
   /** The guard before the conditions of a scan, as a term of its own: the planner still finds the conditions' indexes. */
