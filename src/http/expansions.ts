@@ -1,10 +1,12 @@
 /**
- * $expand on a page of records: one batched read per navigation for the whole page (never one per record),
- * prepared with the request's plan (request-plans.ts), then each record gets its related records spliced in as an
- * array, `[]` when it has none. Records and related records are put in the negotiated format first
- * (entity-shape.ts), when it is not the stored one.
+ * Records on their way out, as bytes: each put in the negotiated format where the plan says the format changes it
+ * (entity-shape.ts: decoded, shaped, encoded once), else left as the stored bytes it was read as; and $expand on a
+ * page of records: one batched read per navigation for the whole page (never one per record), prepared with the
+ * request's plan (request-plans.ts), each record's related records spliced in as an array (`[]` when it has none)
+ * from byte slices, without decoding any of them.
  */
 import type { EntitySetSpec } from '../model/service-model';
+import type { StoredRecord } from '../storage/record-store';
 import type { EntityShaper } from './entity-shape';
 import type { Expansion } from './request-plans';
 
@@ -14,21 +16,41 @@ export interface RecordFormat {
   readonly shaper?: EntityShaper;
 }
 
-export async function withExpansions(expansions: readonly Expansion[], keys: readonly unknown[], records: string[], format: RecordFormat): Promise<string[]> {
+const COMMA = Buffer.from(',');
+const OPEN = Buffer.from('{');
+const CLOSE = Buffer.from('}');
+const CLOSE_ARRAY = Buffer.from(']');
+
+export function textOf(record: StoredRecord): string {
+  return typeof record === 'string' ? record : record.toString('utf8');
+}
+
+export function bytesOf(record: StoredRecord): Buffer {
+  return typeof record === 'string' ? Buffer.from(record, 'utf8') : record;
+}
+
+/** A batch of records (`keys`: theirs) as the bytes written, with their expansions. */
+export async function withExpansions(expansions: readonly Expansion[], keys: readonly unknown[], records: readonly StoredRecord[], format: RecordFormat): Promise<Buffer[]> {
   const shaper = format.shaper;
-  if (shaper) {
-    const names = expansions.map((e) => e.plan.navigation);
-    for (let i = 0; i < records.length; i++) records[i] = shaper.entity(format.set, records[i], keys[i], names);
-  }
-  if (expansions.length === 0 || records.length === 0) return records;
+  const names = expansions.map((e) => e.plan.navigation);
+  const own = shaper ? records.map((r, i) => shaper.entity(format.set, textOf(r), keys[i], names)) : records;
+  if (expansions.length === 0 || records.length === 0) return own.map(bytesOf);
   const related = await Promise.all(expansions.map((e) => e.read.of(keys)));
-  return records.map((json, i) => {
-    const parts = expansions.map(({ plan }, n) => {
-      const children = related[n].get(keys[i]) ?? [];
-      const shaped = shaper ? children.map((c) => shaper.entity(plan.set, c)) : children;
-      const link = shaper ? shaper.beforeExpansion(format.set, keys[i], plan.navigation) : '';
-      return `${link}${JSON.stringify(plan.navigation)}:[${shaped.join(',')}]`;
+  const heads = names.map((n) => Buffer.from(`${JSON.stringify(n)}:[`));
+  return own.map((record, i) => {
+    const bytes = bytesOf(record);
+    const pieces = bytes.length > 2 ? [bytes.subarray(0, bytes.length - 1), COMMA] : [OPEN];
+    expansions.forEach(({ plan }, n) => {
+      if (n > 0) pieces.push(COMMA);
+      if (shaper) pieces.push(Buffer.from(shaper.beforeExpansion(format.set, keys[i], plan.navigation)));
+      pieces.push(heads[n]);
+      (related[n].get(keys[i]) ?? []).forEach((child, j) => {
+        if (j > 0) pieces.push(COMMA);
+        pieces.push(bytesOf(shaper ? shaper.entity(plan.set, textOf(child)) : child));
+      });
+      pieces.push(CLOSE_ARRAY);
     });
-    return json.length > 2 ? `${json.slice(0, -1)},${parts.join(',')}}` : `{${parts.join(',')}}`;
+    pieces.push(CLOSE);
+    return Buffer.concat(pieces);
   });
 }

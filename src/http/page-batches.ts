@@ -4,7 +4,7 @@
  * memory a page takes is one batch's, whatever its size and however slowly its reader reads; a page no
  * larger than a batch is one query, as it always was.
  */
-import type { PreparedRead } from '../storage/record-store';
+import type { PreparedRead, StoredRecord } from '../storage/record-store';
 
 export interface PageRead {
   /** Keyset position the page starts after (from its $skiptoken). */
@@ -18,7 +18,7 @@ export interface PageRead {
   /** Where the set's key is among the sort values. */
   readonly keyAt: number;
   /** Splices the expansions into a batch of records (http/expansions.ts), given their keys. */
-  readonly expand: (keys: readonly unknown[], records: string[]) => Promise<string[]>;
+  readonly expand: (keys: readonly unknown[], records: readonly StoredRecord[]) => Promise<Buffer[]>;
 }
 
 export class PageBatches {
@@ -36,8 +36,8 @@ export class PageBatches {
     this.done = page.limit <= 0;
   }
 
-  /** The next batch's records, expanded; [] once done. */
-  async next(): Promise<string[]> {
+  /** The next batch's records as the bytes written, expanded; [] once done. */
+  async next(): Promise<Buffer[]> {
     if (this.done) return [];
     const p = this.page;
     const take = Math.min(p.batch, p.limit - this.read);

@@ -177,7 +177,7 @@ export class ResourceRequests {
     return nextLink(ctx.root, ctx.path!, ctx.req, token);
   }
 
-  private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: string[], count: number | undefined, next: () => string | undefined): Promise<void> {
+  private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: Buffer[], count: number | undefined, next: () => string | undefined): Promise<void> {
     const countText = count !== undefined && ctx.format.ieee754 ? String(count) : count;
     const context = ctx.context(`${ctx.root}/$metadata#${p.plan.context}`);
     if (batches.done) return sendJson(ctx, collectionBody(context, first, { count: countText, nextLink: next() }), this.options.writeStallMs);
@@ -208,15 +208,15 @@ export class ResourceRequests {
   async entity(ctx: RequestContext, set: EntitySetSpec, key: string | number, noContentWhenAbsent = false): Promise<void> {
     const p = this.plans.of(ctx, set, 'entity');
     // Outside the client's licence is indistinguishable from absent.
-    const json = await p.read.byKey(key);
-    if (json === undefined && noContentWhenAbsent) {
+    const stored = await p.read.byKey(key);
+    if (stored === undefined && noContentWhenAbsent) {
       await this.charge(ctx);
       ctx.res.status(204).end();
       return;
     }
-    if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
-    // The stored record as it is, unless the plan changes it (format, expansions).
-    const [record] = p.plan.edits.length ? await withExpansions(p.expansions, [key], [json], { set, shaper: this.shapers.shaper(ctx.format, ctx.root) }) : [json];
+    if (stored === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
+    // The stored bytes as they are, unless the plan changes the record (format, expansions).
+    const [record] = await withExpansions(p.expansions, [key], [stored], { set, shaper: this.shapers.shaper(ctx.format, ctx.root) });
     preferenceApplied(ctx);
     const body = entityBody(ctx.context(`${ctx.root}/$metadata#${p.plan.context}`), record);
     await this.charge(ctx, p.plan.charge);

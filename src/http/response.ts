@@ -17,27 +17,24 @@ export function sendText(res: Response, text: string): void {
   res.end(text);
 }
 
+const COMMA = Buffer.from(',');
+
 /**
- * One entity as the bytes sent: the context annotation (if any) spliced in front of the stored record's fields,
- * encoded once. Its ETag is hashed from these bytes and the socket sends them as they are, where a string
- * would be joined (a copy), measured, hashed and encoded again on its way out.
+ * One entity as the bytes sent: the context annotation (if any) spliced in front of the record's fields. Its
+ * ETag is hashed from these bytes and the socket sends them as they are.
  */
-export function entityBody(context: string | undefined, recordJson: string): Buffer {
-  if (context === undefined) return Buffer.from(recordJson, 'utf8');
-  const head = `{"@odata.context":${JSON.stringify(context)}${recordJson.length > 2 ? ',' : '}'}`;
-  const rest = recordJson.length > 2 ? recordJson.slice(1) : '';
-  const headBytes = Buffer.byteLength(head, 'utf8');
-  const body = Buffer.allocUnsafe(headBytes + Buffer.byteLength(rest, 'utf8'));
-  body.write(head, 0, 'utf8');
-  body.write(rest, headBytes, 'utf8');
-  return body;
+export function entityBody(context: string | undefined, record: Buffer): Buffer {
+  if (context === undefined) return record;
+  const head = `{"@odata.context":${JSON.stringify(context)}${record.length > 2 ? ',' : '}'}`;
+  return record.length > 2 ? Buffer.concat([Buffer.from(head, 'utf8'), record.subarray(1)]) : Buffer.from(head, 'utf8');
 }
 
-/** A collection page: stored records joined into `value`. */
-export function collectionBody(
-  context: string | undefined, recordJsons: readonly string[], extra: { count?: Count; nextLink?: string } = {},
-): string {
-  return `${collectionHead(context, extra.count)}${recordJsons.join(',')}${collectionTail(extra.nextLink)}`;
+/** A collection page: records joined into `value`, as bytes (each record's copied once, into the body). */
+export function collectionBody(context: string | undefined, records: readonly Buffer[], extra: { count?: Count; nextLink?: string } = {}): Buffer {
+  const pieces: Buffer[] = [Buffer.from(collectionHead(context, extra.count), 'utf8')];
+  records.forEach((r, i) => (i > 0 ? pieces.push(COMMA, r) : pieces.push(r)));
+  pieces.push(Buffer.from(collectionTail(extra.nextLink), 'utf8'));
+  return Buffer.concat(pieces);
 }
 
 /** A count: a number, or a string to a client that asked for IEEE754Compatible (it is an Int64). */
@@ -67,8 +64,8 @@ export class ReaderGone extends Error {
 /** From this many characters, a whole body is encoded to bytes before it is sent (endWatched). */
 const ENCODE_ONCE_CHARS = 16 * 1024;
 
-/** Characters per part of a streamed body. */
-const PART_CHARS = 64 * 1024;
+/** Bytes per part of a streamed body. */
+const PART_BYTES = 64 * 1024;
 
 /**
  * A response body written in parts with backpressure: once the socket's buffer is full, the next part waits
@@ -82,7 +79,7 @@ export class BodyWriter {
 
   constructor(private readonly res: Response, private readonly stallMs: number) {}
 
-  async write(chunk: string): Promise<void> {
+  async write(chunk: string | Buffer): Promise<void> {
     const res = this.res;
     if (res.destroyed) throw new ReaderGone('closed');
     if (res.write(chunk)) return;
@@ -110,20 +107,23 @@ export class BodyWriter {
 
   /**
    * Records of a collection, comma-separated (`more`: after others already written), in parts of about
-   * PART_CHARS: small strings that die young, where one string per batch would be a large object that only
-   * a full collection frees, and a batch is handed to the socket no faster than the reader takes it.
+   * PART_BYTES: each part one Buffer the records are copied into, handed to the socket no faster than the reader
+   * takes it.
    */
-  async writeRecords(records: string[], more: boolean): Promise<void> {
-    let part = '';
+  async writeRecords(records: Buffer[], more: boolean): Promise<void> {
+    let part: Buffer[] = [];
+    let size = 0;
     for (let i = 0; i < records.length; i++) {
-      part += more || i > 0 ? `,${records[i]}` : records[i];
-      records[i] = ''; // written: the batch need not keep it
-      if (part.length >= PART_CHARS) {
-        await this.write(part);
-        part = '';
+      if (more || i > 0) part.push(COMMA);
+      part.push(records[i]);
+      size += records[i].length + 1;
+      if (size >= PART_BYTES) {
+        await this.write(Buffer.concat(part));
+        part = [];
+        size = 0;
       }
     }
-    if (part) await this.write(part);
+    if (part.length) await this.write(Buffer.concat(part));
     // A compressed body goes out as each batch ends, not when the compressor's buffer fills (http/compression.ts).
     (this.res as { flush?: () => void }).flush?.();
   }

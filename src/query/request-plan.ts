@@ -13,7 +13,7 @@ import { bindQuery } from './bind-query';
 import type { BoundOrder, BoundPredicate, BoundQuery } from './bound';
 import { parseQueryOptions, ParseLimits } from './parse-options';
 import { both } from './predicates';
-import { Projection, projection } from './projection';
+import { Projection, projection, WHOLE_RECORD } from './projection';
 
 /** The paths a plan answers: a collection's page, its `$count`, one record by key. */
 export type PlanKind = 'collection' | 'count' | 'entity';
@@ -39,6 +39,12 @@ export interface ReadPlan {
   readonly where?: BoundPredicate;
   readonly orderBy: readonly BoundOrder[];
   readonly projection: Projection;
+  /**
+   * Records are read as their stored bytes and leave as they are (spliced, never decoded): nothing of the
+   * projection ($select, hidden fields) or the format (omit-values=nulls, IEEE754Compatible, metadata=full)
+   * changes them. Otherwise they are decoded where they are changed, and encoded once after.
+   */
+  readonly undecoded: boolean;
 }
 
 /** One `$expand` item: the related records of a page's records, read once per batch for all of them. */
@@ -99,16 +105,22 @@ export function planRequest(r: PlanRequest, context: PlanContext): RequestPlan {
   const query = bindQuery(set, tree, {
     sets: context.sets, lookups: context.lookups, hidden: (s) => licence.hiddenIn(s), single, defaultOrder: r.defaultOrder, now,
   });
-  const expansions = query.expand.map((e): ExpansionPlan => ({
-    set: e.target,
-    navigation: e.navigation.name,
-    foreignKey: e.foreignKey.column!,
-    where: both(licence.visibility.of(e.target), e.filter),
-    orderBy: e.orderBy,
-    projection: projection(e.target, e.select, licence.hiddenIn(e.target)),
-    perParent: e.top,
-  }));
-  const read = { set, where: both(licence.visibility.of(set), query.filter), orderBy: query.orderBy, projection: projection(set, query.select, licence.hiddenIn(set)) };
+  const asStored = !formatEdits(r.format).length;
+  const expansions = query.expand.map((e): ExpansionPlan => {
+    const shape = projection(e.target, e.select, licence.hiddenIn(e.target));
+    return {
+      set: e.target,
+      navigation: e.navigation.name,
+      foreignKey: e.foreignKey.column!,
+      where: both(licence.visibility.of(e.target), e.filter),
+      orderBy: e.orderBy,
+      projection: shape,
+      undecoded: asStored && shape === WHOLE_RECORD,
+      perParent: e.top,
+    };
+  });
+  const shape = projection(set, query.select, licence.hiddenIn(set));
+  const read = { set, where: both(licence.visibility.of(set), query.filter), orderBy: query.orderBy, projection: shape, undecoded: asStored && shape === WHOLE_RECORD };
   return {
     kind: r.kind,
     tree,
@@ -128,12 +140,13 @@ function editsOf(q: BoundQuery, format: PlanFormat, hiding: boolean): RecordEdit
   if (q.select) edits.push('$select');
   else if (hiding) edits.push('hidden fields');
   if (q.expand.length) edits.push('$expand');
-  if (format.metadata === 'full') edits.push('metadata=full');
-  else {
-    if (format.omitNulls) edits.push('omit-values=nulls');
-    if (format.ieee754) edits.push('IEEE754Compatible');
-  }
-  return edits;
+  return [...edits, ...formatEdits(format)];
+}
+
+/** What the format changes in every record (http/entity-shape.ts). */
+function formatEdits(format: PlanFormat): RecordEdit[] {
+  if (format.metadata === 'full') return ['metadata=full'];
+  return [...format.omitNulls ? ['omit-values=nulls' as const] : [], ...format.ieee754 ? ['IEEE754Compatible' as const] : []];
 }
 
 /**

@@ -14,6 +14,11 @@ export abstract class SqlDialect {
   abstract readonly name: DialectName;
   /** The most bound variables one statement may carry. */
   abstract readonly maxParams: number;
+  /**
+   * The type a text column is cast to for its stored bytes, undecoded: both drivers hand binary values over as
+   * Buffers (a stored record so reaches the socket without becoming a JS string: prepared-reads.ts).
+   */
+  abstract readonly bytesType: string;
 
   /** A quoted identifier. Both databases accept backticks; names come from the generated field tables. */
   id(name: string): Fragment {

@@ -20,6 +20,8 @@ export const NO_PAD_BINARY_COLLATION = "IF(VERSION() LIKE '%MariaDB%', 'utf8mb4_
 class MysqlDialect extends SqlDialect {
   readonly name = 'mysql' as const;
   readonly maxParams = MAX_PARAMS;
+  /** The column's utf8mb4 bytes as they are stored. */
+  readonly bytesType = 'BINARY';
 
   contains(text: Fragment, part: Fragment): Fragment {
     return fragment`LOCATE(${part}, ${text}) > 0`;

@@ -4,6 +4,7 @@
  * knex the statements around them, compiled once per shape (ShapeCache). The same bound query gives the same SQL
  * text on a dialect, whatever the values.
  */
+import { RECORD_COLUMN } from '../model/service-model';
 import type { BoundOrder, BoundPredicate } from '../query/bound';
 import type { Projection } from '../query/projection';
 import type { SqlDialect } from './dialect';
@@ -21,6 +22,8 @@ export interface PageStatement {
   readonly limit: number;
   readonly offset?: number;
   readonly projection: Projection;
+  /** The record column as its stored bytes (a Buffer), undecoded. */
+  readonly undecoded?: boolean;
 }
 
 export interface RecordQuery {
@@ -68,9 +71,9 @@ export class RecordQueries {
     const columns = [...new Set([...q.projection.columns, ...q.orderBy.map((o) => o.column)])];
     const order = orderOf(q.orderBy);
     const params = [...(where?.params ?? []), q.limit, ...(q.offset ? [q.offset] : [])];
-    const shape = shapeKey('page', columns.join(), where?.sql ?? '', JSON.stringify(order), q.offset ? 'offset' : '');
+    const shape = shapeKey('page', columns.join(), where?.sql ?? '', JSON.stringify(order), q.offset ? 'offset' : '', q.undecoded ? 'bytes' : '');
     return this.shapes.statement(shape, params, () => {
-      const s = this.knex(this.table).select(columns).orderBy(order).limit(q.limit);
+      const s = this.knex(this.table).select(this.selected(columns, q.undecoded)).orderBy(order).limit(q.limit);
       if (where) s.whereRaw(where.sql, bindings(where));
       return q.offset ? s.offset(q.offset) : s;
     });
@@ -85,10 +88,10 @@ export class RecordQueries {
   }
 
   /** One record by key, when `scope` (if any) admits it. */
-  byKey(value: unknown, columns: readonly string[], condition?: Fragment): Statement {
-    const shape = shapeKey('key', columns.join(), condition?.sql ?? '');
+  byKey(value: unknown, columns: readonly string[], condition?: Fragment, undecoded = false): Statement {
+    const shape = shapeKey('key', columns.join(), condition?.sql ?? '', undecoded ? 'bytes' : '');
     return this.shapes.statement(shape, [value, ...(condition?.params ?? [])], () => {
-      const s = this.knex(this.table).select(columns).where(this.key, value as string);
+      const s = this.knex(this.table).select(this.selected(columns, undecoded)).where(this.key, value as string);
       return condition ? s.andWhereRaw(`(${condition.sql})`, bindings(condition)) : s;
     });
   }
@@ -97,19 +100,25 @@ export class RecordQueries {
    * The related records of many parents in one read, ordered by parent. With `perParent`, each parent's records
    * are ranked by the order and cut after that many.
    */
-  related(q: Omit<RelatedQuery, 'where'>, filter?: Fragment): Statement {
+  related(q: Omit<RelatedQuery, 'where'>, filter?: Fragment, undecoded = false): Statement {
     const keys = valueList(this.dialect, q.keys);
     const condition = both(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, filter)!;
     const columns = [...new Set(q.projection.columns)];
     const order = orderOf(q.orderBy);
     const params = [...condition.params, ...(q.perParent === undefined ? [] : [q.perParent])];
-    const shape = shapeKey('related', q.foreignKey, columns.join(), condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked');
+    const shape = shapeKey('related', q.foreignKey, columns.join(), condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked', undecoded ? 'bytes' : '');
     return this.shapes.statement(shape, params, () => {
-      const rows = this.knex(this.table).select(this.knex.ref(q.foreignKey).as(PARENT), ...columns).whereRaw(condition.sql, bindings(condition));
+      const rows = this.knex(this.table).select(this.knex.ref(q.foreignKey).as(PARENT), ...this.selected(columns, undecoded)).whereRaw(condition.sql, bindings(condition));
       if (q.perParent === undefined) return rows.orderBy([{ column: q.foreignKey, order: 'asc' }, ...order]);
       const ranked = rows.rowNumber(ROW, order as never, q.foreignKey).as('ranked');
       return this.knex.select('*').from(ranked).where(ROW, '<=', q.perParent).orderBy([PARENT, ROW]);
     });
+  }
+
+  /** The columns read; `undecoded`: the record column as its stored bytes, under its own name. */
+  private selected(columns: readonly string[], undecoded = false): (string | Knex.Raw)[] {
+    if (!undecoded) return [...columns];
+    return columns.map((c) => (c === RECORD_COLUMN ? this.knex.raw(`CAST(?? AS ${this.dialect.bytesType}) as ??`, [c, c]) : c));
   }
 
   /** A read's condition as SQL, compiled once per read plan. */

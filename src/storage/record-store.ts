@@ -14,11 +14,10 @@ import { RecordQueries, RecordQuery, RelatedQuery } from './record-queries';
 import { PreparedRead, PreparedRelated, RecordPage } from './prepared-reads';
 import { compile, Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { ScanTimedOut } from './errors';
-import { scannedFields } from './scans';
 import { ValueTableWriter } from './value-tables';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
-export type { PreparedRead, PreparedRelated, RecordPage } from './prepared-reads';
+export type { PreparedRead, PreparedRelated, RecordPage, StoredRecord } from './prepared-reads';
 
 /** Keys per IN (…) list. */
 const READ_BATCH = 200;
@@ -65,26 +64,28 @@ export class RecordStore {
     return new PreparedRelated(this.queries, this.reader, read);
   }
 
+  // The service's own reads below take records as JSON texts (not `undecoded`: the reads' records are strings).
+
   /** One record's JSON text (projected when asked), or undefined; `scope` limits what may be seen. */
-  jsonByKey(key: string | number, projection: Projection = WHOLE_RECORD, scope?: BoundPredicate): Promise<string | undefined> {
-    return this.prepare({ where: scope, orderBy: [], projection }).byKey(key);
+  async jsonByKey(key: string | number, projection: Projection = WHOLE_RECORD, scope?: BoundPredicate): Promise<string | undefined> {
+    return await this.prepare({ where: scope, orderBy: [], projection, undecoded: false }).byKey(key) as string | undefined;
   }
 
   count(where?: BoundPredicate): Promise<number> {
-    return this.prepare({ where, orderBy: [], projection: WHOLE_RECORD }).count();
+    return this.prepare({ where, orderBy: [], projection: WHOLE_RECORD, undecoded: false }).count();
   }
 
   /** Records matching a bound filter after a keyset position, in a bound order, as JSON texts with their sort values. */
-  query(q: RecordQuery): Promise<RecordPage> {
-    return this.prepare({ where: q.where, orderBy: q.orderBy, projection: q.projection }).page(q);
+  async query(q: RecordQuery): Promise<RecordPage> {
+    return await this.prepare({ where: q.where, orderBy: q.orderBy, projection: q.projection, undecoded: false }).page(q) as RecordPage;
   }
 
   /**
    * Records related to many parents at once (one query per expansion per page, never one per parent),
    * grouped by the parent key in `foreignKey`. With `perParent`, each parent gets at most that many.
    */
-  related(q: RelatedQuery): Promise<Map<unknown, string[]>> {
-    return this.prepareRelated(q).of(q.keys);
+  async related(q: RelatedQuery): Promise<Map<unknown, string[]>> {
+    return await this.prepareRelated({ ...q, undecoded: false }).of(q.keys) as Map<unknown, string[]>;
   }
 
   /** Every stored record, parsed; only for sets bounded by the dictionary (reference data), never by data. */

@@ -13,6 +13,7 @@ const MAX_PARAMS = 32766;
 class SqliteDialect extends SqlDialect {
   readonly name = 'sqlite' as const;
   readonly maxParams = MAX_PARAMS;
+  readonly bytesType = 'BLOB';
 
   contains(text: Fragment, part: Fragment): Fragment {
     return fragment`instr(${text}, ${part}) > 0`;
