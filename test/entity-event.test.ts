@@ -216,7 +216,8 @@ describeEachDatabase('EntityEvent (RCP-027)', (target) => {
       const log = serviceModel.entitySets.find((s) => s.changeLog)!;
       const where = allOf(new Visibility(serviceModel, ["MlsStatus ne 'Withdrawn'"]).of(log), bindQuery(log, parseQueryOptions({ $filter: 'EntityEventSequence gt 5' })).filter);
       const db = server.service.db;
-      const page = new RecordQueries(db.knex, db.dialect, log.table, log.key).page({ where, orderBy: bindQuery(log, parseQueryOptions({})).orderBy, limit: 1000, projection: WHOLE_RECORD });
+      const queries = new RecordQueries(db.knex, db.dialect, log.table, log.key);
+      const page = queries.page({ condition: queries.condition(where), orderBy: bindQuery(log, parseQueryOptions({})).orderBy, limit: 1000, projection: WHOLE_RECORD });
       const plan = (await server.service.db.all(`${target.label === 'SQLite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${page.sql}`, page.params)).map((r) => JSON.stringify(r));
       const logRows = plan.filter((r) => r.includes(log.table) && !r.includes('_q'));
       // One read of the log, by its key from the mark, in order: no index per resource name, no sort of the rest.

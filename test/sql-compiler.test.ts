@@ -303,7 +303,7 @@ describe('SQL compiler: order, projection, keyset position and limit', function 
 
   it('$select reads the selected columns and the sort columns; $orderby ends with the key; the limit is a parameter', function () {
     const q = bind({ $filter: "City eq 'Oslo'", $orderby: 'ListPrice desc', $select: 'ListingKey,City' });
-    expectSnapshot((d) => queries(d).page({ where: q.filter, orderBy: q.orderBy, limit: 11, projection: projection(listings, q.select) }), {
+    expectSnapshot((d) => queries(d).page({ condition: queries(d).condition(q.filter), orderBy: q.orderBy, limit: 11, projection: projection(listings, q.select) }), {
       sqlite: 'select `ListingKey`, `City`, `ListPrice` from `Property` where `City` = ? order by `ListPrice` desc, `ListingKey` desc limit ?',
       params: ['Oslo', 11],
     });
@@ -320,7 +320,7 @@ describe('SQL compiler: order, projection, keyset position and limit', function 
 
   it('after a null in a descending nullable column, only nulls with a later key follow; the filter comes first', function () {
     const q = bind({ $filter: "City eq 'Oslo'", $orderby: 'ListPrice desc' });
-    expectSnapshot((d) => queries(d).page({ where: q.filter, after: [null, 'L9'], orderBy: q.orderBy, limit: 11, projection: WHOLE_RECORD }), {
+    expectSnapshot((d) => queries(d).page({ condition: queries(d).condition(q.filter), after: [null, 'L9'], orderBy: q.orderBy, limit: 11, projection: WHOLE_RECORD }), {
       sqlite: 'select `_record`, `ListPrice`, `ListingKey` from `Property` where (`City` = ?) AND (((`ListPrice` IS NULL AND `ListingKey` < ?))) '
         + 'order by `ListPrice` desc, `ListingKey` desc limit ?',
       params: ['Oslo', 'L9', 11],
@@ -337,7 +337,7 @@ describe('SQL compiler: order, projection, keyset position and limit', function 
   });
 
   it('$count counts what the filter admits', function () {
-    expectSnapshot((d) => queries(d).count(filterOf('BedroomsTotal ge 3')), {
+    expectSnapshot((d) => queries(d).count(queries(d).condition(filterOf('BedroomsTotal ge 3'))), {
       sqlite: 'select count(*) as `n` from `Property` where `BedroomsTotal` >= ?', params: [3],
     });
   });
@@ -350,7 +350,7 @@ describe('SQL compiler: order, projection, keyset position and limit', function 
         + 'order by `_parent` asc, `_row` asc',
       params: ['L1', 'L2', 2],
     });
-    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').related({ foreignKey: 'ResourceRecordKey', keys: ['L1'], where: filterOfMedia('Order lt 3'), orderBy: order, projection: WHOLE_RECORD }), {
+    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').related({ foreignKey: 'ResourceRecordKey', keys: ['L1'], orderBy: order, projection: WHOLE_RECORD }, queries(d, 'Media', 'MediaKey').condition(filterOfMedia('Order lt 3'))), {
       sqlite: 'select `ResourceRecordKey` as `_parent`, `_record` from `Media` where (`ResourceRecordKey` IN (?)) AND (`Order` < ?) '
         + 'order by `ResourceRecordKey` asc, `Order` asc, `MediaKey` asc',
       params: ['L1', 3],
@@ -367,14 +367,14 @@ describe('SQL compiler: visibility', function () {
   const scoped = new Visibility(model, ["MlsStatus ne 'Withdrawn'"]);
 
   it('a listing is visible when the scope admits it', function () {
-    expectSnapshot((d) => queries(d).byKey('L1', ['_record'], scoped.of(listings)), {
+    expectSnapshot((d) => queries(d).byKey('L1', ['_record'], queries(d).condition(scoped.of(listings))), {
       sqlite: 'select `_record` from `Property` where `ListingKey` = ? and ((`MlsStatus` <> ? OR `MlsStatus` IS NULL))',
       params: ['L1', 'Withdrawn'],
     });
   });
 
   it('a related record is visible unless its listing is outside the scope (a correlated anti-join seeking the listing by key); records without a listing stay visible', function () {
-    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').count(scoped.of(media)), {
+    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').count(queries(d, 'Media', 'MediaKey').condition(scoped.of(media))), {
       sqlite: 'select count(*) as `n` from `Media` where NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
         + 'WHERE `_q1`.`ListingKey` = `Media`.`ResourceRecordKey` AND `MlsStatus` = ?)',
       mysql: 'select count(*) as `n` from `Media` where NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
@@ -387,7 +387,7 @@ describe('SQL compiler: visibility', function () {
     const two = new Visibility(model, ["MlsStatus ne 'Withdrawn'", "City eq 'Oslo'"]);
     const where = allOf(allOf(two.of(media), fieldEquals(media.fieldsByName.ResourceRecordKey, 'L1')), filterOfMedia('Order lt 3'));
     const order = bind({}, media).orderBy;
-    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').page({ where, orderBy: order, limit: 3, projection: WHOLE_RECORD }), {
+    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').page({ condition: queries(d, 'Media', 'MediaKey').condition(where), orderBy: order, limit: 3, projection: WHOLE_RECORD }), {
       sqlite: 'select `_record`, `ModificationTimestamp`, `MediaKey` from `Media` where ((NOT EXISTS (SELECT 1 FROM `Property` `_q1` '
         + 'WHERE `_q1`.`ListingKey` = `Media`.`ResourceRecordKey` AND (`MlsStatus` IN (?) OR (`City` <> ? OR `City` IS NULL))) '
         + 'AND `ResourceRecordKey` = ?) AND `Order` < ?) order by `ModificationTimestamp` asc, `MediaKey` asc limit ?',

@@ -6,11 +6,11 @@
 import express, { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { addClient, changeScope, checkLicence, ClientAdmin, existing, ClientRequest, LicenceTerms, listClients, revokeClient, rotateClient } from '../admin/client-admin';
 import { Errors } from '../errors/catalogue';
-import { clientOf } from './authentication';
+import type { Step } from './pipeline';
 
 /** Refuses a client that is not an admin (after the bearer check). */
-export function requireAdmin(what: string): RequestHandler {
-  return (_req, res, next) => next(clientOf(res)?.admin ? undefined : Errors.AdminRequired(what));
+export function requireAdmin(what: string): Step {
+  return (ctx, next) => next(ctx.client?.admin ? undefined : Errors.AdminRequired(what));
 }
 
 type Handler = (req: Request, res: Response) => Promise<unknown>;
@@ -62,10 +62,10 @@ function clientRequest(b: Record<string, unknown>): ClientRequest {
   };
 }
 
-/** `/admin/clients…` and `/admin/licence-check`, behind `guard` (ready, bearer check); admin clients only. */
+/** `/admin/clients…` and `/admin/licence-check`, behind `guard` (ready, bearer check, admin clients only). */
 export function adminClients(admin: ClientAdmin, guard: RequestHandler[]): Router {
   const router = express.Router({ caseSensitive: true });
-  router.use(['/admin/clients', '/admin/licence-check'], ...guard, requireAdmin('the admin API'), express.json({ limit: '16kb' }));
+  router.use(['/admin/clients', '/admin/licence-check'], ...guard, express.json({ limit: '16kb' }));
   router.get('/admin/clients', answer(async () => ({ value: await listClients(admin) })));
   router.post('/admin/clients', answer((req) => addClient(admin, clientRequest(body(req))), 201));
   router.get('/admin/clients/:id', answer((req) => existing(admin, req.params.id)));

@@ -1,9 +1,10 @@
 /**
- * The Express application: the OData service root under /odata, the generated routes of every entity set,
- * and the one place where error values become HTTP responses.
+ * The Express application: the request pipeline (pipeline.ts) that every request passes first, with the OData
+ * service root under /odata and the generated routes of every entity set; the token endpoint, admin API and
+ * console on Express's routes after it; and the one place where error values become HTTP responses.
  */
-import express, { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { RouteTable, ServiceModel } from '../model/service-model';
+import express, { NextFunction, Request, Response } from 'express';
+import type { ServiceModel } from '../model/service-model';
 import type { SkipTokens } from '../paging/skiptoken';
 import { DatabaseUnavailable } from '../storage/errors';
 import type { RecordStores } from '../storage/record-stores';
@@ -18,15 +19,17 @@ import { RequestsInProgress } from '../metering/requests-in-progress';
 import type { Clock } from '../clock';
 import { requireBearer, tokenEndpoint } from './authentication';
 import { concurrencyLimiter } from './concurrency-limit';
-import { negotiateJson } from './json-format';
+import { FormatNegotiation } from './json-format';
 import { errorAnswer } from './error-status';
 import { parseQueryString } from './query-string';
 import { rateLimiter } from './rate-limit';
 import type { ChangeLogMarks } from '../paging/change-log-marks';
 import { resourceHandlers } from './resource-handlers';
-import { ReaderGone, SERVICE_ROOT } from './response';
+import { ReaderGone } from './response';
+import { DataRoutes, expressStep, middlewareStep, requestPipeline, Step } from './pipeline';
+import { RequestContext, RequestContexts, SERVICE_ROOT, ServiceRoots } from './request-context';
 import { metadataDocument, serviceDocument } from './service-root';
-import { requestLog } from './request-log';
+import { requestId, requestLog } from './request-log';
 import { cachingHeaders, DATA_CACHE_CONTROL } from './caching';
 import { compressResponses, wholeBodyLength } from './compression';
 import { corsFor } from './cors';
@@ -39,7 +42,7 @@ import type { Reachability } from '../storage/reachable';
 import { webhookReport } from './webhooks-endpoint';
 import type { Subscriptions } from '../webhooks/subscriptions';
 import { usagePeriods, usageReport } from './usage-endpoint';
-import { adminClients } from './admin-clients';
+import { adminClients, requireAdmin } from './admin-clients';
 import { explorerPolicy } from './explorer-policy';
 import { consoleRoutes } from '../console/console-routes';
 
@@ -107,109 +110,93 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.disable('x-powered-by');
   app.disable('etag'); // hashing every body costs more than it saves for a replicating client
   app.set('case sensitive routing', true);
-  // Parsed here rather than by Express's query parser, whose errors would surface before responses can be written.
+  // Parsed by the pipeline rather than by Express's query parser, whose errors would surface before responses can be written.
   app.set('query parser', false);
-  const log = requestLog(app, { logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) });
-  // The probes answer before the protocol version is settled: they speak no OData.
-  app.use(inSeries(log, ...httpConventions(options), probes(parts), protocolVersion));
-
   const licences = new Licences(parts.model, options.feedScope);
+  const contexts = new RequestContexts(new ServiceRoots(options.baseUrl), licences);
   // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
   const ready = requireReady(parts.readiness);
   const authenticate = requireBearer(parts.clients);
-  // A route, not a middleware: other requests never enter the token endpoint's router.
-  app.post('/oauth2/token', ready, tokenEndpoint(parts.clients, new TokenThrottle(parts.clock)));
+  app.use(requestPipeline({
+    contexts,
+    requestId,
+    every: everyRequest(parts, options),
+    data: [readOnly, ready, ...options.anonymous ? [] : [
+      authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows),
+    ], negotiateData(new FormatNegotiation())],
+    routes: dataRoutes(parts, licences, options),
+  }));
 
-  const readOnly: RequestHandler = (req, res, next) => {
-    res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
-    next(req.method === 'GET' || req.method === 'HEAD' ? undefined : Errors.MethodNotAllowed(req.method));
-  };
-  // Everything but $metadata is data, written in JSON at the metadata level the client asked for.
-  const metadataPath = /^\/\$metadata$/;
-  const negotiate = negotiateJson();
-  const dataFormat: RequestHandler = (req, res, next) => (metadataPath.test(req.path) ? next() : negotiate(req, res, next));
-  // Everything under the service root, on the app's own router: a router of its own would cost every data request
-  // a second router's dispatch. Within this step, as within a mounted router, paths are the service root's.
-  app.use(SERVICE_ROOT, inSeries(readOnly, ready, ...options.anonymous ? [] : [
-    authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows),
-  ], dataFormat));
-  const odata = underServiceRoot(app);
-  odata.get(metadataPath, metadataDocument(licences));
-  odata.get('/', serviceDocument(parts.model.entitySets, options));
-  parts.model.mountRoutes(odata, resourceHandlers({ ...parts, licences }, options));
-  app.get('/admin/usage', ready, authenticate, usageReport(parts.meter));
-  if (options.scrapeOnServicePort) app.get('/metrics', ready, authenticate, adminMetrics(options.scrapeOnServicePort));
-  if (parts.subscriptions) app.get('/admin/webhooks', ready, authenticate, webhookReport(parts.subscriptions));
-  app.get('/admin/usage/periods', ready, authenticate, usagePeriods(parts.meter));
-  app.use(adminClients({ model: parts.model, clients: parts.clients }, [ready, authenticate]));
+  // Beside the service root, on Express's routes, each after the pipeline (which began the request's context).
+  const guarded = (...steps: Step[]) => steps.map((s) => expressStep(contexts, s));
+  const admin = (what: string) => guarded(ready, authenticate, requireAdmin(what));
+  // A route, not a middleware: other requests never enter the token endpoint's router.
+  app.post('/oauth2/token', ...guarded(ready), tokenEndpoint(parts.clients, new TokenThrottle(parts.clock)));
+  app.get('/admin/usage', ...admin('usage'), usageReport(parts.meter, contexts));
+  if (options.scrapeOnServicePort) app.get('/metrics', ...admin('metrics'), adminMetrics(options.scrapeOnServicePort));
+  if (parts.subscriptions) app.get('/admin/webhooks', ...admin('webhooks'), webhookReport(parts.subscriptions));
+  app.get('/admin/usage/periods', ...admin('usage'), usagePeriods(parts.meter, contexts));
+  app.use(adminClients({ model: parts.model, clients: parts.clients }, admin('the admin API')));
   // The console: a public static shell; what it shows comes from the token-checked routes above and below.
-  app.get('/console/api/explorer', ready, authenticate, explorerPolicy(parts.model, licences));
+  app.get('/console/api/explorer', ...guarded(ready, authenticate), explorerPolicy(parts.model, contexts));
   app.use(consoleRoutes());
 
   app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(err, req, res));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(contexts.of(req), err));
   return app;
 }
 
 /**
- * The app's routes for paths given from the service root (as the generated routers give them): `/Property`
- * becomes `/odata/Property`, and a pattern `^\/…` becomes `^\/odata\/…`. Route handlers read their path below
- * the root with `resourcePath` (response.ts).
+ * What every request takes, in order: the request log (first, so it sees every request, and counts the bytes sent
+ * after compression); CORS; compression (inside the ETag coding hook, whose header hook must run after
+ * compression's); the Content-Length of a body sent whole (inside compression, which removes it when it
+ * compresses, and leaves a HEAD uncompressed); the probes, which answer before the protocol version is settled
+ * (they speak no OData); the protocol version and the query options.
  */
-function underServiceRoot(app: express.Express): RouteTable {
-  const root = SERVICE_ROOT.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const under = (path: string | RegExp): string | RegExp => {
-    if (typeof path === 'string') return path === '/' ? SERVICE_ROOT : `${SERVICE_ROOT}${path}`;
-    if (!path.source.startsWith('^\\/')) throw new Error(`a route pattern must start at the service root: ${path.source}`);
-    return new RegExp(`^${root}${path.source.slice(1)}`, path.flags);
-  };
-  return {
-    get(path: string | RegExp | (string | RegExp)[], ...handlers: RequestHandler[]) {
-      return app.get(Array.isArray(path) ? path.map(under) : under(path), ...handlers);
-    },
-  } as RouteTable;
+function everyRequest(parts: AppParts, options: AppOptions): Step[] {
+  const cors = corsFor(options.corsOrigins ?? []);
+  const log = requestLog({ logger: options.logger ?? silentLogger, metrics: options.metrics, sets: parts.model.entitySets.map((s) => s.name) });
+  const middleware = [...cors ? [cors] : [], ...options.compression ? [compressResponses(cachingHeaders())] : [], wholeBodyLength(), probes(parts)];
+  return [log, ...middleware.map(middlewareStep), protocolVersion];
 }
 
-/**
- * After the request log (which so sees every request, and counts the bytes sent after compression): CORS, then
- * compression (inside the ETag coding hook, whose header hook must run after compression's), then the
- * Content-Length of a body sent whole (inside compression, which removes it when it compresses, and leaves a HEAD
- * uncompressed).
- */
-function httpConventions(options: AppOptions): RequestHandler[] {
-  const cors = corsFor(options.corsOrigins ?? []);
-  return [...cors ? [cors] : [], ...options.compression ? [compressResponses(cachingHeaders())] : [], wholeBodyLength()];
+/** The data routes: the service document, $metadata, and the generated routes of every entity set. */
+function dataRoutes(parts: AppParts, licences: Licences, options: AppOptions): DataRoutes {
+  const routes = new DataRoutes();
+  routes.get(METADATA_PATH, metadataDocument());
+  routes.get('/', serviceDocument(parts.model.entitySets));
+  parts.model.mountRoutes(routes, resourceHandlers({ ...parts, licences }, options));
+  return routes;
+}
+
+const METADATA_PATH = /^\/\$metadata$/;
+
+const readOnly: Step = (ctx, next) => {
+  ctx.res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
+  const method = ctx.req.method;
+  next(method === 'GET' || method === 'HEAD' ? undefined : Errors.MethodNotAllowed(method));
+};
+
+/** Everything but $metadata is data, written in JSON at the metadata level the client asked for. */
+function negotiateData(negotiation: FormatNegotiation): Step {
+  return (ctx, next) => {
+    if (!METADATA_PATH.test(ctx.path!)) ctx.format = negotiation.format(ctx.req, ctx.query, ctx.version);
+    next();
+  };
 }
 
 /** The version the response speaks, and the query options. */
-const protocolVersion: RequestHandler = (req, res, next) => {
-  const version = odataVersion(req);
-  if (version === undefined) return next(Errors.ProtocolVersionNotSupported(String(req.headers['odata-maxversion'])));
-  res.setHeader('OData-Version', version);
-  const q = req.url.indexOf('?');
-  (req as { query: unknown }).query = parseQueryString(q < 0 ? '' : req.url.slice(q + 1));
+const protocolVersion: Step = (ctx, next) => {
+  const version = odataVersion(ctx.req);
+  if (version === undefined) return next(Errors.ProtocolVersionNotSupported(String(ctx.req.headers['odata-maxversion'])));
+  ctx.version = version;
+  if (version !== ctx.format.version) ctx.format = { ...ctx.format, version };
+  ctx.res.setHeader('OData-Version', version);
+  const url = ctx.req.url;
+  const q = url.indexOf('?');
+  ctx.query = parseQueryString(q < 0 ? '' : url.slice(q + 1));
   next();
 };
-
-/**
- * Handlers run one after another as one of Express's layers: every data request passes all of them, and each
- * layer costs Express a path match and a dispatch of its own. The first error ends the series.
- */
-function inSeries(...handlers: RequestHandler[]): RequestHandler {
-  return (req, res, next) => {
-    let i = 0;
-    const step = (err?: unknown): void => {
-      if (err || i === handlers.length) return next(err);
-      // As Express does for each layer: a handler that throws passes its error on (some run in a promise's callback).
-      try {
-        handlers[i++](req, res, step);
-      } catch (e) {
-        next(e);
-      }
-    };
-    step();
-  };
-}
 
 /**
  * The version a response speaks: 4.01, or 4.0 for a client whose OData-MaxVersion is 4.0; undefined for a
@@ -226,13 +213,14 @@ function odataVersion(req: Request): '4.0' | '4.01' | undefined {
 }
 
 /** Passes a request on once the service is ready; before, 503 with Retry-After. */
-function requireReady(readiness: { readonly ready: boolean }): RequestHandler {
-  return (_req, _res, next) => next(readiness.ready ? undefined : Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
+function requireReady(readiness: { readonly ready: boolean }): Step {
+  return (_ctx, next) => next(readiness.ready ? undefined : Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
 }
 
-function sendError(err: unknown, _req: Request, res: Response): void {
+function sendError(ctx: RequestContext, err: unknown): void {
   // For the request's log line (http/request-log.ts): server errors are logged with it.
-  res.locals.error = err;
+  ctx.error = err;
+  const res = ctx.res;
   if (res.headersSent || err instanceof ReaderGone) {
     // A status can no longer be given (or no one is there to read it): the connection is cut before the
     // body's end, so the client sees a truncated response (an unterminated chunked body), never a

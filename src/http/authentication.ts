@@ -3,27 +3,24 @@
  * form body, RFC 6749 §4.4; failed attempts throttled, auth/token-throttle.ts) and the bearer check in front of every
  * endpoint under the service root.
  */
-import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { Response } from 'express';
 import type { Client, TokenIssuer, TokenLookup } from '../auth/clients';
 import { TOKEN_LIFETIME_SECONDS } from '../auth/clients';
 import { TokenThrottle } from '../auth/token-throttle';
 import { Errors } from '../errors/catalogue';
 import { REALM } from './error-status';
+import type { Step } from './pipeline';
 
-/** The authenticated client of a request (set by `requireBearer`). */
-export function clientOf(res: Response): Client {
-  return res.locals.client as Client;
-}
-
-export function requireBearer(clients: TokenLookup): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const header = req.headers.authorization;
+/** The bearer check: the request's client, in its context, or 401. */
+export function requireBearer(clients: TokenLookup): Step {
+  return (ctx, next) => {
+    const header = ctx.req.headers.authorization;
     if (!header) return next(Errors.Unauthorized('missing'));
     const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
     if (!m) return next(Errors.Unauthorized('malformed'));
     const admit = (client: Client | undefined) => {
       if (!client) return next(Errors.Unauthorized('refused'));
-      res.locals.client = client;
+      ctx.client = client;
       next();
     };
     const known = clients.recall(m[1]);

@@ -15,18 +15,20 @@ import { sha256 } from '../digest';
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
 
-/** Metadata documents whose tag is known: a view's text is the same string object for as long as the view lives. */
-const metadataTags = new LRUCache<string, string>({ max: 64 });
 
 export function entityTag(body: string | Buffer): string {
   return `"${sha256(body).slice(0, 32)}"`;
 }
 
-/** The tag of a metadata document, hashed once per document text. */
-export function metadataTag(document: string): string {
-  let tag = metadataTags.get(document);
-  if (tag === undefined) metadataTags.set(document, (tag = entityTag(document)));
-  return tag;
+/** The tags of metadata documents, each hashed once per document text (a view's text lives as long as the view). */
+export class MetadataTags {
+  private readonly tags = new LRUCache<string, string>({ max: 64 });
+
+  of(document: string): string {
+    let tag = this.tags.get(document);
+    if (tag === undefined) this.tags.set(document, (tag = entityTag(document)));
+    return tag;
+  }
 }
 
 /**

@@ -20,27 +20,28 @@ export interface EntityShaper {
   beforeExpansion(set: EntitySetSpec, key: unknown, navigation: string): string;
 }
 
-/** The shaper for a format, or undefined when stored records are already in it. */
-export function entityShaper(format: JsonFormat, serviceRoot: string): EntityShaper | undefined {
-  if (format.metadata === 'full') return new FullMetadata(format, serviceRoot);
-  if (!format.omitNulls && !format.ieee754) return undefined;
-  return {
-    entity: (set, json) => {
-      let out = format.ieee754 ? ieee754Numbers(set)(json) : json;
-      if (format.omitNulls) out = withoutNulls(out);
-      return out;
-    },
-    beforeExpansion: () => '',
-  };
-}
+/** The shapers of a model's sets: what each format changes in their records. */
+export class EntityShapers {
+  /** Per set, the codec's edit writing its Int64 and Decimal members as strings (IEEE754Compatible). */
+  private readonly asStrings = new Map<string, (json: string) => string>();
 
-const AS_STRINGS = new WeakMap<EntitySetSpec, (json: string) => string>();
+  constructor(sets: readonly EntitySetSpec[]) {
+    for (const set of sets) this.asStrings.set(set.name, numbersAsStrings(set.fields.filter(isIeee754Sensitive).map((f) => f.name)));
+  }
 
-/** The edit that writes a set's Int64 and Decimal values, single or in collections, as JSON strings. */
-function ieee754Numbers(set: EntitySetSpec): (json: string) => string {
-  let edit = AS_STRINGS.get(set);
-  if (!edit) AS_STRINGS.set(set, (edit = numbersAsStrings(set.fields.filter(isIeee754Sensitive).map((f) => f.name))));
-  return edit;
+  /** The shaper for a format, or undefined when stored records are already in it. */
+  shaper(format: JsonFormat, serviceRoot: string): EntityShaper | undefined {
+    if (format.metadata === 'full') return new FullMetadata(format, serviceRoot);
+    if (!format.omitNulls && !format.ieee754) return undefined;
+    return {
+      entity: (set, json) => {
+        let out = format.ieee754 ? this.asStrings.get(set.name)!(json) : json;
+        if (format.omitNulls) out = withoutNulls(out);
+        return out;
+      },
+      beforeExpansion: () => '',
+    };
+  }
 }
 
 export function isIeee754Sensitive(f: FieldSpec): boolean {

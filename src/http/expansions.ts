@@ -1,16 +1,14 @@
 /**
- * $expand on a page of records: one batched query per navigation for the whole page (never one per record),
- * then each record gets its related records spliced in as an array, `[]` when it has none. Records and
- * related records are put in the negotiated format first (entity-shape.ts), when it is not the stored one.
+ * Records on their way out, as bytes: each put in the negotiated format where the plan says the format changes it
+ * (entity-shape.ts: decoded, shaped, encoded once), else left as the stored bytes it was read as; and $expand on a
+ * page of records: one batched read per navigation for the whole page (never one per record), prepared with the
+ * request's plan (request-plans.ts), each record's related records spliced in as an array (`[]` when it has none)
+ * from byte slices, without decoding any of them.
  */
-import type { EntitySetSpec, FieldSpec } from '../model/service-model';
-import type { BoundExpand } from '../query/bound';
-import { allOf } from '../query/predicates';
-import { projection } from '../query/projection';
-import type { Licence } from '../auth/licence';
-import type { RecordStores } from '../storage/record-stores';
+import type { EntitySetSpec } from '../model/service-model';
+import type { StoredRecord } from '../storage/record-store';
 import type { EntityShaper } from './entity-shape';
-import type { ODataVersion } from './json-format';
+import type { Expansion } from './request-plans';
 
 /** The set a page's records belong to, and the shaper for the client's format (undefined: as stored). */
 export interface RecordFormat {
@@ -18,45 +16,41 @@ export interface RecordFormat {
   readonly shaper?: EntityShaper;
 }
 
-export async function withExpansions(
-  stores: RecordStores, licence: Licence, expand: readonly BoundExpand[], keys: readonly unknown[], records: string[],
-  format?: RecordFormat,
-): Promise<string[]> {
-  const shaper = format?.shaper;
-  if (shaper) {
-    const names = expand.map((e) => e.navigation.name);
-    for (let i = 0; i < records.length; i++) records[i] = shaper.entity(format.set, records[i], keys[i], names);
-  }
-  if (expand.length === 0 || records.length === 0) return records;
-  const related = await Promise.all(expand.map((e) => stores.store(e.target).related({
-    foreignKey: e.foreignKey.column!,
-    keys,
-    where: allOf(licence.visibility.of(e.target), e.filter),
-    orderBy: e.orderBy,
-    projection: projection(e.target, e.select, licence.hiddenIn(e.target)),
-    perParent: e.top,
-  })));
-  return records.map((json, i) => {
-    const parts = expand.map((e, n) => {
-      const children = related[n].get(keys[i]) ?? [];
-      const shaped = shaper ? children.map((c) => shaper.entity(e.target, c)) : children;
-      const link = shaper ? shaper.beforeExpansion(format!.set, keys[i], e.navigation.name) : '';
-      return `${link}${JSON.stringify(e.navigation.name)}:[${shaped.join(',')}]`;
-    });
-    return json.length > 2 ? `${json.slice(0, -1)},${parts.join(',')}}` : `{${parts.join(',')}}`;
-  });
+const COMMA = Buffer.from(',');
+const OPEN = Buffer.from('{');
+const CLOSE = Buffer.from('}');
+const CLOSE_ARRAY = Buffer.from(']');
+
+export function textOf(record: StoredRecord): string {
+  return typeof record === 'string' ? record : record.toString('utf8');
 }
 
-/**
- * The context URL's projection: `(A,B,Media(MediaKey),OpenHouse())`, or '' for whole records. An expansion
- * without a nested $select is `OpenHouse()` in 4.01 and left out in 4.0, which has no empty parentheses
- * (OData Protocol 4.01 §10.10).
- */
-export function contextProjection(select: readonly FieldSpec[] | undefined, expand: readonly BoundExpand[], version: ODataVersion = '4.01'): string {
-  if (!select && expand.length === 0) return '';
-  const items = [
-    ...(select ?? []).map((f) => f.name),
-    ...expand.filter((e) => version !== '4.0' || e.select).map((e) => `${e.navigation.name}(${(e.select ?? []).map((f) => f.name).join(',')})`),
-  ];
-  return items.length ? `(${items.join(',')})` : '';
+export function bytesOf(record: StoredRecord): Buffer {
+  return typeof record === 'string' ? Buffer.from(record, 'utf8') : record;
+}
+
+/** A batch of records (`keys`: theirs) as the bytes written, with their expansions. */
+export async function withExpansions(expansions: readonly Expansion[], keys: readonly unknown[], records: readonly StoredRecord[], format: RecordFormat): Promise<Buffer[]> {
+  const shaper = format.shaper;
+  const names = expansions.map((e) => e.plan.navigation);
+  const own = shaper ? records.map((r, i) => shaper.entity(format.set, textOf(r), keys[i], names)) : records;
+  if (expansions.length === 0 || records.length === 0) return own.map(bytesOf);
+  const related = await Promise.all(expansions.map((e) => e.read.of(keys)));
+  const heads = names.map((n) => Buffer.from(`${JSON.stringify(n)}:[`));
+  return own.map((record, i) => {
+    const bytes = bytesOf(record);
+    const pieces = bytes.length > 2 ? [bytes.subarray(0, bytes.length - 1), COMMA] : [OPEN];
+    expansions.forEach(({ plan }, n) => {
+      if (n > 0) pieces.push(COMMA);
+      if (shaper) pieces.push(Buffer.from(shaper.beforeExpansion(format.set, keys[i], plan.navigation)));
+      pieces.push(heads[n]);
+      (related[n].get(keys[i]) ?? []).forEach((child, j) => {
+        if (j > 0) pieces.push(COMMA);
+        pieces.push(bytesOf(shaper ? shaper.entity(plan.set, textOf(child)) : child));
+      });
+      pieces.push(CLOSE_ARRAY);
+    });
+    pieces.push(CLOSE);
+    return Buffer.concat(pieces);
+  });
 }

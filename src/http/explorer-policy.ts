@@ -6,17 +6,18 @@
  * it are not named.
  */
 import type { RequestHandler } from 'express';
-import type { LicenceSource } from '../auth/licence';
 import { TRANSACTION_CLASSES } from '../metering/meter';
 import type { ServiceModel } from '../model/service-model';
-import { clientOf } from './authentication';
+import type { RequestContexts } from './request-context';
 
-export function explorerPolicy(model: ServiceModel, licences: LicenceSource): RequestHandler {
+/** After the bearer check (app.ts). */
+export function explorerPolicy(model: ServiceModel, contexts: RequestContexts): RequestHandler {
   const lookupSet = model.entitySets.find((s) => s.dictionaryRows?.kind === 'lookups');
   const lookupRows = lookupSet?.dictionaryRows?.kind === 'lookups' ? lookupSet.dictionaryRows.fields : undefined;
-  return (_req, res) => {
-    const client = clientOf(res);
-    const licence = licences.of(client);
+  return (req, res) => {
+    const ctx = contexts.of(req);
+    const client = ctx.client!;
+    const licence = ctx.licence;
     const sets = model.entitySets.map((set) => {
       const hidden = licence.hiddenIn(set);
       return {

@@ -6,11 +6,12 @@
  * a client whose OData-MaxVersion is 4.0). `$format` wins over `Accept`. A request that accepts no JSON at all
  * gets 406, not a JSON body it did not ask for.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
 import { Errors } from '../errors/catalogue';
 import { JSON_FORMAT } from '../query/formats';
-import { queryOptions } from './query-string';
+import type { QueryOptions } from './query-string';
+import type { RequestContext } from './request-context';
 
 export type MetadataLevel = 'minimal' | 'full' | 'none';
 export type ODataVersion = '4.0' | '4.01';
@@ -24,7 +25,7 @@ export interface JsonFormat {
   readonly version: ODataVersion;
 }
 
-const DEFAULT_FORMAT: JsonFormat = { metadata: 'minimal', ieee754: false, omitNulls: false, version: '4.01' };
+export const DEFAULT_FORMAT: JsonFormat = { metadata: 'minimal', ieee754: false, omitNulls: false, version: '4.01' };
 
 interface MediaRange {
   readonly type: string;
@@ -55,21 +56,35 @@ function formatOf(range: MediaRange): Pick<JsonFormat, 'metadata' | 'ieee754'> {
   };
 }
 
-/** `$format` first (json, or application/json with parameters), then `Accept`; no Accept means any. */
-function negotiateRange(req: Request): Pick<JsonFormat, 'metadata' | 'ieee754'> {
-  const format = queryOptions(req).$format;
-  if (format !== undefined && JSON_FORMAT.test(format)) return formatOf(mediaRange(format.replace(/^json\b/i, 'application/json')));
-  // Any other $format is refused where the query is bound (FormatNotSupported).
-  if (format !== undefined) return DEFAULT_FORMAT;
-  const accept = req.headers.accept?.trim();
-  if (!accept) return DEFAULT_FORMAT;
-  let range = acceptedRanges.get(accept);
-  if (range === undefined) acceptedRanges.set(accept, (range = acceptedRange(accept)));
-  return range;
-}
+/**
+ * The format of data requests, negotiated once per request (the request pipeline keeps it in the request's
+ * context): `$format` first (json, or application/json with parameters), then `Accept`; no Accept means any.
+ */
+export class FormatNegotiation {
+  /** A client sends the same Accept with every request: each header text is read once (a bounded few are kept). */
+  private readonly accepted = new LRUCache<string, Pick<JsonFormat, 'metadata' | 'ieee754'>>({ max: 64 });
 
-/** A client sends the same Accept with every request: each header text is read once (a bounded few are kept). */
-const acceptedRanges = new LRUCache<string, Pick<JsonFormat, 'metadata' | 'ieee754'>>({ max: 64 });
+  format(req: Request, query: QueryOptions, version: ODataVersion): JsonFormat {
+    const prefer = req.headers.prefer;
+    const range = this.range(req, query);
+    const omitNulls = typeof prefer === 'string' && OMIT_NULLS.test(prefer);
+    // Most requests ask for nothing but the default: they share its one object.
+    if (range === DEFAULT_FORMAT && !omitNulls && version === DEFAULT_FORMAT.version) return DEFAULT_FORMAT;
+    return { ...range, omitNulls, version };
+  }
+
+  private range(req: Request, query: QueryOptions): Pick<JsonFormat, 'metadata' | 'ieee754'> {
+    const format = query.$format;
+    if (format !== undefined && JSON_FORMAT.test(format)) return formatOf(mediaRange(format.replace(/^json\b/i, 'application/json')));
+    // Any other $format is refused where the query is bound (FormatNotSupported).
+    if (format !== undefined) return DEFAULT_FORMAT;
+    const accept = req.headers.accept?.trim();
+    if (!accept) return DEFAULT_FORMAT;
+    let range = this.accepted.get(accept);
+    if (range === undefined) this.accepted.set(accept, (range = acceptedRange(accept)));
+    return range;
+  }
+}
 
 function acceptedRange(accept: string): Pick<JsonFormat, 'metadata' | 'ieee754'> {
   const json = accept.split(',').map(mediaRange).filter((r) => r.q > 0 && JSON_RANGES.has(r.type))
@@ -80,36 +95,6 @@ function acceptedRange(accept: string): Pick<JsonFormat, 'metadata' | 'ieee754'>
 }
 
 const OMIT_NULLS = /(?:^|[,;\s])omit-values\s*=\s*"?nulls"?\s*(?:$|[,;])/i;
-
-export function negotiateFormat(req: Request, version: ODataVersion): JsonFormat {
-  const prefer = req.headers.prefer;
-  const range = negotiateRange(req);
-  const omitNulls = typeof prefer === 'string' && OMIT_NULLS.test(prefer);
-  // Most requests ask for nothing but the default: they share its one object.
-  if (range === DEFAULT_FORMAT && !omitNulls && version === DEFAULT_FORMAT.version) return DEFAULT_FORMAT;
-  return { ...range, omitNulls, version };
-}
-
-/** Negotiates once per data request; handlers read the result with `jsonFormat`. */
-export function negotiateJson(): RequestHandler {
-  return (req, res, next) => {
-    try {
-      res.locals.jsonFormat = negotiateFormat(req, odataVersionOf(res));
-      next();
-    } catch (e) {
-      next(e);
-    }
-  };
-}
-
-export function jsonFormat(res: Response): JsonFormat {
-  return (res.locals.jsonFormat as JsonFormat | undefined) ?? { ...DEFAULT_FORMAT, version: odataVersionOf(res) };
-}
-
-/** The version the response speaks (set by the app for every request). */
-export function odataVersionOf(res: Response): ODataVersion {
-  return res.getHeader('OData-Version') === '4.0' ? '4.0' : '4.01';
-}
 
 /**
  * The Content-Type of a data response, echoing the format parameters applied. The `odata.` spelling of the
@@ -131,9 +116,9 @@ const CONTENT_TYPES: Record<MetadataLevel, readonly [string, string]> = {
 };
 
 /** `Preference-Applied` for the preferences a response honoured (e.g. the page size), with omit-values added. */
-export function preferenceApplied(res: Response, ...applied: (string | undefined)[]): void {
-  const { omitNulls } = jsonFormat(res);
+export function preferenceApplied(ctx: RequestContext, ...applied: (string | undefined)[]): void {
+  const { omitNulls } = ctx.format;
   if (applied.length === 0 && !omitNulls) return;
   const all = [...applied, omitNulls ? 'omit-values=nulls' : undefined].filter((p): p is string => !!p);
-  if (all.length) res.setHeader('Preference-Applied', all.join(', '));
+  if (all.length) ctx.res.setHeader('Preference-Applied', all.join(', '));
 }

@@ -15,91 +15,87 @@
  * read one record by its key: class A, as a fetch by key. A navigation's `$count` counts the records of a query of
  * the related set: class B, as `<Set>/$count` and the navigation's own pages are.
  */
-import type { Request, Response } from 'express';
 import type { EntitySetSpec, FieldSpec, NavigationSpec } from '../model/service-model';
 import { Errors } from '../errors/catalogue';
-import { TRANSACTION_CLASSES } from '../metering/meter';
 import { relatedTo } from '../query/related-records';
-import type { AppOptions } from './app';
-import { clientOf } from './authentication';
 import { entityTag, notModified } from './caching';
 import { isIeee754Sensitive, keySegment } from './entity-shape';
-import { jsonFormat, preferenceApplied } from './json-format';
+import { preferenceApplied } from './json-format';
 import { parseKeyPredicate } from './key-predicate';
-import type { ResourceParts, ResourceRequests } from './resource-handlers';
-import { contextFor, sendJson, sendText, serviceRoot } from './response';
+import type { RequestContext } from './request-context';
+import type { ResourceRequests } from './resource-handlers';
+import { sendJson, sendText } from './response';
 
 type Member =
   | { readonly kind: 'field'; readonly field: FieldSpec }
   | { readonly kind: 'navigation'; readonly navigation: NavigationSpec; readonly target: EntitySetSpec };
 
 export class MemberRequests {
-  constructor(private readonly requests: ResourceRequests, private readonly parts: ResourceParts, private readonly options: AppOptions) {}
+  constructor(private readonly requests: ResourceRequests, private readonly writeStallMs: number) {}
 
   /** `<Set>('<key>')/<name>`: a property's value, or the record a single-valued navigation leads to. */
-  async member(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
-    const key = parseKeyPredicate(set, req.params[0]);
-    const member = this.memberOf(res, set, req.params[1]);
+  async member(ctx: RequestContext, set: EntitySetSpec, params: readonly string[]): Promise<void> {
+    const key = parseKeyPredicate(set, params[0]);
+    const member = this.memberOf(ctx, set, params[1]);
     if (member.kind === 'navigation') {
       if (member.navigation.collection) throw Errors.NavigationNotFollowable(set.name, member.navigation.name);
-      await this.related(req, res, set, key, member.navigation, member.target);
+      await this.related(ctx, set, key, member.navigation, member.target);
       return;
     }
     const { field } = member;
-    const value = await this.valueOf(req, res, set, key, field);
+    const value = await this.valueOf(ctx, set, key, field);
     if (value === null) {
-      res.status(204).end();
+      ctx.res.status(204).end();
       return;
     }
-    const format = jsonFormat(res);
-    const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${keySegment(key)}/${field.name}`);
+    const context = ctx.context(`${ctx.root}/$metadata#${set.name}${keySegment(key)}/${field.name}`);
     const body = JSON.stringify({
       ...(context !== undefined ? { '@odata.context': context } : {}),
-      value: format.ieee754 && isIeee754Sensitive(field) ? asStrings(value) : value,
+      value: ctx.format.ieee754 && isIeee754Sensitive(field) ? asStrings(value) : value,
     });
-    preferenceApplied(res);
-    if (notModified(req, res, entityTag(body))) return;
-    sendJson(res, body, this.options.writeStallMs);
+    preferenceApplied(ctx);
+    if (notModified(ctx.req, ctx.res, entityTag(body))) return;
+    sendJson(ctx, body, this.writeStallMs);
   }
 
   /** `<Set>('<key>')/<Property>/$value`: the raw value, as text/plain. */
-  async rawValue(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
-    const key = parseKeyPredicate(set, req.params[0]);
-    const member = this.memberOf(res, set, req.params[1]);
+  async rawValue(ctx: RequestContext, set: EntitySetSpec, params: readonly string[]): Promise<void> {
+    const key = parseKeyPredicate(set, params[0]);
+    const member = this.memberOf(ctx, set, params[1]);
     if (member.kind === 'navigation') throw Errors.OptionNotApplicable('$value', `${member.navigation.name}, a navigation (only a property has a raw value)`);
     if (member.field.collection) throw Errors.OptionNotApplicable('$value', `${member.field.name}, a collection (only a single value has a raw value)`);
-    const value = await this.valueOf(req, res, set, key, member.field);
+    const value = await this.valueOf(ctx, set, key, member.field);
     if (value === null) {
-      res.status(204).end();
+      ctx.res.status(204).end();
       return;
     }
     const text = String(value);
-    if (notModified(req, res, entityTag(text))) return;
-    sendText(res, text);
+    if (notModified(ctx.req, ctx.res, entityTag(text))) return;
+    sendText(ctx.res, text);
   }
 
   /** `<Set>('<key>')/<name>/$count`: the items of a collection property, or the related records of a navigation. */
-  async count(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
-    const key = parseKeyPredicate(set, req.params[0]);
-    const member = this.memberOf(res, set, req.params[1]);
+  async count(ctx: RequestContext, set: EntitySetSpec, params: readonly string[]): Promise<void> {
+    const key = parseKeyPredicate(set, params[0]);
+    const member = this.memberOf(ctx, set, params[1]);
     if (member.kind === 'navigation') {
       const { navigation, target } = member;
       if (!navigation.collection) throw Errors.OptionNotApplicable('$count', `${navigation.name}, which leads to one record`);
       if (!navigation.followable) throw Errors.NavigationNotFollowable(set.name, navigation.name);
-      await this.requests.requireRecord(res, set, key);
-      await this.requests.count(req, res, target, relatedTo(navigation, target, key));
+      await this.requests.requireRecord(ctx, set, key);
+      await this.requests.count(ctx, target, relatedTo(navigation, target, key));
       return;
     }
     if (!member.field.collection) throw Errors.OptionNotApplicable('$count', `${member.field.name}, a single value`);
-    const items = await this.valueOf(req, res, set, key, member.field);
-    sendText(res, String(Array.isArray(items) ? items.length : 0));
+    const items = await this.valueOf(ctx, set, key, member.field);
+    sendText(ctx.res, String(Array.isArray(items) ? items.length : 0));
   }
 
   /**
    * A name below a record: a field the client may see, or a navigation the service follows. Hidden and unknown
    * fields get the same answer, so a client cannot tell what is hidden from it.
    */
-  private memberOf(res: Response, set: EntitySetSpec, name: string): Member {
+  private memberOf(ctx: RequestContext, set: EntitySetSpec, name: string): Member {
     const navigation = set.navigations.find((n) => n.name === name);
     if (navigation) {
       const target = this.requests.setNamed(navigation.target);
@@ -107,7 +103,7 @@ export class MemberRequests {
       return { kind: 'navigation', navigation, target };
     }
     const field = set.fieldsByName[name];
-    if (!field || this.parts.licences.of(clientOf(res)).hiddenIn(set).has(name)) {
+    if (!field || ctx.licence.hiddenIn(set).has(name)) {
       if (set.navigationProperties.some((p) => p.name === name)) throw Errors.NavigationNotFollowable(set.name, name);
       throw Errors.PropertyNotFound(set.name, name);
     }
@@ -115,12 +111,12 @@ export class MemberRequests {
   }
 
   /** One field of one record the client may see (null, or [] for a collection, when it has no value); class A. */
-  private async valueOf(req: Request, res: Response, set: EntitySetSpec, key: string | number, field: FieldSpec): Promise<unknown> {
-    const { q } = this.requests.bind(set, req, this.parts.licences.of(clientOf(res)), { single: true });
+  private async valueOf(ctx: RequestContext, set: EntitySetSpec, key: string | number, field: FieldSpec): Promise<unknown> {
+    const q = this.requests.plans.of(ctx, set, 'entity').plan.query;
     if (q.select !== undefined) throw Errors.OptionNotApplicable('$select', `a property's value (${field.name})`);
     if (q.expand.length > 0) throw Errors.OptionNotApplicable('$expand', `a property's value (${field.name})`);
-    const record = await this.requests.requireRecord(res, set, key, [field]);
-    await this.requests.charge(res, TRANSACTION_CLASSES.keyFetch);
+    const record = await this.requests.requireRecord(ctx, set, key, [field]);
+    await this.requests.charge(ctx);
     return record[field.name] ?? null;
   }
 
@@ -128,21 +124,19 @@ export class MemberRequests {
    * The one record a single-valued navigation leads to: the target whose key the source holds in the join's field,
    * when the source's discriminator (if any) names the target's set or is empty, as the partner's expansion reads it.
    */
-  private async related(
-    req: Request, res: Response, set: EntitySetSpec, key: string | number, navigation: NavigationSpec, target: EntitySetSpec,
-  ): Promise<void> {
+  private async related(ctx: RequestContext, set: EntitySetSpec, key: string | number, navigation: NavigationSpec, target: EntitySetSpec): Promise<void> {
     const join = navigation.join!;
     const discriminator = join.discriminator?.on === 'source' ? join.discriminator : undefined;
     const fields = [set.fieldsByName[join.referencedKey], ...(discriminator ? [set.fieldsByName[discriminator.field]] : [])];
-    const source = await this.requests.requireRecord(res, set, key, fields);
+    const source = await this.requests.requireRecord(ctx, set, key, fields);
     const targetKey = source[join.referencedKey];
     const belongs = !discriminator || source[discriminator.field] === null || source[discriminator.field] === discriminator.value;
     if (targetKey === null || targetKey === undefined || !belongs) {
-      await this.requests.charge(res, TRANSACTION_CLASSES.keyFetch);
-      res.status(204).end();
+      await this.requests.charge(ctx);
+      ctx.res.status(204).end();
       return;
     }
-    await this.requests.entity(req, res, target, targetKey as string | number, true);
+    await this.requests.entity(ctx, target, targetKey as string | number, true);
   }
 }
 

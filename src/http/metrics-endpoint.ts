@@ -11,15 +11,13 @@ import type { RequestHandler } from 'express';
 import { Errors, ServiceError } from '../errors/catalogue';
 import { errorAnswer } from './error-status';
 import { METRICS_CONTENT_TYPE } from '../observability/metrics';
-import { clientOf } from './authentication';
 
 /** What answers a scrape: this process's metrics, or (in a cluster's primary) every worker's. */
 export type MetricsText = () => Promise<string>;
 
-/** For admin clients, after the bearer check. */
+/** For admin clients, after the bearer and admin checks (app.ts). */
 export function adminMetrics(text: MetricsText): RequestHandler {
   return (_req, res, next) => {
-    if (!clientOf(res)?.admin) return next(Errors.AdminRequired('metrics'));
     text().then((body) => {
       res.setHeader('Content-Type', METRICS_CONTENT_TYPE);
       res.setHeader('Cache-Control', 'no-store');

@@ -4,16 +4,11 @@
  * memory a page takes is one batch's, whatever its size and however slowly its reader reads; a page no
  * larger than a batch is one query, as it always was.
  */
-import type { Projection } from '../query/projection';
-import type { BoundOrder, BoundPredicate } from '../query/bound';
-import type { RecordStore } from '../storage/record-store';
+import type { PreparedRead, StoredRecord } from '../storage/record-store';
 
 export interface PageRead {
-  readonly where?: BoundPredicate;
   /** Keyset position the page starts after (from its $skiptoken). */
   readonly after?: readonly unknown[];
-  readonly orderBy: readonly BoundOrder[];
-  readonly projection: Projection;
   /** Records the page holds at most. */
   readonly limit: number;
   /** Records passed over before the page ($skip; a first page only: a next page continues by position). */
@@ -23,7 +18,7 @@ export interface PageRead {
   /** Where the set's key is among the sort values. */
   readonly keyAt: number;
   /** Splices the expansions into a batch of records (http/expansions.ts), given their keys. */
-  readonly expand: (keys: readonly unknown[], records: string[]) => Promise<string[]>;
+  readonly expand: (keys: readonly unknown[], records: readonly StoredRecord[]) => Promise<Buffer[]>;
 }
 
 export class PageBatches {
@@ -36,19 +31,19 @@ export class PageBatches {
   /** The sort values of the last record read: where the next page starts. */
   last?: readonly unknown[];
 
-  constructor(private readonly store: RecordStore, private readonly page: PageRead) {
+  constructor(private readonly records: PreparedRead, private readonly page: PageRead) {
     this.last = page.after;
     this.done = page.limit <= 0;
   }
 
-  /** The next batch's records, expanded; [] once done. */
-  async next(): Promise<string[]> {
+  /** The next batch's records as the bytes written, expanded; [] once done. */
+  async next(): Promise<Buffer[]> {
     if (this.done) return [];
     const p = this.page;
     const take = Math.min(p.batch, p.limit - this.read);
     // One row more than the batch tells whether another row follows.
     const offset = this.last === undefined ? p.skip : undefined;
-    const rows = await this.store.query({ where: p.where, after: this.last, orderBy: p.orderBy, limit: take + 1, offset, projection: p.projection });
+    const rows = await this.records.page({ after: this.last, limit: take + 1, offset });
     const n = Math.min(rows.records.length, take);
     this.read += n;
     if (n > 0) this.last = rows.sortValues[n - 1];

@@ -3,16 +3,16 @@
  * -Remaining, -Reset); past the limit, RateLimited (429 with Retry-After). A client without a limit passes
  * straight through: nothing is read or written for it.
  */
-import type { NextFunction, Request, Response } from 'express';
 import { Errors } from '../errors/catalogue';
 import type { RateWindows } from '../metering/rate-limit';
-import { clientOf } from './authentication';
+import type { Step } from './pipeline';
 
-export function rateLimiter(windows: Pick<RateWindows, 'take'>) {
-  return (_req: Request, res: Response, next: NextFunction) => {
-    const client = clientOf(res);
+export function rateLimiter(windows: Pick<RateWindows, 'take'>): Step {
+  return (ctx, next) => {
+    const client = ctx.client;
     const limit = client?.rateLimit;
     if (!limit) return next();
+    const res = ctx.res;
     windows.take(client.id, limit).then((d) => {
       res.setHeader('RateLimit-Limit', String(limit));
       res.setHeader('RateLimit-Reset', String(d.resetSeconds));

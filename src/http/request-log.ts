@@ -5,11 +5,12 @@
  * client errors at info; the probes (/health, /ready, /metrics) at debug, so that they do not drown the rest.
  */
 import { randomUUID } from 'node:crypto';
-import type { Express, NextFunction, Request, Response } from 'express';
+import type { Request } from 'express';
 import { type Logger, requestLineLogger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
 import { ServiceError } from '../errors/catalogue';
-import { SERVICE_ROOT } from './response';
+import type { Step } from './pipeline';
+import { RequestContext, SERVICE_ROOT } from './request-context';
 
 /** Query parameters whose values are secrets, whatever a client puts them in. */
 const SECRET_PARAMS = /([?&](?:access_token|client_secret|token|password)=)[^&#]*/gi;
@@ -27,51 +28,49 @@ export interface RequestLogParts {
   readonly sets: readonly string[];
 }
 
+/** The request's id: one a client or proxy sent, when it looks like one; otherwise a fresh one. */
+export function requestId(req: Request): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 /**
- * The request log's middleware for `app`, whose response prototype (Express's documented `app.response`) is
- * given a byte count first. Each response carries one small record of its own (when it started, its id, the bytes
- * sent), and one listener shared by all responses writes its line: nothing is made per request to remember them.
+ * The request log's step, the pipeline's first: when the response has ended (or its connection closed first), the
+ * line and the observation are written from the request's context (its client, charge and error).
  */
-export function requestLog(app: Pick<Express, 'response'>, parts: RequestLogParts) {
-  countBodyBytes(app.response);
+export function requestLog(parts: RequestLogParts): Step {
   const endpointOf = endpoints(parts.sets);
   const lines = requestLineLogger(parts.logger);
-  function finished(this: Logged) {
+  function finished(ctx: RequestContext) {
     parts.metrics?.inProgress.dec();
-    const { req, locals } = this;
-    const record = locals[LOGGED]!;
-    const seconds = (performance.now() - record.started) / 1000;
+    const { req, res } = ctx;
+    const seconds = (performance.now() - ctx.started) / 1000;
     const endpoint = endpointOf(req.originalUrl);
     // The request's own class comes first in its counts (http/resource-handlers.ts), its expansions' after.
-    const charged = locals.charged as Record<string, number> | undefined;
+    const charged = ctx.charged;
     const transactionClass = (charged && Object.keys(charged)[0]) || 'none';
-    const status = this.statusCode;
-    const bytes = req.method === 'HEAD' ? 0 : record.bytes; // a HEAD response sends no body, whatever was written
+    const status = res.statusCode;
+    const bytes = req.method === 'HEAD' ? 0 : bodyBytes(ctx); // a HEAD response sends no body, whatever was written
     parts.metrics?.observe({ endpoint, status, transactionClass, seconds, bytes });
-    const error = locals.error as unknown;
+    const error = ctx.error;
     const level = error && !(error instanceof ServiceError) ? 'error' : status >= 500 ? (status === 503 ? 'warn' : 'error')
       : PROBES.has(endpoint) ? 'debug' : 'info';
     if (!lines.isLevelEnabled(level)) return;
     const line: Record<string, unknown> = {
-      reqId: record.id, method: req.method, path: redact(req.originalUrl), status, ms: Math.round(seconds * 10_000) / 10,
-      bytes, client: (locals.client as { id?: string } | undefined)?.id, class: transactionClass,
+      reqId: ctx.id, method: req.method, path: redact(req.originalUrl), status, ms: Math.round(seconds * 10_000) / 10,
+      bytes, client: ctx.client?.id, class: transactionClass,
     };
     if (charged) line.charged = charged;
-    if (!this.writableFinished) line.aborted = true;
+    if (!res.writableFinished) line.aborted = true;
     if (error instanceof ServiceError) line.code = error.code;
     else if (error) line.err = error;
     lines[level](line, `${req.method} ${line.path} ${status}`);
   }
-  return (req: Request, res: Response, next: NextFunction) => {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    // In res.locals, not on the response: a property added to a response after Express has set its prototype
-    // costs V8 a copy of the response's whole shape (about 3 µs a request here), where locals has no shape to copy.
-    (res as Logged).locals[LOGGED] = { started: performance.now(), id, bytes: 0 } satisfies LogRecord;
-    res.setHeader('X-Request-Id', id);
+  return (ctx, next) => {
+    ctx.res.setHeader('X-Request-Id', ctx.id);
     parts.metrics?.inProgress.inc();
     // 'close' comes once for every response, finished or cut off.
-    res.on('close', finished);
+    ctx.res.once('close', () => finished(ctx));
     next();
   };
 }
@@ -82,35 +81,16 @@ export function redact(url: string): string {
   return url.includes('=') ? url.replace(SECRET_PARAMS, '$1[redacted]') : url;
 }
 
-const LOGGED = Symbol('request log record');
-interface LogRecord { readonly started: number; readonly id: string; bytes: number }
-type Logged = Response & { locals: { [LOGGED]?: LogRecord } };
-
 /**
- * Counts the body bytes that reach the connection (compressed ones, since compression wraps these per response),
- * once on the prototype every response of the app inherits from, rather than by wrapping each response's
- * write and end in closures of its own.
+ * The body's bytes as they went to the connection (compressed, when they were; with a chunked body's framing):
+ * what the response added to its socket's count, less its header block. Nothing is wrapped to count them, so
+ * every writer (ours, compression's, Express's) is counted alike.
  */
-function countBodyBytes(proto: Response): void {
-  const write = proto.write as (this: Logged, chunk: unknown, encoding?: unknown, cb?: unknown) => boolean;
-  const end = proto.end as (this: Logged, chunk?: unknown, encoding?: unknown, cb?: unknown) => Response;
-  // Fixed parameters rather than rest arguments: these run on every response, and spreading allocates.
-  proto.write = function (this: Logged, chunk: unknown, encoding?: unknown, cb?: unknown) {
-    const record = this.locals?.[LOGGED];
-    if (record) record.bytes += bodyBytes(chunk, encoding);
-    return write.call(this, chunk, encoding, cb);
-  } as typeof proto.write;
-  proto.end = function (this: Logged, chunk?: unknown, encoding?: unknown, cb?: unknown) {
-    // A large body comes as bytes already (response.ts encodes it once), so measuring a string here stays cheap.
-    const record = this.locals?.[LOGGED];
-    if (record) record.bytes += bodyBytes(chunk, encoding);
-    return end.call(this, chunk, encoding, cb);
-  } as typeof proto.end;
-}
-
-function bodyBytes(chunk: unknown, encoding: unknown): number {
-  if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' ? encoding as BufferEncoding : 'utf8');
-  return chunk instanceof Uint8Array ? chunk.length : 0;
+function bodyBytes(ctx: RequestContext): number {
+  const sent = (ctx.socket.bytesWritten ?? ctx.bytesBefore) - ctx.bytesBefore;
+  // Node keeps the header block it wrote as text (latin1: one byte a character).
+  const header = (ctx.res as unknown as { _header?: string | null })._header;
+  return Math.max(0, sent - (header ? header.length : 0));
 }
 
 /** The endpoint a path names, as a bounded label: an entity set, a fixed endpoint, or `other`. */

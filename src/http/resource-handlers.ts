@@ -1,38 +1,34 @@
 /**
  * What the generated routers call, for each entity set: a collection query, `/$count`, a fetch by key, and
- * navigation paths (`Property('<key>')/Media`). Each runs the query pipeline once: parse (model-free) →
- * bind (against the field tables) → read through storage, which compiles the bound query to SQL; then pages by
- * keyset and expands in batches.
+ * navigation paths (`Property('<key>')/Media`). Each runs the request's plan (request-plans.ts: parsed, bound and
+ * prepared once per shape) and writes from it: a page reads by keyset in batches and expands each batch.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { EntitySetSpec, FieldSpec, ResourceHandlers, ServiceModel } from '../model/service-model';
 import { ChangeLogMarks, markOf, refuseEventMarkBefore, refuseExpiredMark } from '../paging/change-log-marks';
 import { nextLink, PageSize, pageSize } from '../paging/page-request';
 import { refuseMarkBefore, refusePositionBefore, ScopeEpochs } from '../paging/scope-epoch';
-import { queryDigest, SkipTokens } from '../paging/skiptoken';
-import { bindQuery, BindOptions } from '../query/bind-query';
-import type { Lookups } from '../query/bind-enum';
-import type { QueryOptionsTree } from '../query/ast';
-import type { BoundPredicate, BoundQuery } from '../query/bound';
-import { parseQueryOptions } from '../query/parse-options';
-import { both } from '../query/predicates';
+import { PagePosition, queryDigest, SkipTokens } from '../paging/skiptoken';
+import type { BoundPredicate } from '../query/bound';
 import { projection } from '../query/projection';
 import { relatedTo } from '../query/related-records';
-import type { Licence, LicenceSource } from '../auth/licence';
-import { TRANSACTIONS, TransactionClass, UsageRecorder } from '../metering/meter';
+import { RequestPlan, skipTokenOf } from '../query/request-plan';
+import type { LicenceSource } from '../auth/licence';
+import { TRANSACTION_CLASSES, UsageRecorder } from '../metering/meter';
+import type { PreparedRead } from '../storage/record-store';
 import type { RecordStores } from '../storage/record-stores';
 import { Errors } from '../errors/catalogue';
 import type { AppOptions } from './app';
-import { clientOf } from './authentication';
-import { contextProjection, withExpansions } from './expansions';
+import { withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
-import { QueryOptions, queryOptions } from './query-string';
 import { PageBatches } from './page-batches';
 import { entityTag, notModified } from './caching';
-import { entityShaper } from './entity-shape';
-import { jsonContentType, jsonFormat, preferenceApplied } from './json-format';
+import { EntityShapers } from './entity-shape';
+import { jsonContentType, preferenceApplied } from './json-format';
 import { MemberRequests } from './member-paths';
-import { BodyWriter, collectionBody, collectionHead, collectionTail, contextFor, entityBody, resourcePath, sendJson, sendText, serviceRoot } from './response';
+import type { DataHandler } from './pipeline';
+import type { RequestContext } from './request-context';
+import { ExecutablePlan, RequestPlans } from './request-plans';
+import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, sendJson, sendText } from './response';
 
 /**
  * Records per page, and in all ($top). `$top` is a total across pages, and also asks for that many records at
@@ -48,19 +44,22 @@ function pageLimits(set: EntitySetSpec, $top: number | undefined, size: PageSize
   return { perPage, top: set.pagedByTop ? Number.MAX_SAFE_INTEGER : $top };
 }
 
-function noOptions(given: QueryOptions): boolean {
-  for (const _ in given) return false;
-  return true;
-}
-
-function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => { fn(req, res).catch(next); };
-}
-
 interface PageScope {
   /** A condition beyond the request's own (a navigation path's parent). */
-  readonly within?: BoundPredicate;
+  readonly parent?: BoundPredicate;
   readonly defaultOrder?: readonly string[];
+}
+
+/** Where a page stands in its walk: the position it continues from, and its limits. */
+interface Walk {
+  readonly position?: PagePosition;
+  readonly digest: string;
+  readonly epoch?: string;
+  readonly size: PageSize;
+  /** Records the walk returned before this page. */
+  readonly returned: number;
+  readonly perPage: number;
+  readonly top: number;
 }
 
 /** What the data handlers use. */
@@ -76,56 +75,40 @@ export interface ResourceParts {
   readonly changeLogMarks?: ChangeLogMarks;
 }
 
-export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers {
+export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers<DataHandler> {
   const requests = new ResourceRequests(parts, options);
-  const members = new MemberRequests(requests, parts, options);
+  const members = new MemberRequests(requests, options.writeStallMs);
   return {
-    collection: (set) => handle((req, res) => requests.page(req, res, set)),
-    count: (set) => handle((req, res) => requests.count(req, res, set)),
-    byKey: (set) => handle((req, res) => requests.entity(req, res, set, parseKeyPredicate(set, req.params[0]))),
-    navigation: (set) => handle((req, res) => requests.navigation(req, res, set)),
-    member: (set) => handle((req, res) => members.member(req, res, set)),
-    rawValue: (set) => handle((req, res) => members.rawValue(req, res, set)),
-    memberCount: (set) => handle((req, res) => members.count(req, res, set)),
+    collection: (set) => (ctx) => requests.page(ctx, set),
+    count: (set) => (ctx) => requests.count(ctx, set),
+    byKey: (set) => (ctx, params) => requests.entity(ctx, set, parseKeyPredicate(set, params[0])),
+    navigation: (set) => (ctx, params) => requests.navigation(ctx, set, params),
+    member: (set) => (ctx, params) => members.member(ctx, set, params),
+    rawValue: (set) => (ctx, params) => members.rawValue(ctx, set, params),
+    memberCount: (set) => (ctx, params) => members.count(ctx, set, params),
   };
 }
 
 /** One request's work against one set, for each kind of path. */
 export class ResourceRequests {
+  readonly plans: RequestPlans;
   private readonly sets: ReadonlyMap<string, EntitySetSpec>;
-  private readonly lookups: Lookups;
-  /** A fetch by key without query options binds alike for every client and licence: once per set. */
-  private readonly plainFetches = new Map<EntitySetSpec, { tree: QueryOptionsTree; q: BoundQuery }>();
+  private readonly shapers: EntityShapers;
 
   constructor(private readonly parts: ResourceParts, private readonly options: AppOptions) {
     this.sets = new Map(parts.model.entitySets.map((s) => [s.name, s]));
-    this.lookups = new Map(parts.model.lookups.map((l) => [l.name, l]));
+    this.shapers = new EntityShapers(parts.model.entitySets);
+    const lookups = new Map(parts.model.lookups.map((l) => [l.name, l]));
+    this.plans = new RequestPlans(parts.stores, { sets: this.sets, lookups, limits: { maxFilterLength: options.maxFilterLength } });
   }
 
-  bind(set: EntitySetSpec, req: Request, licence: Licence, extra: BindOptions = {}): { tree: QueryOptionsTree; q: BoundQuery } {
-    const given = queryOptions(req);
-    const plain = extra.single && noOptions(given);
-    const known = plain ? this.plainFetches.get(set) : undefined;
-    if (known) return known;
-    const tree = parseQueryOptions(given, { maxFilterLength: this.options.maxFilterLength });
-    const bound = { tree, q: bindQuery(set, tree, { sets: this.sets, lookups: this.lookups, hidden: (s) => licence.hiddenIn(s), ...extra }) };
-    // Nothing named, so nothing the licence hides was consulted: the result holds for every client.
-    if (plain) this.plainFetches.set(set, bound);
-    return bound;
-  }
-
-  private where(set: EntitySetSpec, q: BoundQuery, licence: Licence, within?: BoundPredicate) {
-    return both(both(licence.visibility.of(set), within), q.filter);
-  }
-
-  /** Counts the request's transactions (spec §8) before its response goes out. */
-  charge(res: Response, cls: TransactionClass, q: Pick<BoundQuery, 'expand'> = { expand: [] }): Promise<void> {
-    const client = clientOf(res);
+  /** Counts the request's transactions (spec §8) before its response goes out; the request log reads them from its context. */
+  charge(ctx: RequestContext, charge: RequestPlan['charge'] = { transaction: 'keyFetch', chargedExpansions: 0 }): Promise<void> {
+    const client = ctx.client;
     if (!client) return Promise.resolve();
-    const expansions = q.expand.filter((e) => e.navigation.charged).length;
-    const counts: Partial<Record<TransactionClass, number>> = { [cls]: 1 };
-    counts[TRANSACTIONS.chargedExpansion] = (counts[TRANSACTIONS.chargedExpansion] ?? 0) + expansions;
-    res.locals.charged = counts; // for the request's log line and metrics (http/request-log.ts)
+    const counts = { [TRANSACTION_CLASSES[charge.transaction]]: 1 };
+    counts[TRANSACTION_CLASSES.chargedExpansion] = (counts[TRANSACTION_CLASSES.chargedExpansion] ?? 0) + charge.chargedExpansions;
+    ctx.charged = counts;
     return this.parts.meter.record(client.id, counts);
   }
 
@@ -134,128 +117,128 @@ export class ResourceRequests {
    * it is read (http/page-batches.ts): what it needs before its headers (the first batch, the count, the
    * charge) comes first, so a failure there is still an error status; one after them cuts the connection.
    */
-  async page(req: Request, res: Response, set: EntitySetSpec, scope: PageScope = {}): Promise<void> {
-    const { stores, skipTokens } = this.parts;
-    const licence = this.parts.licences.of(clientOf(res));
-    const { tree, q } = this.bind(set, req, licence, { defaultOrder: scope.defaultOrder });
-    const filter = this.where(set, q, licence, scope.within);
-    const size = pageSize(req, this.options.pageSize, this.options.maxPageSize);
+  async page(ctx: RequestContext, set: EntitySetSpec, scope: PageScope = {}): Promise<void> {
+    const p = this.plans.of(ctx, set, 'collection', scope.defaultOrder);
+    const read = scope.parent ? this.plans.within(p, scope.parent) : p.read;
+    const walk = await this.walk(ctx, p);
+    const batches = this.batches(ctx, p, read, walk);
+    const first = await batches.next();
+    // Once, after the first batch: retention may have passed the mark while the page was read (a gap).
+    await this.refuseExpiredMark(p, walk.position?.last);
+    const count = p.plan.query.count ? await read.count() : undefined;
+    preferenceApplied(ctx, walk.size.applied);
+    await this.charge(ctx, p.plan.charge);
+    await this.writePage(ctx, p, batches, first, count, () => this.nextPage(ctx, batches, walk));
+  }
+
+  /** Where the page stands: its $skiptoken opened and checked against the client's scope epoch and the change log. */
+  private async walk(ctx: RequestContext, p: ExecutablePlan): Promise<Walk> {
+    const { set, plan: { query: q, tree } } = p;
     // Passing over records reads them: $skip may pass over no more than a page holds, so it costs no more than one.
     if (q.skip !== undefined && q.skip > this.options.maxPageSize) {
       throw Errors.OptionValueInvalid('$skip', `at most ${this.options.maxPageSize} (MAX_PAGE_SIZE); follow @odata.nextLink for later records`, String(q.skip));
     }
-    const store = stores.store(set);
     // A token is bound to the client and the path too: it continues one client's walk of one query.
-    const digest = queryDigest(`${clientOf(res)?.id ?? ''} ${resourcePath(req)}`, { ...tree.texts, skiptoken: undefined, format: undefined });
-    const position = q.skiptoken !== undefined ? skipTokens().decode(q.skiptoken, digest, q.orderBy) : undefined;
-    const epoch = await this.parts.scopeEpochs.of(clientOf(res));
+    const digest = queryDigest(`${ctx.client?.id ?? ''} ${ctx.path}`, { ...tree.texts, skiptoken: undefined, format: undefined });
+    const token = skipTokenOf(ctx.query);
+    const position = token !== undefined ? this.parts.skipTokens().decode(token, digest, q.orderBy) : undefined;
+    const epoch = await this.parts.scopeEpochs.of(ctx.client);
     refuseMarkBefore(epoch, set, q.filter);
     if (position) refusePositionBefore(epoch, set, position.epoch);
-    await this.refuseStaleEventMarks(set, q, epoch, position?.last);
-    const returned = position?.returned ?? 0;
-    const { perPage, top } = pageLimits(set, q.top, size, this.options.maxPageSize);
-    const format = jsonFormat(res);
-    const shaper = entityShaper(format, serviceRoot(req, this.options));
-    const batches = new PageBatches(store, {
-      where: filter,
-      after: position?.last,
-      orderBy: q.orderBy,
-      projection: projection(set, q.select, licence.hiddenIn(set)),
-      limit: Math.min(perPage, top - returned),
-      skip: q.skip,
+    const marks = this.parts.changeLogMarks;
+    if (set.changeLog && marks) await refuseEventMarkBefore(epoch, set, markOf(set, q.filter, q.orderBy), marks);
+    const size = pageSize(ctx.req, this.options.pageSize, this.options.maxPageSize);
+    return { position, digest, epoch, size, returned: position?.returned ?? 0, ...pageLimits(set, q.top, size, this.options.maxPageSize) };
+  }
+
+  private batches(ctx: RequestContext, p: ExecutablePlan, read: PreparedRead, walk: Walk): PageBatches {
+    const format = { set: p.set, shaper: this.shapers.shaper(ctx.format, ctx.root) };
+    return new PageBatches(read, {
+      after: walk.position?.last,
+      limit: Math.min(walk.perPage, walk.top - walk.returned),
+      skip: p.plan.query.skip,
       batch: this.options.pageBatchSize,
-      keyAt: q.orderBy.findIndex((o) => o.field.name === set.key),
-      expand: (keys, records) => withExpansions(stores, licence, q.expand, keys, records, { set, shaper }),
+      keyAt: p.plan.keyAt,
+      expand: (keys, records) => withExpansions(p.expansions, keys, records, format),
     });
-    const first = await batches.next();
-    // Retention may have passed the mark while the page was read: what it read would then have a gap.
-    if (set.changeLog && this.parts.changeLogMarks) await refuseExpiredMark(set, markOf(set, q.filter, q.orderBy, position?.last), this.parts.changeLogMarks);
-    const count = q.count ? await store.count(filter) : undefined;
-    const countText = count !== undefined && format.ieee754 ? String(count) : count;
-    // Another page follows when rows remain and $top (a total across pages) is not yet reached.
-    const nextPage = () => (batches.more && returned + batches.read < top
-      ? nextLink(serviceRoot(req, this.options), resourcePath(req), req, skipTokens().encode({ last: batches.last!, returned: returned + batches.read, epoch }, digest))
-      : undefined);
-    preferenceApplied(res, size.applied);
-    const context = contextFor(res, `${serviceRoot(req, this.options)}/$metadata#${set.name}${contextProjection(q.select, q.expand, format.version)}`);
-    await this.charge(res, TRANSACTIONS.query, q);
-    if (batches.done) {
-      sendJson(res, collectionBody(context, first, { count: countText, nextLink: nextPage() }), this.options.writeStallMs);
-      return;
-    }
-    res.setHeader('Content-Type', jsonContentType(format));
-    const body = new BodyWriter(res, this.options.writeStallMs);
+  }
+
+  /** A mark into the change log that retention passed cannot continue exactly. */
+  private async refuseExpiredMark(p: ExecutablePlan, last?: readonly unknown[]): Promise<void> {
+    const marks = this.parts.changeLogMarks;
+    if (!p.set.changeLog || !marks) return;
+    await refuseExpiredMark(p.set, markOf(p.set, p.plan.query.filter, p.plan.query.orderBy, last), marks);
+  }
+
+  /** Another page follows when rows remain and $top (a total across pages) is not yet reached. */
+  private nextPage(ctx: RequestContext, batches: PageBatches, walk: Walk): string | undefined {
+    if (!batches.more || walk.returned + batches.read >= walk.top) return undefined;
+    const token = this.parts.skipTokens().encode({ last: batches.last!, returned: walk.returned + batches.read, epoch: walk.epoch }, walk.digest);
+    return nextLink(ctx.root, ctx.path!, ctx.req, token);
+  }
+
+  private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: Buffer[], count: number | undefined, next: () => string | undefined): Promise<void> {
+    const countText = count !== undefined && ctx.format.ieee754 ? String(count) : count;
+    const context = ctx.context(`${ctx.root}/$metadata#${p.plan.context}`);
+    if (batches.done) return sendJson(ctx, collectionBody(context, first, { count: countText, nextLink: next() }), this.options.writeStallMs);
+    ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
+    const body = new BodyWriter(ctx.res, this.options.writeStallMs);
     await body.write(collectionHead(context, countText));
     await body.writeRecords(first, false);
     while (!batches.done) await body.writeRecords(await batches.next(), true);
-    body.end(collectionTail(nextPage()));
+    body.end(collectionTail(next()));
   }
 
-  /** A mark into the change log that retention passed, or from before the client's scope epoch, cannot continue exactly. */
-  private async refuseStaleEventMarks(set: EntitySetSpec, q: BoundQuery, epoch: string | undefined, last?: readonly unknown[]): Promise<void> {
-    const marks = this.parts.changeLogMarks;
-    if (!set.changeLog || !marks) return;
-    await refuseExpiredMark(set, markOf(set, q.filter, q.orderBy, last), marks);
-    await refuseEventMarkBefore(epoch, set, markOf(set, q.filter, q.orderBy), marks);
-  }
-
-  /** `<Set>/$count`, or with `within` the records a navigation leads to (`<Set>('<key>')/<Navigation>/$count`). */
-  async count(req: Request, res: Response, set: EntitySetSpec, within?: BoundPredicate): Promise<void> {
-    const licence = this.parts.licences.of(clientOf(res));
-    const { q } = this.bind(set, req, licence);
+  /** `<Set>/$count`, or with `parent` the records a navigation leads to (`<Set>('<key>')/<Navigation>/$count`). */
+  async count(ctx: RequestContext, set: EntitySetSpec, parent?: BoundPredicate): Promise<void> {
+    const p = this.plans.of(ctx, set, 'count');
+    const q = p.plan.query;
     for (const [option, given] of [['$expand', q.expand.length > 0], ['$select', q.select !== undefined]] as const) {
       if (given) throw Errors.OptionNotApplicable(option, '/$count, which answers a number');
     }
-    const n = await this.parts.stores.store(set).count(this.where(set, q, licence, within));
-    await this.charge(res, TRANSACTIONS.query, q);
-    sendText(res, String(n));
+    const n = await (parent ? this.plans.within(p, parent) : p.read).count();
+    await this.charge(ctx, p.plan.charge);
+    sendText(ctx.res, String(n));
   }
 
   /**
    * One record by its key, as `<Set>('<key>')` answers it; `noContentWhenAbsent`: a record that is absent (or
    * outside the licence) answers 204, as a single-valued navigation that leads nowhere does, rather than 404.
    */
-  async entity(req: Request, res: Response, set: EntitySetSpec, key: string | number, noContentWhenAbsent = false): Promise<void> {
-    const licence = this.parts.licences.of(clientOf(res));
-    const { q } = this.bind(set, req, licence, { single: true });
-    const shape = projection(set, q.select, licence.hiddenIn(set));
+  async entity(ctx: RequestContext, set: EntitySetSpec, key: string | number, noContentWhenAbsent = false): Promise<void> {
+    const p = this.plans.of(ctx, set, 'entity');
     // Outside the client's licence is indistinguishable from absent.
-    const json = await this.parts.stores.store(set).jsonByKey(key, shape, licence.visibility.of(set));
-    if (json === undefined && noContentWhenAbsent) {
-      await this.charge(res, TRANSACTIONS.keyFetch);
-      res.status(204).end();
+    const stored = await p.read.byKey(key);
+    if (stored === undefined && noContentWhenAbsent) {
+      await this.charge(ctx);
+      ctx.res.status(204).end();
       return;
     }
-    if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
-    const format = jsonFormat(res);
-    const root = serviceRoot(req, this.options);
-    const shaper = entityShaper(format, root);
-    // The stored record as it is, in the default format with nothing to expand.
-    const [record] = shaper || q.expand.length ? await withExpansions(this.parts.stores, licence, q.expand, [key], [json], { set, shaper }) : [json];
-    preferenceApplied(res);
-    const context = contextFor(res, `${root}/$metadata#${set.name}${contextProjection(q.select, q.expand, format.version)}/$entity`);
-    const body = entityBody(context, record);
-    await this.charge(res, TRANSACTIONS.keyFetch, q);
-    if (notModified(req, res, entityTag(body))) return;
-    sendJson(res, body, this.options.writeStallMs);
+    if (stored === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
+    // The stored bytes as they are, unless the plan changes the record (format, expansions).
+    const [record] = await withExpansions(p.expansions, [key], [stored], { set, shaper: this.shapers.shaper(ctx.format, ctx.root) });
+    preferenceApplied(ctx);
+    const body = entityBody(ctx.context(`${ctx.root}/$metadata#${p.plan.context}`), record);
+    await this.charge(ctx, p.plan.charge);
+    if (notModified(ctx.req, ctx.res, entityTag(body))) return;
+    sendJson(ctx, body, this.options.writeStallMs);
   }
 
-  async navigation(req: Request, res: Response, set: EntitySetSpec): Promise<void> {
-    const key = parseKeyPredicate(set, req.params[0]);
-    const nav = set.navigations.find((n) => n.name === req.params[1]);
+  async navigation(ctx: RequestContext, set: EntitySetSpec, params: readonly string[]): Promise<void> {
+    const key = parseKeyPredicate(set, params[0]);
+    const nav = set.navigations.find((n) => n.name === params[1]);
     const target = nav && this.sets.get(nav.target);
-    if (!nav?.followable || !target) throw Errors.NavigationNotFound(set.name, req.params[1]);
-    await this.requireRecord(res, set, key);
-    await this.page(req, res, target, { within: relatedTo(nav, target, key), defaultOrder: nav.order });
+    if (!nav?.followable || !target) throw Errors.NavigationNotFound(set.name, params[1]);
+    await this.requireRecord(ctx, set, key);
+    await this.page(ctx, target, { parent: relatedTo(nav, target, key), defaultOrder: nav.order });
   }
 
   /**
    * The fields of one record the client may see, read for the service's own use (a join's columns), or 404 as for
    * a missing record: a path below a record outside the licence leads nowhere.
    */
-  async requireRecord(res: Response, set: EntitySetSpec, key: string | number, fields: readonly FieldSpec[] = [set.fieldsByName[set.key]]): Promise<Record<string, unknown>> {
-    const visible = this.parts.licences.of(clientOf(res)).visibility.of(set);
-    const json = await this.parts.stores.store(set).jsonByKey(key, projection(set, fields), visible);
+  async requireRecord(ctx: RequestContext, set: EntitySetSpec, key: string | number, fields: readonly FieldSpec[] = [set.fieldsByName[set.key]]): Promise<Record<string, unknown>> {
+    const json = await this.parts.stores.store(set).jsonByKey(key, projection(set, fields), ctx.licence.visibility.of(set));
     if (json === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
     return JSON.parse(json) as Record<string, unknown>;
   }

@@ -1,41 +1,14 @@
 /** Writing responses without rebuilding records: stored record texts are spliced into the body as they are. */
-import type { Request, Response } from 'express';
-import type { AppOptions } from './app';
-import { jsonContentType, jsonFormat } from './json-format';
+import type { Response } from 'express';
+import { jsonContentType } from './json-format';
+import type { RequestContext } from './request-context';
 
-export const SERVICE_ROOT = '/odata';
-
-/** The path a route handler answers, from the service root (`/Property('X')`): routes are mounted on the app (app.ts). */
-export function resourcePath(req: Request): string {
-  const path = req.path;
-  return path.startsWith(SERVICE_ROOT) ? path.slice(SERVICE_ROOT.length) : path;
-}
-
-/** The root last built: a server is reached under one or a few names, and every data request needs it. */
-let lastRoot = { protocol: '', host: '', root: '' };
-
-export function serviceRoot(req: Request, options: AppOptions): string {
-  if (options.baseUrl !== undefined) return options.baseUrl;
-  // What Express's req.protocol answers with 'trust proxy' off, as it is here (a proxy's scheme comes in through
-  // BASE_URL), without its settings lookup on every request.
-  const protocol = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  const host = req.headers.host ?? 'localhost';
-  if (protocol !== lastRoot.protocol || host !== lastRoot.host) lastRoot = { protocol, host, root: `${protocol}://${host}${SERVICE_ROOT}` };
-  return lastRoot.root;
-}
-
-/**
- * Entity bodies are a few kilobytes: Node cuts buffers under half its pool size from a shared slab instead of
- * giving each its own memory, which costs an allocation and a collection per response. Its default 8 KB pool
- * takes none of them; 64 KB takes bodies up to 32 KB (a slab lives while any body cut from it is being sent).
- */
-const BODY_POOL_BYTES = 64 * 1024;
-if (Buffer.poolSize < BODY_POOL_BYTES) Buffer.poolSize = BODY_POOL_BYTES;
+export { SERVICE_ROOT } from './request-context';
 
 /** A whole JSON body; with `stallMs`, a reader that stops taking it is disconnected after that long. */
-export function sendJson(res: Response, body: string | Buffer, stallMs?: number): void {
-  res.setHeader('Content-Type', jsonContentType(jsonFormat(res)));
-  endWatched(res, body, stallMs);
+export function sendJson(ctx: RequestContext, body: string | Buffer, stallMs?: number): void {
+  ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
+  endWatched(ctx.res, body, stallMs);
 }
 
 /** A text/plain answer (a count, a raw value). */
@@ -44,35 +17,24 @@ export function sendText(res: Response, text: string): void {
   res.end(text);
 }
 
-/**
- * The context URL for a response written at this client's metadata level: none when it asked for
- * `odata.metadata=none`, so the body carries none.
- */
-export function contextFor(res: Response, context: string): string | undefined {
-  return jsonFormat(res).metadata === 'none' ? undefined : context;
-}
+const COMMA = Buffer.from(',');
 
 /**
- * One entity as the bytes sent: the context annotation (if any) spliced in front of the stored record's fields,
- * encoded once. Its ETag is hashed from these bytes and the socket sends them as they are, where a string
- * would be joined (a copy), measured, hashed and encoded again on its way out.
+ * One entity as the bytes sent: the context annotation (if any) spliced in front of the record's fields. Its
+ * ETag is hashed from these bytes and the socket sends them as they are.
  */
-export function entityBody(context: string | undefined, recordJson: string): Buffer {
-  if (context === undefined) return Buffer.from(recordJson, 'utf8');
-  const head = `{"@odata.context":${JSON.stringify(context)}${recordJson.length > 2 ? ',' : '}'}`;
-  const rest = recordJson.length > 2 ? recordJson.slice(1) : '';
-  const headBytes = Buffer.byteLength(head, 'utf8');
-  const body = Buffer.allocUnsafe(headBytes + Buffer.byteLength(rest, 'utf8'));
-  body.write(head, 0, 'utf8');
-  body.write(rest, headBytes, 'utf8');
-  return body;
+export function entityBody(context: string | undefined, record: Buffer): Buffer {
+  if (context === undefined) return record;
+  const head = `{"@odata.context":${JSON.stringify(context)}${record.length > 2 ? ',' : '}'}`;
+  return record.length > 2 ? Buffer.concat([Buffer.from(head, 'utf8'), record.subarray(1)]) : Buffer.from(head, 'utf8');
 }
 
-/** A collection page: stored records joined into `value`. */
-export function collectionBody(
-  context: string | undefined, recordJsons: readonly string[], extra: { count?: Count; nextLink?: string } = {},
-): string {
-  return `${collectionHead(context, extra.count)}${recordJsons.join(',')}${collectionTail(extra.nextLink)}`;
+/** A collection page: records joined into `value`, as bytes (each record's copied once, into the body). */
+export function collectionBody(context: string | undefined, records: readonly Buffer[], extra: { count?: Count; nextLink?: string } = {}): Buffer {
+  const pieces: Buffer[] = [Buffer.from(collectionHead(context, extra.count), 'utf8')];
+  records.forEach((r, i) => (i > 0 ? pieces.push(COMMA, r) : pieces.push(r)));
+  pieces.push(Buffer.from(collectionTail(extra.nextLink), 'utf8'));
+  return Buffer.concat(pieces);
 }
 
 /** A count: a number, or a string to a client that asked for IEEE754Compatible (it is an Int64). */
@@ -102,8 +64,8 @@ export class ReaderGone extends Error {
 /** From this many characters, a whole body is encoded to bytes before it is sent (endWatched). */
 const ENCODE_ONCE_CHARS = 16 * 1024;
 
-/** Characters per part of a streamed body. */
-const PART_CHARS = 64 * 1024;
+/** Bytes per part of a streamed body. */
+const PART_BYTES = 64 * 1024;
 
 /**
  * A response body written in parts with backpressure: once the socket's buffer is full, the next part waits
@@ -117,7 +79,7 @@ export class BodyWriter {
 
   constructor(private readonly res: Response, private readonly stallMs: number) {}
 
-  async write(chunk: string): Promise<void> {
+  async write(chunk: string | Buffer): Promise<void> {
     const res = this.res;
     if (res.destroyed) throw new ReaderGone('closed');
     if (res.write(chunk)) return;
@@ -145,20 +107,23 @@ export class BodyWriter {
 
   /**
    * Records of a collection, comma-separated (`more`: after others already written), in parts of about
-   * PART_CHARS: small strings that die young, where one string per batch would be a large object that only
-   * a full collection frees, and a batch is handed to the socket no faster than the reader takes it.
+   * PART_BYTES: each part one Buffer the records are copied into, handed to the socket no faster than the reader
+   * takes it.
    */
-  async writeRecords(records: string[], more: boolean): Promise<void> {
-    let part = '';
+  async writeRecords(records: Buffer[], more: boolean): Promise<void> {
+    let part: Buffer[] = [];
+    let size = 0;
     for (let i = 0; i < records.length; i++) {
-      part += more || i > 0 ? `,${records[i]}` : records[i];
-      records[i] = ''; // written: the batch need not keep it
-      if (part.length >= PART_CHARS) {
-        await this.write(part);
-        part = '';
+      if (more || i > 0) part.push(COMMA);
+      part.push(records[i]);
+      size += records[i].length + 1;
+      if (size >= PART_BYTES) {
+        await this.write(Buffer.concat(part));
+        part = [];
+        size = 0;
       }
     }
-    if (part) await this.write(part);
+    if (part.length) await this.write(Buffer.concat(part));
     // A compressed body goes out as each batch ends, not when the compressor's buffer fills (http/compression.ts).
     (this.res as { flush?: () => void }).flush?.();
   }

@@ -1,24 +1,23 @@
-/** The service document and the metadata document (XML or CSDL JSON). */
-import type { Request, RequestHandler, Response } from 'express';
+/** The service document and the metadata document (XML or CSDL JSON): data routes (pipeline.ts). */
+import type { Request } from 'express';
 import type { EntitySetSpec } from '../model/service-model';
-import { clientOf } from './authentication';
-import type { Licences } from '../auth/licence';
-import type { AppOptions } from './app';
 import { Errors } from '../errors/catalogue';
 import { JSON_FORMAT, requireJsonFormat, XML_FORMAT } from '../query/formats';
-import { contextFor, serviceRoot, sendJson } from './response';
-import { queryOptions } from './query-string';
-import { metadataTag, notModified } from './caching';
-import { odataVersionOf } from './json-format';
+import { sendJson } from './response';
+import type { QueryOptions } from './query-string';
+import { MetadataTags, notModified } from './caching';
 import type { CsdlVersion } from '../metadata/render-metadata';
 import { annotationChoice } from '../metadata/annotation-choice';
+import type { DataHandler } from './pipeline';
+import type { RequestContext } from './request-context';
 
-export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOptions): RequestHandler {
+export function serviceDocument(sets: readonly EntitySetSpec[]): DataHandler {
   const value = sets.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name }));
   const body = (context: string | undefined) => JSON.stringify({ ...(context !== undefined ? { '@odata.context': context } : {}), value });
-  return (req, res) => {
-    jsonFormat(req);
-    sendJson(res, body(contextFor(res, `${serviceRoot(req, options)}/$metadata`)));
+  return (ctx) => {
+    // Data responses are JSON only.
+    requireJsonFormat(ctx.query.$format);
+    sendJson(ctx, body(ctx.context(`${ctx.root}/$metadata`)));
   };
 }
 
@@ -27,20 +26,22 @@ export function serviceDocument(sets: readonly EntitySetSpec[], options: AppOpti
  * and says so; the XML document says Version="4.01" only to a client that asks for 4.01 (csdlVersionFor). A client
  * may leave vocabularies' annotations out with the include-annotations preference (metadata/annotation-choice.ts).
  */
-export function metadataDocument(licences: Licences): RequestHandler {
-  return (req, res) => {
-    const views = licences.of(clientOf(res)).metadata();
-    const json = metadataFormat(req) === 'json';
+export function metadataDocument(): DataHandler {
+  const tags = new MetadataTags();
+  return (ctx) => {
+    const { req, res } = ctx;
+    const views = ctx.licence.metadata();
+    const json = metadataFormat(req, ctx.query) === 'json';
     const prefer = req.headers.prefer;
     const asked = annotationChoice(Array.isArray(prefer) ? prefer.join(', ') : prefer);
-    const document = json ? views.json(asked?.choice) : views.xml(csdlVersionFor(req, res), asked?.choice);
+    const document = json ? views.json(asked?.choice) : views.xml(csdlVersionFor(ctx), asked?.choice);
     res.vary('OData-MaxVersion');
     res.vary('OData-Version');
     res.vary('Prefer');
     if (asked) res.setHeader('Preference-Applied', asked.applied);
-    if (notModified(req, res, metadataTag(document))) return;
+    if (notModified(req, res, tags.of(document))) return;
     if (json) {
-      sendJson(res, document);
+      sendJson(ctx, document);
     } else {
       res.setHeader('Content-Type', 'application/xml; charset=utf-8');
       res.end(document);
@@ -55,16 +56,17 @@ export function metadataDocument(licences: Licences): RequestHandler {
  * response's OData-Version stays the protocol version the service speaks (4.01 unless the client's maximum is
  * 4.0), which is what a 4.01 client checks before it uses 4.01 syntax such as `in`.
  */
-function csdlVersionFor(req: Request, res: Response): CsdlVersion {
-  if (req.headers['odata-maxversion'] !== undefined) return odataVersionOf(res);
+function csdlVersionFor(ctx: RequestContext): CsdlVersion {
+  const headers = ctx.req.headers;
+  if (headers['odata-maxversion'] !== undefined) return ctx.version;
   // A request written in 4.01 (OData-Version: 4.01, without a maximum) comes from a client that reads 4.01.
-  const written = /^\s*4\.(\d+)\s*$/.exec(String(req.headers['odata-version'] ?? ''));
+  const written = /^\s*4\.(\d+)\s*$/.exec(String(headers['odata-version'] ?? ''));
   return written && Number(written[1]) >= 1 ? '4.01' : '4.0';
 }
 
 /** $format first, then Accept; XML unless JSON is asked for (the OData default for $metadata). */
-function metadataFormat(req: Request): 'xml' | 'json' {
-  const format = queryOptions(req).$format;
+function metadataFormat(req: Request, query: QueryOptions): 'xml' | 'json' {
+  const format = query.$format;
   if (format !== undefined) {
     if (JSON_FORMAT.test(format)) return 'json';
     if (XML_FORMAT.test(format)) return 'xml';
@@ -74,9 +76,4 @@ function metadataFormat(req: Request): 'xml' | 'json' {
   if (!accept || /application\/xml|\*\/\*|application\/\*/i.test(accept)) return 'xml';
   if (/application\/json/i.test(accept)) return 'json';
   throw Errors.MediaTypeNotAcceptable(accept);
-}
-
-/** Data responses are JSON only. */
-export function jsonFormat(req: Request): void {
-  requireJsonFormat(queryOptions(req).$format);
 }

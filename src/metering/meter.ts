@@ -30,8 +30,6 @@ export const TRANSACTION_CLASSES = {
   /** Each expansion of a navigation the dictionary marks charged, on top of the request's own. */
   chargedExpansion: 'B',
 } as const satisfies Record<string, TransactionClass>;
-/** The old name, for http/resource-handlers.ts until its rewrite (the request plan) names TRANSACTION_CLASSES. */
-export const TRANSACTIONS = TRANSACTION_CLASSES;
 export type { UsageRow } from '../storage/usage-table';
 
 

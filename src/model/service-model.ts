@@ -306,7 +306,7 @@ export interface ServiceModel {
    */
   readonly recordSchemas: Readonly<Record<string, RecordSchema>>;
   /** Mounts the generated routes of every entity set. */
-  readonly mountRoutes: (router: RouteTable, handlers: ResourceHandlers) => void;
+  readonly mountRoutes: <H>(router: RouteTable<H>, handlers: ResourceHandlers<H>) => void;
 }
 
 /** A generated record schema (JSON Schema draft-07): an object of the set's fields, nothing else but annotations. */
@@ -331,29 +331,30 @@ export function serviceKeptFields(set: Pick<EntitySetSpec, 'changeTimestamp' | '
   return [...new Set([...(set.changeTimestamp ? [set.changeTimestamp] : []), ...(set.relatedTimestamps ?? []).map((r) => r.field)])];
 }
 
-/**
- * A request handler, as the HTTP layer makes it: the model names no HTTP framework (its layer is below http's), so
- * to it a handler is only what a generated router takes from ResourceHandlers and gives its RouteTable.
- */
-export type RouteHandler = unknown;
+/** A route's path from the service root: `/Property`, or a pattern such as `^\/Property\((.*)\)$`. */
+export type RoutePath = string | RegExp;
 
-/** Where a generated router mounts its routes: paths from the service root (`/Property`, `^\/Property\((.*)\)$`). */
-export interface RouteTable {
-  get(path: string | RegExp | (string | RegExp)[], handler: RouteHandler): unknown;
+/**
+ * Where a generated router mounts its routes: paths from the service root, each with what answers it (`H`: the
+ * runtime's handler type: the model names no HTTP framework, its layer being below http's; src/http/pipeline.ts's
+ * DataRoutes).
+ */
+export interface RouteTable<H = unknown> {
+  get(path: RoutePath | readonly RoutePath[], handler: H): void;
 }
 
 /** What a generated router asks of the runtime: one request handler per kind of path. */
-export interface ResourceHandlers {
-  collection(set: EntitySetSpec): RouteHandler;
+export interface ResourceHandlers<H = unknown> {
+  collection(set: EntitySetSpec): H;
   /** `<Set>/$count`: the number of matching records as text/plain. */
-  count(set: EntitySetSpec): RouteHandler;
-  byKey(set: EntitySetSpec): RouteHandler;
+  count(set: EntitySetSpec): H;
+  byKey(set: EntitySetSpec): H;
   /** `<Set>('<key>')/<Navigation>`: the related records of one record, as a collection. */
-  navigation(set: EntitySetSpec): RouteHandler;
+  navigation(set: EntitySetSpec): H;
   /** `<Set>('<key>')/<name>`: a property's value, or the record a single-valued navigation leads to. */
-  member(set: EntitySetSpec): RouteHandler;
+  member(set: EntitySetSpec): H;
   /** `<Set>('<key>')/<property>/$value`: a property's raw value as text/plain. */
-  rawValue(set: EntitySetSpec): RouteHandler;
+  rawValue(set: EntitySetSpec): H;
   /** `<Set>('<key>')/<name>/$count`: how many related records a navigation leads to, or items a collection holds. */
-  memberCount(set: EntitySetSpec): RouteHandler;
+  memberCount(set: EntitySetSpec): H;
 }

@@ -13,9 +13,6 @@ export function allOf(a: BoundPredicate | undefined, b: BoundPredicate | undefin
   return { kind: 'logical', op: 'and', operands: [a, b] };
 }
 
-/** The old name, for http/resource-handlers.ts until its rewrite (the request plan) names allOf. */
-export const both = allOf;
-
 export function fieldOf(field: FieldSpec): BoundField {
   return { kind: 'field', field, column: field.column!, type: fieldType(field) };
 }

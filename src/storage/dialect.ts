@@ -21,6 +21,11 @@ export abstract class SqlDialect {
   probe(sql: string): string {
     return sql;
   }
+  /**
+   * The type a text column is cast to for its stored bytes, undecoded: both drivers hand binary values over as
+   * Buffers (a stored record so reaches the socket without becoming a JS string: prepared-reads.ts).
+   */
+  abstract readonly bytesType: string;
 
   /** A quoted identifier. Both databases accept backticks; names come from the generated field tables. */
   id(name: string): Fragment {

@@ -28,6 +28,8 @@ class MysqlDialect extends SqlDialect {
   override probe(sql: string): string {
     return `SET STATEMENT wsrep_sync_wait = 0 FOR ${sql}`;
   }
+  /** The column's utf8mb4 bytes as they are stored. */
+  readonly bytesType = 'BINARY';
 
   contains(text: Fragment, part: Fragment): Fragment {
     return fragment`LOCATE(${part}, ${text}) > 0`;

@@ -1,8 +1,10 @@
 /**
  * The reads of records, from bound objects (filter, order, keyset position, projection): the hand-written
- * compilers (filter-compiler.ts, keyset.ts) write the conditions, knex the statements around them, compiled once
- * per shape (ShapeCache). The same bound query gives the same SQL text on a dialect, whatever the values.
+ * compilers (filter-compiler.ts, keyset.ts) write the conditions (`condition`, once per read plan: prepared-reads.ts),
+ * knex the statements around them, compiled once per shape (ShapeCache). The same bound query gives the same SQL
+ * text on a dialect, whatever the values.
  */
+import { RECORD_COLUMN } from '../model/service-model';
 import type { BoundOrder, BoundPredicate } from '../query/bound';
 import type { Projection } from '../query/projection';
 import type { SqlDialect } from './dialect';
@@ -12,6 +14,18 @@ import { keysetAfter } from './keyset';
 import { recordReader } from './record-codec';
 import { Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { valueList } from './value-list';
+
+/** A page's statement: the read's condition (compiled), where it continues, how many rows, which columns. */
+export interface PageStatement {
+  readonly condition?: Fragment;
+  readonly after?: readonly unknown[];
+  readonly orderBy: readonly BoundOrder[];
+  readonly limit: number;
+  readonly offset?: number;
+  readonly projection: Projection;
+  /** The record column as its stored bytes (a Buffer), undecoded. */
+  readonly undecoded?: boolean;
+}
 
 export interface RecordQuery {
   readonly where?: BoundPredicate;
@@ -72,22 +86,22 @@ export class RecordQueries {
    * One page of records; the sort columns are read too, for the keyset position of the last row. A `scan`
    * (scans.ts) carries the dialect's guard first.
    */
-  page(q: RecordQuery, scan = false): Statement {
-    const conditions = allOf(q.where && this.filter(q.where), q.after && keysetAfter(this.dialect, q.orderBy, q.after));
+  page(q: PageStatement, scan = false): Statement {
+    const conditions = allOf(q.condition, q.after && keysetAfter(this.dialect, q.orderBy, q.after));
     const where = this.guarded(conditions, scan);
     const columns = [...new Set([...recordReader(q.projection).columns, ...q.orderBy.map((o) => o.column)])];
     const order = orderOf(q.orderBy);
     const params = [...(where?.params ?? []), q.limit, ...(q.offset ? [q.offset] : [])];
-    const shape = shapeKey('page', columns.join(), where?.sql ?? '', JSON.stringify(order), q.offset ? 'offset' : '');
+    const shape = shapeKey('page', columns.join(), where?.sql ?? '', JSON.stringify(order), q.offset ? 'offset' : '', q.undecoded ? 'bytes' : '');
     return this.shapes.statement(shape, params, () => {
-      const s = this.knex(this.table).select(columns).orderBy(order).limit(q.limit);
+      const s = this.knex(this.table).select(this.selected(columns, q.undecoded)).orderBy(order).limit(q.limit);
       if (where) s.whereRaw(where.sql, bindings(where));
       return q.offset ? s.offset(q.offset) : s;
     });
   }
 
-  count(where?: BoundPredicate, scan = false): Statement {
-    const condition = this.guarded(where && this.filter(where), scan);
+  count(filter?: Fragment, scan = false): Statement {
+    const condition = this.guarded(filter, scan);
     return this.shapes.statement(shapeKey('count', condition?.sql ?? ''), condition?.params ?? [], () => {
       const s = this.knex(this.table).count({ n: '*' });
       return condition ? s.whereRaw(condition.sql, bindings(condition)) : s;
@@ -95,11 +109,10 @@ export class RecordQueries {
   }
 
   /** One record by key, when `scope` (if any) admits it. */
-  byKey(value: unknown, columns: readonly string[], scope?: BoundPredicate): Statement {
-    const condition = scope && this.filter(scope);
-    const shape = shapeKey('key', columns.join(), condition?.sql ?? '');
+  byKey(value: unknown, columns: readonly string[], condition?: Fragment, undecoded = false): Statement {
+    const shape = shapeKey('key', columns.join(), condition?.sql ?? '', undecoded ? 'bytes' : '');
     return this.shapes.statement(shape, [value, ...(condition?.params ?? [])], () => {
-      const s = this.knex(this.table).select(columns).where(this.key, value as string);
+      const s = this.knex(this.table).select(this.selected(columns, undecoded)).where(this.key, value as string);
       return condition ? s.andWhereRaw(`(${condition.sql})`, bindings(condition)) : s;
     });
   }
@@ -108,23 +121,30 @@ export class RecordQueries {
    * The related records of many parents in one read, ordered by parent. With `perParent`, each parent's records
    * are ranked by the order and cut after that many.
    */
-  related(q: RelatedQuery): Statement {
+  related(q: Omit<RelatedQuery, 'where'>, filter?: Fragment, undecoded = false): Statement {
     const keys = valueList(this.dialect, q.keys);
-    const condition = allOf(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, q.where && this.filter(q.where))!;
+    const condition = allOf(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, filter)!;
     const columns = [...new Set(recordReader(q.projection).columns)];
     const order = orderOf(q.orderBy);
     const params = [...condition.params, ...(q.perParent === undefined ? [] : [q.perParent])];
-    const shape = shapeKey('related', q.foreignKey, columns.join(), condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked');
+    const shape = shapeKey('related', q.foreignKey, columns.join(), condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked', undecoded ? 'bytes' : '');
     return this.shapes.statement(shape, params, () => {
-      const rows = this.knex(this.table).select(this.knex.ref(q.foreignKey).as(PARENT), ...columns).whereRaw(condition.sql, bindings(condition));
+      const rows = this.knex(this.table).select(this.knex.ref(q.foreignKey).as(PARENT), ...this.selected(columns, undecoded)).whereRaw(condition.sql, bindings(condition));
       if (q.perParent === undefined) return rows.orderBy([{ column: q.foreignKey, order: 'asc' }, ...order]);
       const ranked = rows.rowNumber(ROW, order as never, q.foreignKey).as('ranked');
       return this.knex.select('*').from(ranked).where(ROW, '<=', q.perParent).orderBy([PARENT, ROW]);
     });
   }
 
-  private filter(p: BoundPredicate): Fragment {
-    return compileFilter(p, this.dialect, this.table);
+  /** The columns read; `undecoded`: the record column as its stored bytes, under its own name. */
+  private selected(columns: readonly string[], undecoded = false): (string | Knex.Raw)[] {
+    if (!undecoded) return [...columns];
+    return columns.map((c) => (c === RECORD_COLUMN ? this.knex.raw(`CAST(?? AS ${this.dialect.bytesType}) as ??`, [c, c]) : c));
+  }
+
+  /** A read's condition as SQL, compiled once per read plan. */
+  condition(p: BoundPredicate | undefined): Fragment | undefined {
+    return p && compileFilter(p, this.dialect, this.table);
   }
 
   /** The guard before the conditions of a scan, as a term of its own: the planner still finds the conditions' indexes. */

@@ -7,23 +7,18 @@ import type { EntitySetSpec, LookupSpec, TableSpec } from '../model/service-mode
 import { RECORD_COLUMN } from '../model/service-model';
 import type { BoundPredicate } from '../query/bound';
 import { Projection, WHOLE_RECORD } from '../query/projection';
+import type { ReadPlan } from '../query/request-plan';
 import type { Database, Executor } from './database';
-import { EncodedRecord, parseRecord, recordEncoder, RecordEncoder, recordReader, timestampEdit } from './record-codec';
-import { Belonging, PARENT, RecordQueries, RecordQuery, RelatedQuery, whereBelongs } from './record-queries';
+import { EncodedRecord, parseRecord, recordEncoder, RecordEncoder, timestampEdit } from './record-codec';
+import { Belonging, RecordQueries, RecordQuery, RelatedQuery, whereBelongs } from './record-queries';
 import { compile, Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { ScanTimedOut } from './errors';
-import { scannedFields } from './scans';
+import { PreparedRead, PreparedRelated, RecordPage } from './prepared-reads';
 import { batchesOf, InsertBatches, KEYS_PER_STATEMENT } from './shapes';
 import { ValueTableWriter } from './value-tables';
 
 export type { RecordQuery, RelatedQuery } from './record-queries';
-
-export interface RecordPage {
-  /** The records' JSON texts, in order. */
-  readonly records: string[];
-  /** Sort values of each record (for the keyset position of the last row). */
-  readonly sortValues: unknown[][];
-}
+export type { PreparedRead, PreparedRelated, RecordPage, StoredRecord } from './prepared-reads';
 
 /**
  * Records per multi-row upsert (rowsPerStatement's `most`): each row carries a whole record's text, up to tens of
@@ -39,8 +34,6 @@ export class RecordStore {
   private readonly key: string;
   private readonly columns: string[];
   private readonly queries: RecordQueries;
-  /** The key fetch of a whole record, the most frequent read: compiled once. */
-  private readonly byKey: Statement;
   private readonly byKeys = new ShapeCache(KEY_SHAPES);
   private readonly upserts: InsertBatches;
   private readonly values: ValueTableWriter;
@@ -52,34 +45,35 @@ export class RecordStore {
     this.columns = table.columns.map((c) => c.name);
     this.knex = db.knex;
     this.queries = new RecordQueries(db.knex, db.dialect, table.name, this.key);
-    this.byKey = compile(db.knex(table.name).select(RECORD_COLUMN).where(this.key, ''));
     const replaced = this.columns.filter((c) => c !== this.key);
     this.upserts = new InsertBatches(db, table.name, this.columns, (insert) => insert.onConflict(this.key).merge(replaced), RECORDS_PER_STATEMENT);
     this.values = new ValueTableWriter(db, set);
   }
 
-  /** One record's JSON text (projected when asked), or undefined; `scope` limits what may be seen. */
-  async jsonByKey(key: string | number, projection: Projection = WHOLE_RECORD, scope?: BoundPredicate): Promise<string | undefined> {
-    const rows = projection === WHOLE_RECORD && !scope
-      ? await this.db.all(this.byKey.sql, [key])
-      : await this.read(this.queries.byKey(key, recordReader(projection).columns, scope));
-    return rows.length ? recordReader(projection).json(rows[0]) : undefined;
+  /** The statements of a read plan (query/request-plan.ts), its condition compiled once: kept with the plan. */
+  prepare(read: Omit<ReadPlan, 'set'>): PreparedRead {
+    return new PreparedRead(this.queries, this.reader, read);
   }
 
-  async count(where?: BoundPredicate): Promise<number> {
-    const scanned = scannedFields(where);
-    return Number((await this.read(this.queries.count(where, scanned.length > 0), scanned))[0].n);
+  /** The statements of an expansion's read (the related records of many parents at once), kept with its plan. */
+  prepareRelated(read: Omit<ReadPlan, 'set'> & { readonly foreignKey: string; readonly perParent?: number }): PreparedRelated {
+    return new PreparedRelated(this.queries, this.reader, read);
+  }
+
+  // The service's own reads below take records as JSON texts (not `undecoded`: the reads' records are strings).
+
+  /** One record's JSON text (projected when asked), or undefined; `scope` limits what may be seen. */
+  async jsonByKey(key: string | number, projection: Projection = WHOLE_RECORD, scope?: BoundPredicate): Promise<string | undefined> {
+    return await this.prepare({ where: scope, orderBy: [], projection, undecoded: false }).byKey(key) as string | undefined;
+  }
+
+  count(where?: BoundPredicate): Promise<number> {
+    return this.prepare({ where, orderBy: [], projection: WHOLE_RECORD, undecoded: false }).count();
   }
 
   /** Records matching a bound filter after a keyset position, in a bound order, as JSON texts with their sort values. */
   async query(q: RecordQuery): Promise<RecordPage> {
-    const scanned = scannedFields(q.where, q.orderBy);
-    const rows = await this.read(this.queries.page(q, scanned.length > 0), scanned);
-    const orderColumns = q.orderBy.map((o) => o.column);
-    return {
-      records: rows.map(recordReader(q.projection).json),
-      sortValues: rows.map((r) => orderColumns.map((c) => r[c] ?? null)),
-    };
+    return await this.prepare({ where: q.where, orderBy: q.orderBy, projection: q.projection, undecoded: false }).page(q) as RecordPage;
   }
 
   /**
@@ -87,17 +81,7 @@ export class RecordStore {
    * grouped by the parent key in `foreignKey`. With `perParent`, each parent gets at most that many.
    */
   async related(q: RelatedQuery): Promise<Map<unknown, string[]>> {
-    const out = new Map<unknown, string[]>();
-    if (q.keys.length === 0) return out;
-    // Key lists are padded to a power of two (repeating the last key) so a few statement shapes serve every page.
-    const size = 2 ** Math.ceil(Math.log2(q.keys.length));
-    const keys = [...q.keys, ...Array(size - q.keys.length).fill(q.keys[q.keys.length - 1])];
-    const { json } = recordReader(q.projection);
-    for (const row of await this.read(this.queries.related({ ...q, keys }))) {
-      const list = out.get(row[PARENT]) ?? out.set(row[PARENT], []).get(row[PARENT])!;
-      list.push(json(row));
-    }
-    return out;
+    return await this.prepareRelated({ ...q, undecoded: false }).of(q.keys) as Map<unknown, string[]>;
   }
 
   /** Every stored record, parsed; only for sets bounded by the dictionary (reference data), never by data. */
@@ -194,6 +178,8 @@ export class RecordStore {
    * (value-list.ts), but a filter may still chain more comparisons than that (at FILTER_MAX_LENGTH, tens of thousands).
    * `scanned`: the fields that make the statement a scan (scans.ts).
    */
+  private readonly reader = (q: Statement, scanned?: readonly string[]) => this.read(q, scanned);
+
   private read(q: Statement, scanned: readonly string[] = []) {
     const limit = this.db.dialect.maxParams;
     if (q.params.length > limit) return Promise.reject(Errors.FilterTooComplex(q.params.length, limit));

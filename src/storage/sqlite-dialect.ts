@@ -15,6 +15,7 @@ class SqliteDialect extends SqlDialect {
   readonly maxParams = MAX_PARAMS;
   /** tolower/toupper: the connection's own functions (sqlite-functions.ts). */
   protected readonly functionNames = { length: 'length', toLower: 'odata_tolower', toUpper: 'odata_toupper' };
+  readonly bytesType = 'BLOB';
 
   contains(text: Fragment, part: Fragment): Fragment {
     return fragment`instr(${text}, ${part}) > 0`;

@@ -1,0 +1,129 @@
+/**
+ * The request pipeline: every request of the app passes it first, as Express's one middleware after its own
+ * start. It begins the request's context (request-context.ts), runs the steps every request takes (the request
+ * log, HTTP conventions, probes, the protocol version), and then, for a path under the service root, the data
+ * steps (read-only, readiness, bearer, limits, format) and the data routes: the generated routers' paths,
+ * matched below the root by a route table of our own. Anything else goes on to Express's routes (the token
+ * endpoint, admin API, console), which find the context with `RequestContexts.of`.
+ *
+ * Why not Express's router for the data path: the steps need the request's context, which Express's layers cannot
+ * pass on but through side channels, and an `express.Router` mounted at /odata cost a key fetch 10% and a
+ * collection 25% of dispatch-only throughput (docs/benchmarks.md, "Request dispatch"; app-level layers measured
+ * within noise of this pipeline). Here steps are plain calls in order, and the first error ends the series
+ * (Express's error handler writes it).
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ResourceHandlers, RouteTable } from '../model/service-model';
+import { Errors } from '../errors/catalogue';
+import type { RequestContext, RequestContexts } from './request-context';
+import { SERVICE_ROOT } from './request-context';
+
+/** One step of the pipeline: calls `next` to go on, or `next(error)` to end the request with an error. */
+export type Step = (ctx: RequestContext, next: (err?: unknown) => void) => void;
+
+/** A data route's handler, given the path's captures (decoded). */
+export type DataHandler = (ctx: RequestContext, params: readonly string[]) => Promise<void> | void;
+
+/** A Connect-style middleware (cors, compression) as a step. */
+export function middlewareStep(handler: RequestHandler): Step {
+  return (ctx, next) => handler(ctx.req, ctx.res, next);
+}
+
+/** A step for a route Express dispatches (after the pipeline): it finds the request's context. */
+export function expressStep(contexts: RequestContexts, step: Step): RequestHandler {
+  return (req, _res, next) => step(contexts.of(req), next);
+}
+
+/** Runs steps in order; `done` gets the first error, or nothing once all have passed. */
+export function runSteps(steps: readonly Step[], ctx: RequestContext, done: (err?: unknown) => void): void {
+  let i = 0;
+  const step = (err?: unknown): void => {
+    if (err || i === steps.length) return done(err);
+    // A step that throws passes its error on, as an Express layer would.
+    try {
+      steps[i++](ctx, step);
+    } catch (e) {
+      done(e);
+    }
+  };
+  step();
+}
+
+export interface PipelineParts {
+  readonly contexts: RequestContexts;
+  /** Steps every request takes, in order: the first begins the context's life (the request log). */
+  readonly every: readonly Step[];
+  /** Steps a request under the service root takes before its route. */
+  readonly data: readonly Step[];
+  readonly routes: DataRoutes;
+  /** A request id for the context (the request log's). */
+  readonly requestId: (req: Request) => string;
+}
+
+/** The pipeline as Express's middleware. */
+export function requestPipeline(parts: PipelineParts): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const ctx = parts.contexts.begin(req, res, parts.requestId(req));
+    runSteps(parts.every, ctx, (err) => {
+      if (err || ctx.path === undefined) return next(err);
+      runSteps(parts.data, ctx, (e) => (e ? next(e) : parts.routes.dispatch(ctx).catch(next)));
+    });
+  };
+}
+
+type RoutePath = string | RegExp;
+
+interface Route {
+  /** The path's captures when it matches, else undefined. */
+  readonly match: (path: string) => string[] | undefined;
+  readonly handler: DataHandler;
+}
+
+/**
+ * The data routes: paths from the service root, as the generated routers and the service document give them,
+ * tried in the order they were added (the first match answers). A string matches itself, with or without a
+ * trailing slash; a pattern matches the raw path, its captures decoded as Express decodes route parameters.
+ */
+export class DataRoutes implements RouteTable<DataHandler> {
+  private readonly routes: Route[] = [];
+
+  get(path: RoutePath | readonly RoutePath[], handler: DataHandler): void {
+    for (const p of Array.isArray(path) ? path : [path as RoutePath]) this.routes.push({ match: matcher(p), handler });
+  }
+
+  /** Mounts the generated routes of every entity set. */
+  mount(mountRoutes: (router: RouteTable<DataHandler>, handlers: ResourceHandlers<DataHandler>) => void, handlers: ResourceHandlers<DataHandler>): void {
+    mountRoutes(this, handlers);
+  }
+
+  dispatch(ctx: RequestContext): Promise<void> {
+    const path = ctx.path!;
+    for (const route of this.routes) {
+      const params = route.match(path);
+      if (params) return Promise.resolve(route.handler(ctx, params));
+    }
+    return Promise.reject(Errors.ResourceNotFound(ctx.req.path, SERVICE_ROOT));
+  }
+}
+
+const NO_PARAMS: string[] = [];
+
+function matcher(p: RoutePath): Route['match'] {
+  if (typeof p === 'string') {
+    const slashed = p === '/' ? p : `${p}/`;
+    return (path) => (path === p || path === slashed ? NO_PARAMS : undefined);
+  }
+  return (path) => {
+    const m = p.exec(path);
+    return m ? m.slice(1).map(decodeParam) : undefined;
+  };
+}
+
+function decodeParam(value: string | undefined): string {
+  if (value === undefined || !value.includes('%')) return value as string;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw Errors.RequestMalformed(`Failed to decode param '${value}'`);
+  }
+}
