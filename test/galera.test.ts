@@ -29,6 +29,12 @@ import { spawnServer } from './support/server-process';
 type GaleraDb = Awaited<ReturnType<typeof galeraDatabase>>;
 
 const LISTINGS = 1500;
+/**
+ * The longest a healthy node's instance may answer 503 (with Retry-After) while the cluster changes membership: the
+ * lost node's eviction is shorter than the instances' statement timeout (support/galera.ts), but a node rejoining
+ * pauses the cluster's commits and causal reads during its state transfer's hand-over (measured: 4.4 s at most).
+ */
+const PAUSE_MS = 8000;
 const ROUNDS = 10;
 
 (GALERA ? describe : describe.skip)('On a 3-node Galera cluster', function () {
@@ -130,7 +136,7 @@ const ROUNDS = 10;
       await db?.drop();
     });
 
-    it('node 3 killed (SIGKILL): its instance answers 503 with Retry-After and /ready 503 while the others answer 200; restarted, it serves again without a restart of its own', async () => {
+    it('node 3 killed (SIGKILL): its instance answers 503 with Retry-After and /ready 503 while the others serve (a few seconds of 503 at most as the cluster changes); restarted, it serves again without a restart of its own', async () => {
       const load = new Load(servers);
       try {
         load.mark('node 3 killed');
@@ -152,10 +158,10 @@ const ROUNDS = 10;
         await load.stop();
         if (!cluster.running(3)) await cluster.restart(3);
       }
-      load.expectOnly([[200], [200], [200, 503]]);
+      load.expectServing(2);
     });
 
-    it('node 2 cut off from the others (a partition: gmcast.isolate): it leaves the primary component and its instance answers 503 until the partition heals', async () => {
+    it('node 2 cut off from the others (a partition: gmcast.isolate): it leaves the primary component and its instance answers 503 until the partition heals; the others serve', async () => {
       const load = new Load(servers);
       try {
         load.mark('node 2 isolated');
@@ -172,7 +178,7 @@ const ROUNDS = 10;
         await load.stop();
         await setIsolated(cluster, 2, false);
       }
-      load.expectOnly([[200], [200, 503], [200]]);
+      load.expectServing(1);
     });
   });
 
@@ -208,7 +214,7 @@ class Load {
   private readonly statuses: Map<number, number>[];
   private readonly began = Date.now();
   /** When each instance answered 503, in seconds since the load began (for a failure's message). */
-  private readonly refusedAt: string[][];
+  private readonly refusedAt: number[][];
   private readonly bad: string[] = [];
   /** The 503s' messages, by instance (for a failure's message). */
   private readonly refusals: Set<string>[];
@@ -243,11 +249,23 @@ class Load {
   }
 
   /** Each instance answered only these statuses (and each of them at least once); every 503 had Retry-After. */
-  expectOnly(allowed: number[][]): void {
+  /**
+   * Every answer was a 200 or a 503 with Retry-After and an OData body; the instance on the `lost` node (0-based)
+   * answered both; each other instance answered 200 and, while the cluster changed its membership (the lost node
+   * dropped, or taken back by state transfer), 503 for at most PAUSE_MS in all (measured: up to 4.4 s).
+   */
+  expectServing(lost: number): void {
     expect(this.bad, 'answers that were not 200 or a 503 with Retry-After and an OData body').to.deep.equal([]);
-    const got = this.statuses.map((m) => [...m.keys()].sort());
-    const refused = this.refusals.map((r, i) => `${[...r].join('; ')} at ${this.refusedAt[i].join(' ')} s`);
-    expect(got, `statuses answered by each instance (503s: ${JSON.stringify(refused)}; ${this.timeline.join(', ')})`).to.deep.equal(allowed);
+    const refused = this.refusals.map((r, i) => `${[...r].join('; ')} at ${this.refusedAt[i].map((t) => t.toFixed(1)).join(' ')} s`);
+    const why = `503s: ${JSON.stringify(refused)}; ${this.timeline.join(', ')}`;
+    expect([this.seen(lost, 200), this.seen(lost, 503)], `the lost node's instance served, then refused (${why})`).to.deep.equal([true, true]);
+    for (const [i, times] of this.refusedAt.entries()) {
+      if (i === lost) continue;
+      expect(this.seen(i, 200), `instance ${i + 1} served`).to.equal(true);
+      const span = times.length ? (Math.max(...times) - Math.min(...times)) * 1000 : 0;
+      if (times.length) console.log(`      instance ${i + 1} (a healthy node): 503 with Retry-After for ${(span / 1000).toFixed(1)} s while the cluster changed (${this.timeline.join(', ')})`);
+      expect(span, `instance ${i + 1}: how long a healthy node's instance refused (${why})`).to.be.at.most(PAUSE_MS);
+    }
   }
 
   private async loop(server: RunningServer, i: number): Promise<void> {
@@ -258,7 +276,7 @@ class Load {
       if (r.status !== 503 || !r.headers.get('retry-after') || !r.json?.error?.code) this.bad.push(`instance ${i + 1}: ${r.status} ${r.text.slice(0, 200)}`);
       else {
         this.refusals[i].add(r.json.error.message);
-        this.refusedAt[i].push(((Date.now() - this.began) / 1000).toFixed(1));
+        this.refusedAt[i].push((Date.now() - this.began) / 1000);
       }
       // A client waits Retry-After before it asks again; this one only a little, to see the instance come back soon.
       await new Promise((resolve) => setTimeout(resolve, 100));

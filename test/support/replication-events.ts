@@ -23,6 +23,7 @@ export interface EventConsumerStats {
 }
 
 class Interrupted extends Error {}
+class OutOfService extends Error {}
 
 /** Fetches at once per page (within the client's MAX_CONCURRENT_REQUESTS). */
 const FETCHES_AT_ONCE = 2;
@@ -69,6 +70,10 @@ export class EventConsumer {
         url = next && this.swap(next);
       }
     } catch (e) {
+      if (e instanceof OutOfService) {
+        this.unavailable++;
+        return;
+      }
       if (!(e instanceof Interrupted)) throw e;
       this.stats.interruptions++;
     }
@@ -97,6 +102,7 @@ export class EventConsumer {
         this.stats.fetched++;
         if (r.status === 200) this.apply(set, key, r.json);
         else if (r.status === 404) this.drop(set, key);
+        else if (this.outOfService(r)) throw new OutOfService();
         else throw new Error(`GET ${set}('${key}') answered ${r.status}: ${r.text.slice(0, 300)}`);
       }
     };
@@ -118,9 +124,22 @@ export class EventConsumer {
     if (this.stores[set].remove(key)) this.stats.dropped++;
   }
 
+  /**
+   * An instance out of service (503 with Retry-After, its node leaving or rejoining the cluster) ends the increment
+   * where its last whole page left the mark, as a balancer's client would retry later; only when tolerated.
+   */
+  toleratesUnavailable = false;
+  /** Increments so ended. */
+  unavailable = 0;
+
+  private outOfService(r: { status: number; headers: Headers }): boolean {
+    return this.toleratesUnavailable && r.status === 503 && r.headers.get('retry-after') !== null;
+  }
+
   private async get(url: string) {
     const r = await get(url, this.headers);
     this.stats.requests++;
+    if (this.outOfService(r)) throw new OutOfService();
     if (r.status !== 200) throw new Error(`GET ${url} answered ${r.status}: ${r.text.slice(0, 300)}`);
     return r;
   }
