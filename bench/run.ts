@@ -843,6 +843,31 @@ function pairRun(family: Family, o: Options, results: ScenarioResult[], extra: s
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// The wire limit
+
+/**
+ * The product's body for `path`, served as a static body by plain node:http (bench/static-body.ts) on the same
+ * core, measured as the product was: the most this machine serves at that size, whatever the server does.
+ */
+async function wireLimit(name: string, product: ServerProcess, path: string, r: ScenarioResult, o: Options): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${product.port}${path}`, { headers: product.headers });
+  const body = Buffer.from(await res.arrayBuffer());
+  const file = join(BENCH_DIR, `static-body-${name}.json`);
+  writeFileSync(file, body);
+  const server = await startChild('static body', join(__dirname, 'static-body.js'), [file], {}, o.pin);
+  const measured: Measurement[] = [];
+  try {
+    for (let round = 1; round <= o.rounds; round++) measured.push(await measure(`${name} static body #${round}`, { server, path: () => '/' }, o, round === 1));
+  } finally {
+    await stopChild(server);
+  }
+  const wire = best(measured).reqPerSec;
+  const served = best(r.product).reqPerSec;
+  return `${name}: the same ${(body.length / 1024).toFixed(1)} KB body, static, from plain node:http: ${fmt(wire)} req/s; `
+    + `the product ${fmt(served)} req/s, ${(wire / served).toFixed(1)}× below it (the bare baseline ${fmt(best(r.baseline).reqPerSec)}, ${(wire / best(r.baseline).reqPerSec).toFixed(1)}× below)`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Families
 
 interface Servers {
@@ -858,10 +883,13 @@ async function keyAndPageFamily(s: Servers, keys: string[], o: Options): Promise
       { server: s.product, path: (i) => productKeyPath(keys[i % keys.length]) },
       { server: s.baseline, path: (i) => baselineKeyPath(keys[i % keys.length]) }, o));
   }
+  const wire: string[] = [];
   if (o.scenarios.has('page')) {
-    results.push(await runPair('page', { server: s.product, path: () => '/odata/Property' }, { server: s.baseline, path: () => '/Property' }, o));
+    const page = await runPair('page', { server: s.product, path: () => '/odata/Property' }, { server: s.baseline, path: () => '/Property' }, o);
+    results.push(page);
+    wire.push(await wireLimit('page', s.product, '/odata/Property', page, o));
   }
-  return pairRun(KEY_AND_PAGE, o, results);
+  return pairRun(KEY_AND_PAGE, o, results, [], PRODUCT_BASELINE, wire.length ? [`Wire limit: ${wire.join('; ')}`] : []);
 }
 
 async function filteredFamily(s: Servers, facts: DataFacts, o: Options): Promise<FamilyRun> {
@@ -873,7 +901,7 @@ async function filteredFamily(s: Servers, facts: DataFacts, o: Options): Promise
   const r = await runPair('filtered', { server: s.product, path: () => productPath }, { server: s.baseline, path: () => baselinePath }, o);
   return pairRun(FILTERED, o, [r], [
     `- Filter: \`ModificationTimestamp gt '${facts.filterTs}'\`, matching ${facts.filterMatches} of ${facts.listings} listings`,
-  ]);
+  ], PRODUCT_BASELINE, [`Wire limit: ${await wireLimit('filtered', s.product, productPath, r, o)}`]);
 }
 
 async function replicationFamily(s: Servers, o: Options): Promise<FamilyRun> {
@@ -1130,7 +1158,7 @@ async function expandFamily(s: Servers, o: Options, startCounting: () => Promise
   const run = pairRun(EXPAND, o, [r], [
     `- Page: ${PAGE} listings with ${media} media (${Math.min(...counts)}–${Math.max(...counts)} a listing); the same records and media arrays from both servers`,
     ...statements.details,
-  ], PRODUCT_BASELINE, [`Statements per page (data statements · related records on the page):\n\n${statements.body}`]);
+  ], PRODUCT_BASELINE, [`Wire limit: ${await wireLimit('expand', s.product, productPath, r, o)}`, `Statements per page (data statements · related records on the page):\n\n${statements.body}`]);
   if (!statements.ok) run.low.push('expand statements per page (not 1 + navigations)');
   return run;
 }
