@@ -15,18 +15,6 @@ import { recordReader } from './record-codec';
 import { Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { valueList } from './value-list';
 
-/** A page's statement: the read's condition (compiled), where it continues, how many rows, which columns. */
-export interface PageStatement {
-  readonly condition?: Fragment;
-  readonly after?: readonly unknown[];
-  readonly orderBy: readonly BoundOrder[];
-  readonly limit: number;
-  readonly offset?: number;
-  readonly projection: Projection;
-  /** The record column as its stored bytes (a Buffer), undecoded. */
-  readonly undecoded?: boolean;
-}
-
 export interface RecordQuery {
   readonly where?: BoundPredicate;
   /** Keyset position: the sort values of the last row of the previous page; only rows after it. */
@@ -36,6 +24,13 @@ export interface RecordQuery {
   /** Rows passed over first ($skip); only where no keyset position is given. */
   readonly offset?: number;
   readonly projection: Projection;
+}
+
+/** A page's statement: a RecordQuery whose condition is compiled already (a read plan's), and how to read records. */
+export interface PageStatement extends Omit<RecordQuery, 'where'> {
+  readonly condition?: Fragment;
+  /** The record column as its stored bytes (a Buffer), undecoded. */
+  readonly undecoded?: boolean;
 }
 
 export interface RelatedQuery {
