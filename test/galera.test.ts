@@ -18,7 +18,7 @@ import { CREDENTIAL_CHECK_MS } from '../src/auth/clients';
 import { seedDemoData } from '../src/seed/demo-data';
 import { openDatabase } from '../src/storage/database';
 import { SchemaMigrator } from '../src/storage/migrations/schema-migrator';
-import { until } from './support/cluster-process';
+import { until } from './support/poll';
 import { CLUSTER_TIMEOUTS, GALERA, galeraCluster, galeraDatabase, GaleraCluster } from './support/galera';
 import { get, odataError, startTestServer, TEST_TOKEN } from './support/http';
 import { runCli } from './support/licence-http';

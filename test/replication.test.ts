@@ -31,7 +31,7 @@ import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { CLUSTER_TIMEOUTS, galeraCluster } from './support/galera';
 import { get, odataError, startTestServer } from './support/http';
-import { until } from './support/cluster-process';
+import { until } from './support/poll';
 import { allDifferences, consumerSets, count, servedOverHttp, Sets, withoutDeleted } from './support/replication-compare';
 import { RELATED, ReplicationConsumer, SETS } from './support/replication-consumer';
 import { EventConsumer } from './support/replication-events';
