@@ -33,7 +33,7 @@ import { CLUSTER_TIMEOUTS, galeraCluster } from './support/galera';
 import { get, odataError, startTestServer } from './support/http';
 import { until } from './support/poll';
 import { allDifferences, consumerSets, count, servedOverHttp, Sets, withoutDeleted } from './support/replication-compare';
-import { RELATED, ReplicationConsumer, SETS } from './support/replication-consumer';
+import { RELATED, ReplicationConsumer } from './support/replication-consumer';
 import { EventConsumer } from './support/replication-events';
 import { Random, RandomWriter, storedRecords, WriterStats } from './support/replication-writer';
 import { Rec, walkPages } from './support/replication-paging';
@@ -151,11 +151,7 @@ describeEachDatabase('Replication of every resource by the recommended practice 
     try {
       for (const [i, s] of subscribers.entries()) {
         const random = new Random(SEED + 200 + i);
-        const consumer = new ReplicationConsumer(server.url, { headers: s.headers, bases: [server.url, other.url], interruptChance: INTERRUPT_CHANCE, random: () => random.next() });
-        Object.assign(consumer.marks, s.consumer!.marks);
-        for (const set of SETS) for (const r of s.consumer!.stores[set].byKey.values()) consumer.stores[set].upsert(r);
-        for (const k of s.consumer!.deleted) consumer.deleted.add(k);
-        s.consumer = consumer;
+        s.consumer = new ReplicationConsumer(server.url, { headers: s.headers, bases: [server.url, other.url], interruptChance: INTERRUPT_CHANCE, random: () => random.next() }).continueFrom(s.consumer!);
         s.events!.bases = [server.url, other.url];
       }
       const writers = [await RandomWriter.create(server.service, SEED + 1), await RandomWriter.create(other.service, SEED + 2)];
@@ -176,11 +172,7 @@ describeEachDatabase('Replication of every resource by the recommended practice 
     try {
       for (const [i, s] of subscribers.entries()) {
         const random = new Random(SEED + 400 + i);
-        const consumer = new ReplicationConsumer(server.url, { headers: s.headers, bases, interruptChance: INTERRUPT_CHANCE, random: () => random.next(), toleratesUnavailable: true });
-        Object.assign(consumer.marks, s.consumer!.marks);
-        for (const set of SETS) for (const r of s.consumer!.stores[set].byKey.values()) consumer.stores[set].upsert(r);
-        for (const k of s.consumer!.deleted) consumer.deleted.add(k);
-        s.consumer = consumer;
+        s.consumer = new ReplicationConsumer(server.url, { headers: s.headers, bases, interruptChance: INTERRUPT_CHANCE, random: () => random.next(), toleratesUnavailable: true }).continueFrom(s.consumer!);
         s.events!.bases = [server.url, second.url];
         s.events!.toleratesUnavailable = true;
       }

@@ -17,10 +17,15 @@ const PROBE = `SELECT 1 FROM ${SETTINGS_TABLE} LIMIT 1`;
 export class Reachability {
   private pending?: Promise<void>;
 
-  constructor(private readonly db: Database, private readonly ms: number) {}
+  /** The probe as this database runs it (dialect.probe). */
+  private readonly sql: string;
+
+  constructor(private readonly db: Database, private readonly ms: number) {
+    this.sql = db.dialect.probe(PROBE);
+  }
 
   check(): Promise<void> {
-    this.pending ??= boundedWait(this.db.all(this.db.dialect.probe(PROBE)), this.ms, `no answer within ${this.ms} ms`)
+    this.pending ??= boundedWait(this.db.all(this.sql), this.ms, `no answer within ${this.ms} ms`)
       .then(() => undefined, (e: unknown) => {
         throw e instanceof DatabaseUnavailable ? e : new DatabaseUnavailable((e as Error)?.message ?? String(e));
       })

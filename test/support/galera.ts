@@ -109,13 +109,8 @@ export class GaleraCluster {
 
   /** The node's status variables that say whether it serves (wsrep_ready, wsrep_cluster_size, its state). */
   async status(node: number): Promise<Record<string, string>> {
-    const conn = await mysql.createConnection(this.url(node, ''));
-    try {
-      const [rows] = await conn.query("SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_cluster_size', 'wsrep_local_state_comment', 'wsrep_cluster_status')");
-      return Object.fromEntries((rows as { Variable_name: string; Value: string }[]).map((r) => [r.Variable_name, r.Value]));
-    } finally {
-      await conn.end();
-    }
+    const rows = await this.query(node, "SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_cluster_size', 'wsrep_local_state_comment', 'wsrep_cluster_status')");
+    return Object.fromEntries((rows as { Variable_name: string; Value: string }[]).map((r) => [r.Variable_name, r.Value]));
   }
 
   /** One statement on the node, outside any test database (a setting, a status). */
@@ -185,12 +180,7 @@ export async function stopGaleraCluster(): Promise<void> {
 /** A new database on the cluster (created through node 1, replicated to every node), and how to drop it. */
 export async function galeraDatabase(cluster: GaleraCluster): Promise<{ name: string; urls: string[]; drop(): Promise<void> }> {
   const name = `reso_galera_${process.pid}_${Date.now() % 1_000_000}`;
-  const conn = await mysql.createConnection(cluster.url(1, ''));
-  try {
-    await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  } finally {
-    await conn.end();
-  }
+  await cluster.query(1, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
   // Each node applies the statement in the cluster's order, some a moment later: a causal read waits for that.
   for (const node of cluster.nodes) {
     const [found] = await cluster.query(node.index, `SET STATEMENT wsrep_sync_wait = 1 FOR SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = '${name}'`) as unknown[][];
@@ -199,13 +189,6 @@ export async function galeraDatabase(cluster: GaleraCluster): Promise<{ name: st
   return {
     name,
     urls: [1, 2, 3].map((n) => cluster.url(n, name)),
-    drop: async () => {
-      const c = await mysql.createConnection(cluster.url(1, ''));
-      try {
-        await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      } finally {
-        await c.end();
-      }
-    },
+    drop: async () => { await cluster.query(1, `DROP DATABASE IF EXISTS \`${name}\``); },
   };
 }

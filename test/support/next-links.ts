@@ -65,3 +65,8 @@ export async function walkPages(firstUrl: string, options: WalkOptions = {}): Pr
   }
   return walk;
 }
+
+/** An answer that says "not now, later" (503 with Retry-After): a client following the spec retries, elsewhere or after the wait. */
+export function refusedForNow(r: { readonly status: number; readonly headers: Headers }): boolean {
+  return r.status === 503 && r.headers.get('retry-after') !== null;
+}

@@ -25,6 +25,7 @@
  * timestamp order; a record changed while a pull runs gets a later timestamp than the walk's position and
  * is met later in the same walk or by the next increment.
  */
+import { refusedForNow } from './next-links';
 import { odataString, PagingError, Rec, walkPages, Walk } from './replication-paging';
 
 export type RelatedSet = 'Media' | 'OpenHouse' | 'HistoryTransactional';
@@ -129,6 +130,14 @@ export class ReplicationConsumer {
   /** Chance that a walk is abandoned after one of its pages (set to 0 for a last, complete pull). */
   interruptChance: number;
 
+  /** Takes up where `earlier` stopped (its marks, stores and deleted listings): the same client, now reading elsewhere. */
+  continueFrom(earlier: ReplicationConsumer): this {
+    Object.assign(this.marks, earlier.marks);
+    for (const set of SETS) for (const r of earlier.stores[set].byKey.values()) this.stores[set].upsert(r);
+    for (const k of earlier.deleted) this.deleted.add(k);
+    return this;
+  }
+
   get listings(): Map<string, Rec> {
     return this.stores.Property.byKey;
   }
@@ -203,8 +212,7 @@ export class ReplicationConsumer {
 
   /** Whether `e` is a 503 with Retry-After this consumer tolerates (counted); anything else is the test's failure. */
   private outOfService(e: unknown): boolean {
-    if (!(e instanceof PagingError) || !this.options.toleratesUnavailable) return false;
-    if (e.page?.status !== 503 || !e.page.headers.get('retry-after')) return false;
+    if (!(e instanceof PagingError) || !this.options.toleratesUnavailable || !e.page || !refusedForNow(e.page)) return false;
     const url = e.url ?? '';
     const root = this.bases.find((b) => url.startsWith(b)) ?? url;
     this.unavailable.set(root, (this.unavailable.get(root) ?? 0) + 1);

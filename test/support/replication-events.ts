@@ -12,6 +12,7 @@
  */
 import { get } from './http';
 import { emptyStores, keyOf, RELATED, ReplicatedSet, SETS } from './replication-consumer';
+import { refusedForNow } from './next-links';
 import { Rec, walkPages } from './replication-paging';
 
 export interface EventConsumerStats {
@@ -133,7 +134,7 @@ export class EventConsumer {
   unavailable = 0;
 
   private outOfService(r: { status: number; headers: Headers }): boolean {
-    return this.toleratesUnavailable && r.status === 503 && r.headers.get('retry-after') !== null;
+    return this.toleratesUnavailable && refusedForNow(r);
   }
 
   private async get(url: string) {
