@@ -32,9 +32,12 @@ const LISTINGS = 1500;
 /**
  * The longest a healthy node's instance may answer 503 (with Retry-After) while the cluster changes membership: the
  * lost node's eviction is shorter than the instances' statement timeout (support/galera.ts), but a node rejoining
- * pauses the cluster's commits and causal reads during its state transfer's hand-over (measured: 4.4 s at most).
+ * pauses the cluster's commits and causal reads during its state transfer's hand-over, and a healed partition's
+ * merge can leave every node outside a primary component for a while (measured: 4.4 s here; 8.05 s once on CI's
+ * 2-core machine, every node refusing from 8.6 s after the partition healed). Galera's membership protocol sets
+ * that time, not the server: what the server owes is a 503 with Retry-After meanwhile, and serving after.
  */
-const PAUSE_MS = 8000;
+const PAUSE_MS = 15_000;
 const ROUNDS = 10;
 
 (GALERA ? describe : describe.skip)('On a 3-node Galera cluster', function () {
@@ -252,7 +255,7 @@ class Load {
   /**
    * Every answer was a 200 or a 503 with Retry-After and an OData body; the instance on the `lost` node (0-based)
    * answered both; each other instance answered 200 and, while the cluster changed its membership (the lost node
-   * dropped, or taken back by state transfer), 503 for at most PAUSE_MS in all (measured: up to 4.4 s).
+   * dropped, or taken back by state transfer), 503 for at most PAUSE_MS in all.
    */
   expectServing(lost: number): void {
     expect(this.bad, 'answers that were not 200 or a 503 with Retry-After and an OData body').to.deep.equal([]);

@@ -272,8 +272,9 @@ describe('Issue 13 §1 JSON lines on standard output', () => {
    * standard input: once the held request lines have gone out on their own (at most 100 ms after they were
    * logged) and reached the test.
    */
-  function logging(n: number, then: string, pauseAt = n): ChildProcessWithoutNullStreams {
-    const script = `const { createLogger, requestLineLogger } = require(${JSON.stringify(LOGGER)});
+  function logging(n: number, then: string, pauseAt = n, prelude = ''): ChildProcessWithoutNullStreams {
+    const script = `${prelude}
+      const { createLogger, requestLineLogger } = require(${JSON.stringify(LOGGER)});
       const log = createLogger({ logLevel: 'info', logFormat: 'json' });
       const requests = requestLineLogger(log);
       const lines = (from, to) => { for (let i = from; i < to; i++) (i % 1000 === 999 ? log : requests).info({ i }, 'line ' + i); };
@@ -332,15 +333,21 @@ describe('Issue 13 §1 JSON lines on standard output', () => {
     }
   });
 
-  it('every line logged before the process exits is written, in order: when it has nothing left to do, at process.exit, on an uncaught error', async () => {
-    for (const [then, exitCode] of [['', 0], ['process.exit(3)', 3], [`throw new Error('boom')`, 1]] as const) {
-      const child = logging(20_500, then);
+  it('every line logged before the process exits is written, in order: when it has nothing left to do, at process.exit, on an uncaught error; also while the collector reads slowly', async () => {
+    // Node's thread pool kept busy (by other work's file or crypto calls) while the lines are logged and the
+    // process exits: a write waiting there must not be overtaken by those after it, nor lost.
+    const busyPool = `for (let t = 0; t < 4; t++) require('node:crypto').pbkdf2('x', 'y', 400000, 32, 'sha512', () => {});`;
+    for (const [then, exitCode, prelude] of [['', 0, ''], ['process.exit(3)', 3, ''], [`throw new Error('boom')`, 1, ''], ['process.exit(3)', 3, busyPool]] as const) {
+      const child = logging(20_500, then, 20_500, prelude);
       let out = '';
       child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+      // A collector that falls behind: the pipe fills, and the process exits with lines still being written.
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), 300);
       const [code] = await once(child, 'exit') as [number];
-      expect(code, then).to.equal(exitCode);
+      expect(code, then + prelude).to.equal(exitCode);
       if (!child.stdout.readableEnded) await once(child.stdout, 'end');
-      expect(numbers(out), then).to.deep.equal(Array.from({ length: 20_500 }, (_, i) => i));
+      expect(numbers(out), then + prelude).to.deep.equal(Array.from({ length: 20_500 }, (_, i) => i));
     }
   });
 });
