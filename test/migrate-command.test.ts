@@ -71,3 +71,37 @@ describeEachDatabase('Command line: migrate', (target) => {
     }
   });
 });
+
+describeEachDatabase('Command line: migrate, on a database whose index was dropped by hand', (target) => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await target.create();
+  });
+  after(() => db.drop());
+
+  it('the next migration refuses (exit code 6), naming the index and the statement that makes it again; made again, it goes on', async () => {
+    expect((await runCli(db.url, ['migrate'])).code).to.equal(0);
+    const index = serviceModel.tables.find((t) => t.name === 'Property')!.indexes[0];
+    const service = new ListingService(serviceModel, openDatabase(db.url));
+    try {
+      await service.db.run(service.db.dialect.name === 'sqlite' ? `DROP INDEX \`${index.name}\`` : `DROP INDEX \`${index.name}\` ON Property`);
+      // What a dictionary change leaves: the start-up work is due again.
+      await service.db.run('UPDATE reso_server_settings SET value = ? WHERE name = ?', ['prepared for another dictionary', PREPARED_FOR]);
+    } finally {
+      await service.close();
+    }
+    const refused = await runCli(db.url, ['migrate']);
+    expect(refused.code, refused.stderr).to.equal(6);
+    expect(refused.stderr).to.include(`missing: index ${index.name} of Property`);
+    const statement = /make it again with (.+)$/m.exec(refused.stderr)?.[1];
+    expect(statement, refused.stderr).to.match(new RegExp(`${index.name}.*${index.columns.map((c) => `\`${c}\``).join(', ')}`));
+    const repair = new ListingService(serviceModel, openDatabase(db.url));
+    try {
+      await repair.db.run(statement!);
+    } finally {
+      await repair.close();
+    }
+    const again = await runCli(db.url, ['migrate']);
+    expect(again.code, again.stderr).to.equal(0);
+  });
+});

@@ -107,6 +107,9 @@ export abstract class SqlDialect {
     return undefined;
   }
 
+  /** The names of `table`'s indexes, each row's `name` (for the migrator's check that the indexes it made are there). */
+  abstract indexNames(knex: Knex, table: string): Knex.QueryBuilder;
+
   /**
    * A query whose row's `t` is the database's own clock in whole milliseconds since the Unix epoch: the one
    * clock every writer shares, whatever its host's clock says (ModificationTimestamps come from it).

@@ -4,6 +4,7 @@
  * database's write lock; and its types are affinities, so decimals and doubles are stored as floats.
  */
 import { SqlDialect } from './dialect';
+import type { Knex } from './query-builder';
 import { join, param, raw, Fragment, fragment } from './fragment';
 import { SCAN_GUARD } from './sqlite-functions';
 
@@ -45,6 +46,10 @@ class SqliteDialect extends SqlDialect {
   }
 
   /** Registered by the scan thread (sqlite-scan-thread.ts): not deterministic, so evaluated on every row visited. */
+  indexNames(knex: Knex, table: string): Knex.QueryBuilder {
+    return knex.select('name').from(knex.raw('pragma_index_list(?)', [table]));
+  }
+
   scanGuard(): Fragment {
     return raw(`${SCAN_GUARD}()`);
   }

@@ -11,7 +11,7 @@
  */
 import type { Knex } from 'knex';
 import type { DictionaryMigration, MigrationStorage } from '../../model/migration';
-import type { ServiceModel } from '../../model/service-model';
+import type { ServiceModel, TableSpec } from '../../model/service-model';
 import type { Database } from '../database';
 import { NO_PAD_BINARY_COLLATION } from '../mysql-dialect';
 import { SERVICE_MIGRATIONS } from './service-migrations';
@@ -40,12 +40,13 @@ export class SchemaMigrator {
   private readonly migrations: readonly NamedMigration[];
 
   private readonly tables: readonly string[];
-  /** What the model reads: every table (value tables too) and its columns. */
-  private readonly expected: readonly { readonly name: string; readonly columns: readonly string[] }[];
+  /** What the model reads: every table (value tables too), its columns, and the indexes its filters rely on. */
+  private readonly expected: readonly { readonly name: string; readonly columns: readonly string[]; readonly indexes: TableSpec['indexes'] }[];
 
   constructor(private readonly db: Database, model: Pick<ServiceModel, 'migrations' | 'tables' | 'valueTables'>) {
     this.tables = model.tables.map((t) => t.name);
-    this.expected = [...model.tables, ...model.valueTables].map((t) => ({ name: t.name, columns: t.columns.map((c) => c.name) }));
+    this.expected = [...model.tables, ...model.valueTables]
+      .map((t) => ({ name: t.name, columns: t.columns.map((c) => c.name), indexes: t.indexes }));
     this.migrations = [
       ...SERVICE_MIGRATIONS.map((m) => ({ name: `service/${m.name}`, migration: m })),
       ...model.migrations.map((m) => ({ name: `dictionary/${m.name}`, migration: m })),
@@ -94,18 +95,28 @@ export class SchemaMigrator {
   }
 
   /**
-   * Every table and column the model reads is there. A migration history that was replaced (a dictionary
-   * generated into an empty folder, whose 0001 is not the one the database had) would otherwise go unnoticed
-   * until the first statement failed.
+   * Every table and column the model reads is there, and every index its filters and orders rely on. A migration
+   * history that was replaced (a dictionary generated into an empty folder, whose 0001 is not the one the database
+   * had) would otherwise go unnoticed until the first statement failed; an index dropped by hand, never: filters
+   * the dictionary promises are indexed would scan the whole table, which is what the spec's 501 exists to prevent.
    */
   private async verify(knex: Knex): Promise<void> {
     const missing: string[] = [];
+    const recreate: string[] = [];
     for (const t of this.expected) {
       const columns = await knex(t.name).columnInfo() as Record<string, unknown>;
-      if (Object.keys(columns).length === 0) missing.push(`table ${t.name}`);
-      else missing.push(...t.columns.filter((c) => !(c in columns)).map((c) => `${t.name}.${c}`));
+      if (Object.keys(columns).length === 0) {
+        missing.push(`table ${t.name}`);
+        continue;
+      }
+      missing.push(...t.columns.filter((c) => !(c in columns)).map((c) => `${t.name}.${c}`));
+      const indexes = new Set(((await this.db.dialect.indexNames(knex, t.name)) as { name: string }[]).map((r) => r.name));
+      for (const index of t.indexes.filter((i) => !indexes.has(i.name))) {
+        missing.push(`index ${index.name} of ${t.name}`);
+        recreate.push(knex.schema.alterTable(t.name, (table) => { table.index([...index.columns], index.name); }).toString());
+      }
     }
-    if (missing.length) throw new SchemaMismatch(missing);
+    if (missing.length) throw new SchemaMismatch(missing, recreate);
   }
 
   private async pendingIn(knex: Knex): Promise<NamedMigration[]> {
@@ -207,10 +218,17 @@ export class NewerSchema extends Error {
   }
 }
 
-/** The schema after the migrations is not the one the model reads. */
+/**
+ * The schema after the migrations is not the one the model reads. `recreate`: the statements that make the missing
+ * indexes again (an index is missing when it was dropped outside the migrations; tables and columns when the
+ * migration history was replaced).
+ */
 export class SchemaMismatch extends Error {
-  constructor(readonly missing: readonly string[]) {
+  constructor(readonly missing: readonly string[], recreate: readonly string[] = []) {
+    const structural = missing.length > recreate.length;
     super(`the database's schema does not match this build's migrations (missing: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}): `
-      + 'was generated/ regenerated into an empty folder? Keep generated/migrations/ and generate on top of it, so each change is the next migration');
+      + (structural ? 'was generated/ regenerated into an empty folder? Keep generated/migrations/ and generate on top of it, so each change is the next migration' : '')
+      + (structural && recreate.length ? '; ' : '')
+      + (recreate.length ? `an index dropped outside the migrations; make it again with ${recreate.join('; ')}` : ''));
   }
 }
