@@ -8,7 +8,7 @@
  * means the change between the builds costs the hot path nothing (the same build against itself gives the noise).
  *
  *   node dist/bench/versus.js --other ../wt-before --database sqlite:.bench/listings-20000.sqlite \
- *     --other-database sqlite:../wt-before/.bench/listings-20000.sqlite [--duration 8] [--rounds 3]
+ *     --other-database sqlite:../wt-before/.bench/listings-20000.sqlite [--duration 8] [--rounds 3] [--scenarios key,page,filtered,walk]
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -124,7 +124,8 @@ async function main(): Promise<void> {
       ['walk (records/s)', walkRound],
     ];
     console.log(`| scenario | this | other | this/other (best) | this/other per server CPU-s | rounds, this; other |\n|---|---:|---:|---:|---:|---|`);
-    for (const [name, run] of scenarios) {
+    const only = argOf('--scenarios', 'key,page,filtered,walk').split(',');
+    for (const [name, run] of scenarios.filter(([n]) => only.includes(n.split(' ')[0]))) {
       const got: Record<string, Round[]> = { this: [], other: [] };
       if (name.startsWith('walk')) for (const s of sides) await walkRound(s); // untimed: the first walk reads the file into the page cache
       for (let r = 0; r < rounds; r++) for (const s of r % 2 ? [...sides].reverse() : sides) got[s.name].push(await run(s));
