@@ -17,6 +17,7 @@ import type { Knex } from './query-builder';
 import { sqliteSchemaKnex } from './schema-knex';
 import { sqliteDialect } from './sqlite-dialect';
 import { registerFunctions, ScanClock, ScanDeadlinePassed } from './sqlite-functions';
+import { mapForReads } from './sqlite-mapping';
 import { SqliteScanThreads } from './sqlite-scan-thread';
 import { sqlBuilder } from './query-builder';
 
@@ -53,6 +54,7 @@ export class SqliteDatabase implements Database {
       this.writer.pragma('journal_mode = WAL');
       this.writer.pragma('synchronous = NORMAL');
       this.reader = path === ':memory:' ? this.writer : new BetterSqlite3(path, { timeout: BUSY_WAIT_MS });
+      if (this.reader !== this.writer) mapForReads(this.reader);
       for (const db of new Set([this.reader, this.writer])) registerFunctions(db, this.scanClock);
       // An in-memory database is one connection's alone: its scans run on it, blocking, but still bounded.
       this.scanThreads = path === ':memory:' ? undefined : new SqliteScanThreads({ path, busyMs: BUSY_WAIT_MS }, timeouts);
