@@ -19,17 +19,25 @@ export function startProduct(
     BENCH_PARENT_PID: String(process.pid), ...env,
   };
   const child = spawn(process.execPath, [join(ROOT, 'dist/bench/product-server.js')], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  return servingAt(child, 'the product', workers).then((base) => ({ base, child }));
+}
+
+/**
+ * The service root a `reso-server serve` child says it serves (`workers`: once each worker has said so); rejects if
+ * it exits first, with what it printed. From then on its output (a line per request) is read and dropped, so the
+ * pipe never fills.
+ */
+export function servingAt(child: ChildProcess, name: string, workers = 1): Promise<string> {
   let out = '';
   return new Promise((resolveStart, reject) => {
-    child.once('exit', (code) => reject(new Error(`the product exited (${code}) before serving:\n${out}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before serving:\n${out}`)));
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /serving (http:\/\/\S+\/odata)/.exec(out);
       if (!m || (out.match(/serving http:\/\/\S+\/odata/g) ?? []).length < workers) return;
-      // From here on its output (a line per request) is not kept: read and dropped, so the pipe never fills.
       child.stdout!.removeAllListeners('data');
       child.stdout!.resume();
-      resolveStart({ base: m[1], child });
+      resolveStart(m[1]);
     });
   });
 }

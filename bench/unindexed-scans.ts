@@ -29,6 +29,7 @@ import { DEFAULT_TIMEOUTS, openDatabase } from '../src/storage/database';
 import { writeBenchSection } from './doc-section';
 import { freshDatabase } from './fresh-database';
 import { latencyRow } from './latency-row';
+import { servingAt } from './product-process';
 
 const ROOT = resolve(__dirname, '../..');
 const TOKEN = 'bench-unindexed-scans-token-7c1e4a9f2b6d0835';
@@ -80,18 +81,7 @@ async function seeded(model: ServiceModel, url: string, listings: number): Promi
 function serveIt(generated: string, url: string): Promise<{ base: string; child: ChildProcess }> {
   const env = { ...process.env, GENERATED: generated, DATABASE_URL: url, PORT: '0', DEMO_TOKEN: TOKEN, SEED_LISTINGS: '0', BENCH_PARENT_PID: String(process.pid), LOG_LEVEL: 'warn' };
   const child = spawn(process.execPath, [join(ROOT, 'dist/bench/dictionary-server.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((done, fail) => {
-    let out = '';
-    child.once('exit', (code) => fail(new Error(`the server exited (${code}):\n${out}`)));
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /serving (http:\/\/\S+\/odata)/.exec(out);
-      if (!m) return;
-      child.stdout!.removeAllListeners('data');
-      child.stdout!.resume();
-      done({ base: m[1], child });
-    });
-  });
+  return servingAt(child, 'the server').then((base) => ({ base, child }));
 }
 
 async function timed(base: string, path: string): Promise<{ ms: number; status: number; text: string }> {

@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { openDatabase } from '../src/storage/database';
 import { cpuSeconds } from './process-cpu';
+import { servingAt } from './product-process';
 import { walk } from './walk';
 
 interface Side {
@@ -46,18 +47,7 @@ function start(name: string, checkout: string, databaseUrl: string): Promise<Sid
     PAGE_SIZE: '100', MAX_PAGE_SIZE: String(WALK_PAGE), MAX_CONCURRENT_REQUESTS: '64', BENCH_PARENT_PID: String(process.pid),
   };
   const child = spawn('taskset', ['-c', '1', process.execPath, join(checkout, 'dist/bench/product-server.js')], { cwd: checkout, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolveStart, reject) => {
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before serving:\n${out}`)));
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /serving (http:\/\/\S+\/odata)/.exec(out);
-      if (!m) return;
-      child.stdout!.removeAllListeners('data');
-      child.stdout!.resume();
-      resolveStart({ name, child, base: m[1] });
-    });
-  });
+  return servingAt(child, name).then((base) => ({ name, child, base }));
 }
 
 /** The server's process: `taskset` execs node, so the child's pid is the server's. */
