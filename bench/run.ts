@@ -26,7 +26,7 @@ import { serviceModel } from '../generated';
 import { seedDemoData } from '../src/seed/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
-import { CLIENTS_TABLE, TOKENS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE } from '../src/storage/internal-schema';
+import { CLIENTS_TABLE, SETTINGS_TABLE, TOKENS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE } from '../src/storage/internal-schema';
 import { walk, WalkResult } from './walk';
 import { cpuSeconds } from './process-cpu';
 import { peakRssBytes, RssSpan, sampleRss } from './process-memory';
@@ -1048,12 +1048,14 @@ async function deepFamily(s: Servers, facts: DataFacts, o: Options): Promise<Fam
 }
 
 /** What a statement the product sent was for: reading data, applying the usage journal, a token lookup. */
-function statementKind(sql: string): 'data' | 'usage journal applied' | 'token lookup' | 'webhook deliveries due' | 'other' {
+function statementKind(sql: string): 'data' | 'usage journal applied' | 'token lookup' | 'webhook deliveries due' | 'credential changes checked' | 'other' {
   // USAGE_TABLE's name begins that of the journals' table, so this matches statements on either.
   if (sql.includes(USAGE_TABLE)) return 'usage journal applied';
   if (sql.includes(TOKENS_TABLE) || sql.includes(CLIENTS_TABLE)) return 'token lookup';
   // The webhook dispatcher's periodic look for deliveries due, when it falls inside the counted request.
   if (sql.includes(WEBHOOKS_TABLE)) return 'webhook deliveries due';
+  // The periodic look at the credentials' change mark (a settings row), likewise.
+  if (sql.includes(SETTINGS_TABLE)) return 'credential changes checked';
   return /^\s*select\b/i.test(sql) ? 'data' : 'other';
 }
 const tableOf = (sql: string) => /\bfrom\s+[`"]?(\w+)/i.exec(sql)?.[1] ?? '?';
