@@ -79,12 +79,12 @@ class MysqlDialect extends SqlDialect {
   }
 
 
-  /** `k = k`: knex's INSERT IGNORE would also turn other errors (a value too long) into warnings. */
   indexNames(knex: Knex, table: string): Knex.QueryBuilder {
     return knex('information_schema.STATISTICS').distinct('INDEX_NAME as name')
       .where('TABLE_SCHEMA', knex.raw('DATABASE()')).andWhere('TABLE_NAME', table);
   }
 
+  /** `k = k`: knex's INSERT IGNORE would also turn other errors (a value too long) into warnings. */
   override keepExisting(insert: Knex.QueryBuilder, key: readonly string[]): Knex.QueryBuilder {
     return insert.onConflict([...key]).merge({ [key[0]]: sqlBuilder('mysql').ref(key[0]) });
   }

@@ -45,11 +45,11 @@ class SqliteDialect extends SqlDialect {
     return `excluded.${this.id(column).sql}`;
   }
 
-  /** Registered by the scan thread (sqlite-scan-thread.ts): not deterministic, so evaluated on every row visited. */
   indexNames(knex: Knex, table: string): Knex.QueryBuilder {
     return knex.select('name').from(knex.raw('pragma_index_list(?)', [table]));
   }
 
+  /** Registered by the scan thread (sqlite-scan-thread.ts): not deterministic, so evaluated on every row visited. */
   scanGuard(): Fragment {
     return raw(`${SCAN_GUARD}()`);
   }
