@@ -15,7 +15,6 @@ import { sha256 } from '../digest';
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
 
-
 export function entityTag(body: string | Buffer): string {
   return `"${sha256(body).slice(0, 32)}"`;
 }

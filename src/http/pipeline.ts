@@ -13,7 +13,7 @@
  * (Express's error handler writes it).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { ResourceHandlers, RouteTable } from '../model/service-model';
+import type { RouteTable } from '../model/service-model';
 import { Errors } from '../errors/catalogue';
 import type { RequestContext, RequestContexts } from './request-context';
 import { SERVICE_ROOT } from './request-context';
@@ -89,11 +89,6 @@ export class DataRoutes implements RouteTable<DataHandler> {
 
   get(path: RoutePath | readonly RoutePath[], handler: DataHandler): void {
     for (const p of Array.isArray(path) ? path : [path as RoutePath]) this.routes.push({ match: matcher(p), handler });
-  }
-
-  /** Mounts the generated routes of every entity set. */
-  mount(mountRoutes: (router: RouteTable<DataHandler>, handlers: ResourceHandlers<DataHandler>) => void, handlers: ResourceHandlers<DataHandler>): void {
-    mountRoutes(this, handlers);
   }
 
   dispatch(ctx: RequestContext): Promise<void> {

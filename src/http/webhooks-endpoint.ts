@@ -3,7 +3,6 @@ import type { RequestHandler } from 'express';
 import type { Subscriptions } from '../webhooks/subscriptions';
 
 /** After the bearer and admin checks (app.ts). */
-
 export function webhookReport(subscriptions: Pick<Subscriptions, 'list'>): RequestHandler {
   return (_req, res, next) => {
     (async () => {

@@ -6,7 +6,6 @@
  * A plan whose records leave as stored (`undecoded`) reads the record column as bytes: the drivers hand them over
  * as Buffers, and they reach the socket without ever being a JS string.
  */
-import type { Projection } from '../query/projection';
 import type { ReadPlan } from '../query/request-plan';
 import type { Fragment } from './fragment';
 import type { Statement } from './query-builder';
@@ -43,6 +42,8 @@ export interface PageWindow {
 export class PreparedRead {
   private readonly condition?: Fragment;
   private readonly scanned: readonly string[];
+  /** The fields that make a count a scan (its condition's; a count has no order). */
+  private readonly countScanned: readonly string[];
   private readonly orderColumns: readonly string[];
   private keyText?: string;
   private counted?: Statement;
@@ -53,11 +54,8 @@ export class PreparedRead {
     this.recordOf = recordOf(read);
     this.condition = queries.condition(read.where);
     this.scanned = scannedFields(read.where, read.orderBy);
+    this.countScanned = scannedFields(read.where);
     this.orderColumns = read.orderBy.map((o) => o.column);
-  }
-
-  get projection(): Projection {
-    return this.read.projection;
   }
 
   /** One record (projected), or undefined when there is none the plan's condition admits. */
@@ -78,7 +76,7 @@ export class PreparedRead {
   }
 
   async count(): Promise<number> {
-    const scanned = scannedFields(this.read.where);
+    const scanned = this.countScanned;
     const q = (this.counted ??= this.queries.count(this.condition, scanned.length > 0));
     return Number((await this.reader(q, scanned))[0].n);
   }
