@@ -174,15 +174,23 @@ describe('SQL compiler: long in (…) lists bind one JSON parameter', function (
       params: [JSON.stringify(stored)],
     });
   });
-  it('the parent keys of an expansion page as well', () => {
+  it('but the parent keys of an expansion bind a placeholder each, up to 1,024', () => {
+    // MariaDB joins a JSON_TABLE list holding repeats (the padding) through a temporary table and sorts every
+    // related row there: 36 ms against 23 ms with placeholders for a page of 100's media (20,000 listings).
     const order = bind({ $orderby: 'Order' }, media).orderBy;
     const related = (d: SqlDialect) => new RecordQueries(sqlBuilder(d.name), d, 'Media', 'MediaKey');
     expectSnapshot((d) => related(d).related({ foreignKey: 'ResourceRecordKey', keys, orderBy: order, projection: WHOLE_RECORD }), {
+      sqlite: `select \`ResourceRecordKey\` as \`_parent\`, \`_record\` from \`Media\` where \`ResourceRecordKey\` IN (${keys.map(() => '?').join(', ')}) `
+        + 'order by `ResourceRecordKey` asc, `Order` asc, `MediaKey` asc',
+      params: keys,
+    });
+    const many = Array.from({ length: 1025 }, (_, i) => `K${i}`);
+    expectSnapshot((d) => related(d).related({ foreignKey: 'ResourceRecordKey', keys: many, orderBy: order, projection: WHOLE_RECORD }), {
       sqlite: 'select `ResourceRecordKey` as `_parent`, `_record` from `Media` where `ResourceRecordKey` IN (SELECT value FROM json_each(?)) '
         + 'order by `ResourceRecordKey` asc, `Order` asc, `MediaKey` asc',
       mysql: `select \`ResourceRecordKey\` as \`_parent\`, \`_record\` from \`Media\` where \`ResourceRecordKey\` IN (${jsonTable('VARCHAR(64)')}) `
         + 'order by `ResourceRecordKey` asc, `Order` asc, `MediaKey` asc',
-      params: [JSON.stringify(keys)],
+      params: [JSON.stringify(many)],
     });
   });
 });
@@ -354,6 +362,27 @@ describe('SQL compiler: order, projection, keyset position and limit', function 
       sqlite: 'select `ResourceRecordKey` as `_parent`, `_record` from `Media` where (`ResourceRecordKey` IN (?)) AND (`Order` < ?) '
         + 'order by `ResourceRecordKey` asc, `Order` asc, `MediaKey` asc',
       params: ['L1', 3],
+    });
+  });
+
+  it('$expand as stored reads the related records of each parent joined by the database, with the length they add up to', function () {
+    const order = bind({ $orderby: 'Order' }, media).orderBy;
+    const length = 'SUM(OCTET_LENGTH(`_record`)) + COUNT(*) - 1 as `_length`';
+    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').joinedRelated({ foreignKey: 'ResourceRecordKey', keys: ['L1', 'L2'], orderBy: order }), {
+      sqlite: "select `ResourceRecordKey` as `_parent`, CAST(group_concat(`_record`, ',' ORDER BY `Order` ASC, `MediaKey` ASC) AS BLOB) as `_record`, "
+        + `${length} from \`Media\` where \`ResourceRecordKey\` IN (?, ?) group by \`ResourceRecordKey\``,
+      mysql: "select `ResourceRecordKey` as `_parent`, CAST(GROUP_CONCAT(`_record` ORDER BY `Order` ASC, `MediaKey` ASC SEPARATOR ',') AS BINARY) as `_record`, "
+        + `${length} from \`Media\` where \`ResourceRecordKey\` IN (?, ?) group by \`ResourceRecordKey\``,
+      params: ['L1', 'L2'],
+    });
+    expectSnapshot((d) => queries(d, 'Media', 'MediaKey').joinedRelated({ foreignKey: 'ResourceRecordKey', keys: ['L1'], orderBy: order, perParent: 2 }), {
+      sqlite: "select `_parent`, CAST(group_concat(`_record`, ',' ORDER BY `_row` ASC) AS BLOB) as `_record`, "
+        + `${length} from (select \`ResourceRecordKey\` as \`_parent\`, \`_record\`, row_number() over (partition by \`ResourceRecordKey\` `
+        + 'order by `Order` asc, `MediaKey` asc) as `_row` from `Media` where `ResourceRecordKey` IN (?)) as `ranked` where `_row` <= ? group by `_parent`',
+      mysql: "select `_parent`, CAST(GROUP_CONCAT(`_record` ORDER BY `_row` ASC SEPARATOR ',') AS BINARY) as `_record`, "
+        + `${length} from (select \`ResourceRecordKey\` as \`_parent\`, \`_record\`, row_number() over (partition by \`ResourceRecordKey\` `
+        + 'order by `Order` asc, `MediaKey` asc) as `_row` from `Media` where `ResourceRecordKey` IN (?)) as `ranked` where `_row` <= ? group by `_parent`',
+      params: ['L1', 2],
     });
   });
 });

@@ -2,8 +2,8 @@
  * Records on their way out, as bytes: each put in the negotiated format where the plan says the format changes it
  * (entity-shape.ts: decoded, shaped, encoded once), else left as the stored bytes it was read as; and $expand on a
  * page of records: one batched read per navigation for the whole page (never one per record), prepared with the
- * request's plan (request-plans.ts), each record's related records spliced in as an array (`[]` when it has none)
- * from byte slices, without decoding any of them.
+ * request's plan (request-plans.ts), each record's related records spliced in as an array (`[]` when it has none):
+ * read as stored, a parent's related records arrive joined by the database as one run of bytes, never decoded.
  */
 import type { EntitySetSpec } from '../model/service-model';
 import type { StoredRecord } from '../storage/record-store';
@@ -44,10 +44,9 @@ export async function withExpansions(expansions: readonly Expansion[], keys: rea
       if (n > 0) pieces.push(COMMA);
       if (shaper) pieces.push(Buffer.from(shaper.beforeExpansion(format.set, keys[i], plan.navigation)));
       pieces.push(heads[n]);
-      (related[n].get(keys[i]) ?? []).forEach((child, j) => {
-        if (j > 0) pieces.push(COMMA);
-        pieces.push(bytesOf(shaper ? shaper.entity(plan.set, textOf(child)) : child));
-      });
+      const children = related[n].get(keys[i]);
+      if (Buffer.isBuffer(children)) pieces.push(children);
+      else if (children) pieces.push(Buffer.from((shaper ? children.map((c) => shaper.entity(plan.set, c)) : children).join(',')));
       pieces.push(CLOSE_ARRAY);
     });
     pieces.push(CLOSE);

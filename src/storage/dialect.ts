@@ -10,6 +10,9 @@ import type { ListKind } from './value-list';
 
 export type DialectName = 'sqlite' | 'mysql';
 
+/** Columns of an ORDER BY, each with its direction. */
+export type ColumnOrder = readonly { readonly column: string; readonly order: 'asc' | 'desc' }[];
+
 export abstract class SqlDialect {
   abstract readonly name: DialectName;
   /** The most bound variables one statement may carry. */
@@ -83,6 +86,17 @@ export abstract class SqlDialect {
 
   /** Texts joined end to end. */
   abstract concat(parts: readonly Fragment[]): Fragment;
+
+  /**
+   * The aggregate of a group's `column` values, in `order`, joined by commas, as bytes (bytesType): a parent's
+   * related records as the inside of their JSON array, one value per parent (record-queries.ts, joinedRelated).
+   * Columns come from the generated field tables.
+   */
+  abstract joinedBytes(column: string, order: ColumnOrder): string;
+
+  protected orderList(order: ColumnOrder): string {
+    return order.map((o) => `${this.id(o.column).sql} ${o.order === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
+  }
 
   /**
    * A subquery whose rows are the elements of `json` (an array of `kind` values, bound as one parameter), for

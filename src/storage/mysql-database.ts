@@ -27,6 +27,8 @@ const POOL_SIZE = 8;
 export const SCAN_CONNECTIONS = 2;
 /** How much later than the server's own limit a statement's answer is awaited before the server counts as stalled. */
 const STALL_GRACE_MS = 250;
+/** group_concat_max_len's largest value on 32-bit servers too; max_allowed_packet is then the only limit. */
+const GROUP_CONCAT_MAX = 4294967295;
 
 /** The driver's connection, as the pool's 'connection' event hands it over (callback API). */
 interface CoreConnection {
@@ -87,7 +89,8 @@ export class MysqlDatabase implements Database {
     // Failures here surface in the statement queued after them (a lost or stalled connection).
     const ignore = () => undefined;
     // Literals compare like the columns: binary and without PAD SPACE ('a' <> 'a '), as on SQLite.
-    c.query(`SET collation_connection = ${NO_PAD_BINARY_COLLATION}`, ignore);
+    // A parent's related records are joined by GROUP_CONCAT (record-queries.ts): never cut at its 1 MB default.
+    c.query(`SET collation_connection = ${NO_PAD_BINARY_COLLATION}, group_concat_max_len = ${GROUP_CONCAT_MAX}`, ignore);
     c.query(statementLimit(c, this.timeouts.statementMs), ignore);
     // On a Galera node, a read waits until the node has applied every transaction the cluster committed before it
     // began (causal reads): a consumer moved between instances on different nodes never reads an older state than

@@ -3,7 +3,7 @@
  * the tables and the connection use a binary collation without PAD SPACE (utf8mb4_bin pads, so 'A' would
  * equal 'A '), chosen by the server itself because MariaDB and MySQL 8 name it differently.
  */
-import { SqlDialect } from './dialect';
+import { SqlDialect, type ColumnOrder } from './dialect';
 import { sqlBuilder, type Knex } from './query-builder';
 import { join, param, raw, Fragment, fragment } from './fragment';
 import type { ListKind } from './value-list';
@@ -52,6 +52,15 @@ class MysqlDialect extends SqlDialect {
 
   castInteger(value: Fragment): Fragment {
     return fragment`CAST(${value} AS SIGNED)`;
+  }
+
+  /**
+   * GROUP_CONCAT stops at the session's group_concat_max_len, which every connection sets to its largest value
+   * (mysql-database.ts): a parent's records are never cut short; past max_allowed_packet the value is NULL, which
+   * the reader refuses (prepared-reads.ts).
+   */
+  joinedBytes(column: string, order: ColumnOrder): string {
+    return `CAST(GROUP_CONCAT(${this.id(column).sql} ORDER BY ${this.orderList(order)} SEPARATOR ',') AS BINARY)`;
   }
 
   /** `||` is OR here unless the session says otherwise. */

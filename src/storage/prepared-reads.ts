@@ -10,7 +10,7 @@ import type { ReadPlan } from '../query/request-plan';
 import type { Fragment } from './fragment';
 import type { Statement } from './query-builder';
 import { RECORD_COLUMN } from '../model/service-model';
-import { PARENT, RecordQueries } from './record-queries';
+import { JOINED_LENGTH, PARENT, RecordQueries, type RelatedQuery } from './record-queries';
 import { scannedFields } from './scans';
 import { recordReader } from './record-codec';
 
@@ -82,33 +82,57 @@ export class PreparedRead {
   }
 }
 
+/**
+ * A parent's related records as an expansion reads them: each one's JSON text (a projected read, or one the client's
+ * format changes), or, read as stored, all of them as one run of stored bytes joined by commas, in order: the inside
+ * of their JSON array, never decoded.
+ */
+export type RelatedRecords = readonly string[] | Buffer;
+
 /** An expansion's read: the related records of many parents at once (one statement per batch, never per parent). */
 export class PreparedRelated {
   private readonly condition?: Fragment;
-  private readonly recordOf: (row: Row) => StoredRecord;
+  private readonly recordOf: (row: Row) => string;
 
   constructor(private readonly queries: RecordQueries, private readonly reader: StatementReader, private readonly read: Omit<ReadPlan, 'set'> & {
     readonly foreignKey: string; readonly perParent?: number;
   }) {
     this.condition = queries.condition(read.where);
-    this.recordOf = recordOf(read);
+    this.recordOf = recordReader(read.projection).json;
   }
 
-  /** The related records, grouped by the parent key; with `perParent`, at most that many each. */
-  async of(parents: readonly unknown[]): Promise<Map<unknown, StoredRecord[]>> {
-    const out = new Map<unknown, StoredRecord[]>();
-    if (parents.length === 0) return out;
-    // Key lists are padded to a power of two (repeating the last key) so a few statement shapes serve every page.
-    const size = 2 ** Math.ceil(Math.log2(parents.length));
-    const keys = [...parents, ...Array(size - parents.length).fill(parents[parents.length - 1])];
-    const r = this.read;
-    const q = { foreignKey: r.foreignKey, keys, orderBy: r.orderBy, projection: r.projection, perParent: r.perParent };
-    for (const row of await this.reader(this.queries.related(q, this.condition, r.undecoded))) {
+  /** The related records, by parent key (parents without any are absent); with `perParent`, at most that many each. */
+  async of(parents: readonly unknown[]): Promise<Map<unknown, RelatedRecords>> {
+    if (parents.length === 0) return new Map();
+    if (!this.read.undecoded) return this.each(parents);
+    const out = new Map<unknown, RelatedRecords>();
+    const cut: unknown[] = [];
+    for (const row of await this.reader(this.queries.joinedRelated(this.query(parents), this.condition))) {
+      const bytes = row[RECORD_COLUMN];
+      if (Buffer.isBuffer(bytes) && bytes.length === Number(row[JOINED_LENGTH])) out.set(row[PARENT], bytes);
+      else cut.push(row[PARENT]);
+    }
+    // Cut short by the database (MariaDB's max_allowed_packet): those parents' records are read a row each.
+    if (cut.length) for (const [parent, records] of await this.each(cut)) out.set(parent, records);
+    return out;
+  }
+
+  private async each(parents: readonly unknown[]): Promise<Map<unknown, string[]>> {
+    const out = new Map<unknown, string[]>();
+    for (const row of await this.reader(this.queries.related(this.query(parents), this.condition))) {
       const parent = row[PARENT];
       const list = out.get(parent) ?? out.set(parent, []).get(parent)!;
       list.push(this.recordOf(row));
     }
     return out;
+  }
+
+  private query(parents: readonly unknown[]): Omit<RelatedQuery, 'where'> {
+    // Key lists are padded to a power of two (repeating the last key) so a few statement shapes serve every page.
+    const size = 2 ** Math.ceil(Math.log2(parents.length));
+    const keys = [...parents, ...Array(size - parents.length).fill(parents[parents.length - 1])];
+    const r = this.read;
+    return { foreignKey: r.foreignKey, keys, orderBy: r.orderBy, projection: r.projection, perParent: r.perParent };
   }
 }
 

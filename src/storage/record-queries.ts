@@ -63,9 +63,16 @@ export function belongs(owner: unknown, value: string): boolean {
   return owner === null || owner === undefined || owner === value;
 }
 
-/** Column aliases of a related read: the parent key, and the rank of a record within its parent. */
+/**
+ * Column aliases of a related read: the parent key, the rank of a record within its parent, and a joined read's
+ * byte length its records add up to.
+ */
 export const PARENT = '_parent';
 const ROW = '_row';
+export const JOINED_LENGTH = '_length';
+
+/** Parent keys a related read binds one placeholder each, up to (PAGE_BATCH_SIZE's default is 100). */
+const RELATED_KEYS_BOUND = 1024;
 
 /** Statement shapes kept per table. */
 const SHAPES_KEPT = 256;
@@ -116,19 +123,51 @@ export class RecordQueries {
    * The related records of many parents in one read, ordered by parent. With `perParent`, each parent's records
    * are ranked by the order and cut after that many.
    */
-  related(q: Omit<RelatedQuery, 'where'>, filter?: Fragment, undecoded = false): Statement {
-    const keys = valueList(this.dialect, q.keys);
-    const condition = allOf(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, filter)!;
+  related(q: Omit<RelatedQuery, 'where'>, filter?: Fragment): Statement {
     const columns = [...new Set(recordReader(q.projection).columns)];
-    const order = orderOf(q.orderBy);
-    const params = [...condition.params, ...(q.perParent === undefined ? [] : [q.perParent])];
-    const shape = shapeKey('related', q.foreignKey, columns.join(), condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked', undecoded ? 'bytes' : '');
+    const { condition, params, order } = this.relatedParts(q, filter);
+    const shape = shapeKey('related', q.foreignKey, columns.join(), condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked');
     return this.shapes.statement(shape, params, () => {
-      const rows = this.knex(this.table).select(this.knex.ref(q.foreignKey).as(PARENT), ...this.selected(columns, undecoded)).whereRaw(condition.sql, bindings(condition));
+      const rows = this.knex(this.table).select(this.knex.ref(q.foreignKey).as(PARENT), ...columns).whereRaw(condition.sql, bindings(condition));
       if (q.perParent === undefined) return rows.orderBy([{ column: q.foreignKey, order: 'asc' }, ...order]);
-      const ranked = rows.rowNumber(ROW, order as never, q.foreignKey).as('ranked');
-      return this.knex.select('*').from(ranked).where(ROW, '<=', q.perParent).orderBy([PARENT, ROW]);
+      return this.knex.select('*').from(this.ranked(rows, q.foreignKey, order)).where(ROW, '<=', q.perParent).orderBy([PARENT, ROW]);
     });
+  }
+
+  /**
+   * The stored records of many parents in one read, one row per parent that has any: its records' bytes in the
+   * order, joined by commas by the database (dialect's joinedBytes), the inside of their JSON array as it leaves.
+   * A page of 100 listings so reads 100 values instead of 1,736 (their media), none of them decoded. Each row
+   * also says how many bytes its value must have (JOINED_LENGTH): MariaDB cuts a joined value at
+   * max_allowed_packet without an error, only a warning.
+   */
+  joinedRelated(q: Omit<RelatedQuery, 'where' | 'projection'>, filter?: Fragment): Statement {
+    const { condition, params, order } = this.relatedParts(q, filter);
+    const shape = shapeKey('joined', q.foreignKey, condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked');
+    return this.shapes.statement(shape, params, () => {
+      const joined = (within: Order) => [
+        this.knex.raw(`${this.dialect.joinedBytes(RECORD_COLUMN, within)} as ??`, [RECORD_COLUMN]),
+        this.knex.raw('SUM(OCTET_LENGTH(??)) + COUNT(*) - 1 as ??', [RECORD_COLUMN, JOINED_LENGTH]),
+      ];
+      const rows = this.knex(this.table).whereRaw(condition.sql, bindings(condition));
+      if (q.perParent === undefined) return rows.select(this.knex.ref(q.foreignKey).as(PARENT), ...joined(order)).groupBy(q.foreignKey);
+      const ranked = this.ranked(rows.select(this.knex.ref(q.foreignKey).as(PARENT), RECORD_COLUMN), q.foreignKey, order);
+      return this.knex.select(PARENT, ...joined([{ column: ROW, order: 'asc' }])).from(ranked).where(ROW, '<=', q.perParent).groupBy(PARENT);
+    });
+  }
+
+  /** A related read's condition (the parents' keys, and the filter), its parameters, and its order. */
+  private relatedParts(q: Pick<RelatedQuery, 'foreignKey' | 'keys' | 'orderBy' | 'perParent'>, filter?: Fragment): { condition: Fragment; params: unknown[]; order: Order } {
+    // Placeholders, not one JSON list: MariaDB joins a JSON_TABLE list with duplicates (the padding) through a
+    // temporary table and sorts every related row there (36 ms against 23 for a page of 100's media, measured).
+    const keys = valueList(this.dialect, q.keys, RELATED_KEYS_BOUND);
+    const condition = allOf(fragment`${this.dialect.id(q.foreignKey)} IN (${keys})`, filter)!;
+    return { condition, params: [...condition.params, ...(q.perParent === undefined ? [] : [q.perParent])], order: orderOf(q.orderBy) };
+  }
+
+  /** `rows` numbered within each parent in the order (ROW), as a subquery. */
+  private ranked(rows: Knex.QueryBuilder, foreignKey: string, order: Order): Knex.QueryBuilder {
+    return rows.rowNumber(ROW, order as never, foreignKey).as('ranked');
   }
 
   /** The columns read; `undecoded`: the record column as its stored bytes, under its own name. */

@@ -10,14 +10,14 @@ import { Projection, WHOLE_RECORD } from '../query/projection';
 import type { ReadPlan } from '../query/request-plan';
 import type { Database, Executor } from './database';
 import { EncodedRecord, parseRecord, recordEncoder, RecordEncoder, timestampEdit } from './record-codec';
-import { Belonging, RecordQueries, RecordQuery, RelatedQuery, whereBelongs } from './record-queries';
+import { Belonging, RecordQueries, RecordQuery, whereBelongs } from './record-queries';
 import { compile, Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { ScanTimedOut } from './errors';
 import { PreparedRead, PreparedRelated, RecordPage } from './prepared-reads';
 import { batchesOf, InsertBatches, KEYS_PER_STATEMENT } from './shapes';
 import { ValueTableWriter } from './value-tables';
 
-export type { RecordQuery, RelatedQuery } from './record-queries';
+export type { RecordQuery } from './record-queries';
 export type { PreparedRead, PreparedRelated, RecordPage, StoredRecord } from './prepared-reads';
 
 /**
@@ -74,14 +74,6 @@ export class RecordStore {
   /** Records matching a bound filter after a keyset position, in a bound order, as JSON texts with their sort values. */
   async query(q: RecordQuery): Promise<RecordPage> {
     return await this.prepare({ where: q.where, orderBy: q.orderBy, projection: q.projection, undecoded: false }).page(q) as RecordPage;
-  }
-
-  /**
-   * Records related to many parents at once (one query per expansion per page, never one per parent),
-   * grouped by the parent key in `foreignKey`. With `perParent`, each parent gets at most that many.
-   */
-  async related(q: RelatedQuery): Promise<Map<unknown, string[]>> {
-    return await this.prepareRelated({ ...q, undecoded: false }).of(q.keys) as Map<unknown, string[]>;
   }
 
   /** Every stored record, parsed; only for sets bounded by the dictionary (reference data), never by data. */

@@ -3,7 +3,7 @@
  * connection registers (sqlite-database.ts); it has no row locks, because a write transaction already holds the
  * database's write lock; and its types are affinities, so decimals and doubles are stored as floats.
  */
-import { SqlDialect } from './dialect';
+import { SqlDialect, type ColumnOrder } from './dialect';
 import type { Knex } from './query-builder';
 import { join, param, raw, Fragment, fragment } from './fragment';
 import { SCAN_GUARD } from './sqlite-functions';
@@ -33,6 +33,11 @@ class SqliteDialect extends SqlDialect {
 
   concat(parts: readonly Fragment[]): Fragment {
     return join(parts, ' || ');
+  }
+
+  /** group_concat's ORDER BY: SQLite 3.44 on (without it, the order of the joined values is arbitrary). */
+  joinedBytes(column: string, order: ColumnOrder): string {
+    return `CAST(group_concat(${this.id(column).sql}, ',' ORDER BY ${this.orderList(order)}) AS BLOB)`;
   }
 
   /** json_each's `value` is text for JSON strings and integer or real for numbers, as a bound value would be. */

@@ -18,9 +18,9 @@ export const LONG_LIST = 64;
 /** What a JSON list holds: text, or numbers (booleans are bound as 1/0 before they get here). */
 export type ListKind = 'text' | 'number';
 
-/** The inside of `IN (…)`: placeholders, or a subquery over one JSON parameter. */
-export function valueList(d: SqlDialect, values: readonly unknown[]): Fragment {
-  const kind = values.length > LONG_LIST ? kindOf(values) : undefined;
+/** The inside of `IN (…)`: placeholders, or (more than `longAbove` values) a subquery over one JSON parameter. */
+export function valueList(d: SqlDialect, values: readonly unknown[], longAbove = LONG_LIST): Fragment {
+  const kind = values.length > longAbove ? kindOf(values) : undefined;
   if (kind === undefined) return { sql: placeholders(values.length), params: values };
   const longest = kind === 'text' ? values.reduce<number>((n, v) => Math.max(n, [...(v as string)].length), 0) : 0;
   return d.jsonList(JSON.stringify(values), kind, longest);
