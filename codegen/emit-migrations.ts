@@ -1,7 +1,8 @@
 /**
  * generated/migrations/: one versioned migration per dictionary change, written when the dictionary's storage
  * differs from the snapshot the last `generate` kept (schema.json), as Prisma Migrate writes one per schema
- * change; the migrations written before are kept as they are. `index.ts` lists them in order for storage's
+ * change; the migrations written before are kept as they are (but for the module their type is imported from:
+ * withCurrentImport). `index.ts` lists them in order for storage's
  * migrator, which knex's migration machinery runs at start-up (src/storage/migrations/).
  */
 import { VariableDeclarationKind, type CodeBlockWriter } from 'ts-morph';
@@ -27,7 +28,7 @@ export function emitMigrations(model: BuiltModel, context: EmitContext): Emitted
   const unchanged = snapshotOf(model, context.header, previous.snapshot?.migration ?? '');
   const changed = !previous.snapshot || sameStorage(previous.snapshot, unchanged) === false;
   const diff = changed ? diffSnapshots(previous.snapshot, unchanged) : undefined;
-  const migrations = [...previous.migrations];
+  const migrations = previous.migrations.map((m) => withCurrentImport(m, context));
   let latest = previous.snapshot?.migration ?? '';
   if (diff) {
     latest = previous.snapshot ? migrationName(migrations.length + 1, diff.changes) : `${String(migrations.length + 1).padStart(4, '0')}-initial`;
@@ -94,10 +95,24 @@ function migrationIndex(migrations: readonly EmittedFile[], context: EmitContext
   });
 }
 
-/** The import of the migration types, from a file `depth` folders below the output folder. */
+/** The import of the migration type (storage's), from a file `depth` folders below the output folder. */
 function migrationImport(context: EmitContext, depth: number): string {
-  const model = depth === 0 ? context.modelImport : `${'../'.repeat(depth)}${context.modelImport.replace(/^\.\//, '')}`;
-  return model.replace(/service-model$/, 'migration');
+  return modelImport(context, depth).replace(/model\/service-model$/, 'storage/migrations/dictionary-migration');
+}
+
+function modelImport(context: EmitContext, depth: number): string {
+  return depth === 0 ? context.modelImport : `${'../'.repeat(depth)}${context.modelImport.replace(/^\.\//, '')}`;
+}
+
+/**
+ * A migration written before, kept as it is but for where it imports its type from: the type once lived beside
+ * the model (src/model/migration.ts) and moved to storage with knex, so an older import would not compile. Only
+ * that import's module changes; migrations are otherwise never rewritten.
+ */
+function withCurrentImport(file: EmittedFile, context: EmitContext): EmittedFile {
+  const before = modelImport(context, 1).replace(/service-model$/, 'migration');
+  const text = file.text.replace(`import type { DictionaryMigration } from '${before}';`, `import type { DictionaryMigration } from '${migrationImport(context, 1)}';`);
+  return text === file.text ? file : { ...file, text };
 }
 
 function writeStep(w: CodeBlockWriter, s: SchemaStep): void {

@@ -1,26 +1,18 @@
 /**
- * The shape of a dictionary migration, as the generator writes it under `generated/migrations/` and storage's
- * migrator runs it (src/storage/migrations/). A migration holds the schema part of one dictionary change: the
- * steps that take the tables from the previous snapshot to the next, each a knex schema builder. What the
- * change does to the records (values converted, fields dropped, ModificationTimestamps moved) is not written
- * here: it follows from the dictionary the server runs, and storage does it after the steps (record-migration.ts).
+ * Dictionary migrations as the model knows them: the generator writes one under `generated/migrations/` per
+ * dictionary change, from the storage snapshots below, and the service model lists them. What their steps are
+ * (schema builders) is storage's business (src/storage/migrations/dictionary-migration.ts): the model depends on
+ * no SQL library.
  */
-import type { Knex } from 'knex';
 import type { FieldSpec, TableSpec, ValueTableSpec } from './service-model';
 
-/** What the generated steps may ask of the database they run on, beside knex itself. */
-export interface MigrationStorage {
-  /** Table options every table of the service takes (MariaDB: utf8mb4 with the binary no-pad collation; SQLite: none). */
-  tableOptions(table: Knex.CreateTableBuilder): void;
-}
-
-export interface DictionaryMigration {
+/** A migration as the model carries it: storage's DictionaryMigration, whose steps only storage runs. */
+export interface ModelMigration {
   /** `NNNN-slug`: the order of migrations is the order of their numbers. */
   readonly name: string;
   /** What changed in the dictionary, one line each, as `migrate --dry-run` and the start-up log say it. */
   readonly changes: readonly string[];
-  /** The schema steps, in order; each is one knex schema builder (built, not yet run). */
-  readonly steps: (knex: Knex, storage: MigrationStorage) => Knex.SchemaBuilder[];
+  readonly steps: unknown;
 }
 
 /**
