@@ -108,6 +108,16 @@ describeEachDatabase('Rate limits', (target) => {
       expect(statuses(replies)).to.deep.equal([...Array(10).fill(200), ...Array(10).fill(429)]);
       expect(replies.map((r) => r.headers.get('ratelimit-remaining')).slice(0, 10)).to.deep.equal(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
     });
+    it('an instance that last saw an old version of the window cannot write on top of it once older versions are gone', async () => {
+      // The first instance sees version 1; the second writes versions 2–17, deleting those before 16 as it goes.
+      // The first still knows version 1 (one request in the window): its next request must be refused all the same.
+      const { token } = await limitedClient(17);
+      expect((await fetchKey(server.url, token)).status).to.equal(200);
+      for (let i = 0; i < 16; i++) expect((await fetchKey(second.url, token)).status, `request ${i + 2}`).to.equal(200);
+      const stale = await fetchKey(server.url, token);
+      expect(stale.status, 'the 18th request in a minute, on the instance that saw only the first').to.equal(429);
+      expect(stale.headers.get('ratelimit-remaining')).to.equal('0');
+    });
     it('40 requests at once, half on each instance: exactly the limit are served', async () => {
       const { token } = await limitedClient(12);
       const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => fetchKey(i % 2 ? second.url : server.url, token)));

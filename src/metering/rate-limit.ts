@@ -1,10 +1,11 @@
 /**
  * Per-client request limits (optional, set with the client): a sliding one-minute window
  * (sliding-window.ts) shared by every instance on one database. Each client's record is a versioned row;
- * allowing a request writes the next version, and a version another instance wrote first makes the write
- * fail, so the record is read again and the request decided anew. An instance keeps the last version it saw:
- * a client within its limit costs one small insert per request and no read; a refusal costs nothing, because
- * what another instance allowed meanwhile can only make the answer more of a refusal.
+ * allowing a request writes the next version on top of the current one (storage/rate-table.ts), and a version
+ * another instance wrote first makes the write fail, so the record is read again and the request decided anew.
+ * An instance keeps the last version it saw: a client within its limit costs one short transaction per request
+ * and no read before it; a refusal costs nothing, because what another instance allowed meanwhile can only make
+ * the answer more of a refusal.
  */
 import { LRUCache } from 'lru-cache';
 import { Clock, systemClock } from '../clock';
