@@ -33,7 +33,7 @@ import { CLUSTER_TIMEOUTS, galeraCluster } from './support/galera';
 import { get, odataError, startTestServer } from './support/http';
 import { until } from './support/poll';
 import { allDifferences, consumerSets, count, servedOverHttp, Sets, withoutDeleted } from './support/replication-compare';
-import { RELATED, ReplicationConsumer } from './support/replication-consumer';
+import { RELATED, ReplicationConsumer, SETS } from './support/replication-consumer';
 import { EventConsumer } from './support/replication-events';
 import { Random, RandomWriter, storedRecords, WriterStats } from './support/replication-writer';
 import { Rec, walkPages } from './support/replication-paging';
@@ -295,7 +295,10 @@ async function concurrentPhase(
       + `removed by key-only walks ${removed}; ${consumer.stats.deletedByStatus} deleted by status\n        compared ${count(expected)}`);
     for (const [set, n] of Object.entries(consumer.stats.incrementRecords)) expect(n, `records from ${set}'s increments`).to.be.greaterThan(0);
     expect(allDifferences(await servedOverHttp(server.url, s.headers, MAX_PAGE_SIZE), visible), `${s.name}: what HTTP serves after the writes against the tables`).to.deep.equal([]);
-    expect(allDifferences(consumerSets(consumer), expected), `${s.name}: the replica (missing, kept although removed, stale)`).to.deep.equal([]);
+    const replica = consumerSets(consumer);
+    const missing = SETS.flatMap((set) => [...expected[set].keys()].filter((k) => !replica[set].has(k))
+      .map((k) => `${set} ${k} (now ${expected[set].get(k)!.ModificationTimestamp}): ${consumer.story(set, k)}`));
+    expect(allDifferences(replica, expected), `${s.name}: the replica (missing, kept although removed, stale)\n${missing.slice(0, 8).join('\n')}`).to.deep.equal([]);
     const events = s.events!;
     events.interruptChance = 0;
     await events.increment();

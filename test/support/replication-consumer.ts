@@ -169,8 +169,9 @@ export class ReplicationConsumer {
       const key = keyOf(set);
       // Keys are small: larger pages, as a client asks for them (Prefer, repeated on every page).
       let walk: Walk;
+      const base = this.base();
       try {
-        walk = await this.walk(`${this.base()}/${set}?$select=${key}`, () => undefined, false, { Prefer: 'odata.maxpagesize=1000' });
+        walk = await this.walk(`${base}/${set}?$select=${key}`, () => undefined, false, { Prefer: 'odata.maxpagesize=1000' });
       } catch (e) {
         // A check that did not reach the end removes nothing: the next one will.
         if (this.outOfService(e)) continue;
@@ -185,6 +186,7 @@ export class ReplicationConsumer {
       for (const k of [...store.byKey.keys()]) {
         if (seen.has(k)) continue;
         store.remove(k);
+        this.note(set, k, `removed by check ${this.stats.checks} on ${base}`);
         this.stats.removedByCheck[set]++;
         if (set === 'Property') removed.push(k);
       }
@@ -198,7 +200,10 @@ export class ReplicationConsumer {
     const url = mark === undefined ? base : `${base}?$filter=${encodeURIComponent(`ModificationTimestamp gt ${odataString(mark)}`)}`;
     const apply = (records: Rec[]) => {
       if (mark !== undefined) this.stats.incrementRecords[set] += records.length;
-      for (const r of records) (set === 'Property' ? this.applyListing(r) : this.applyRelated(set, r));
+      for (const r of records) {
+        (set === 'Property' ? this.applyListing(r) : this.applyRelated(set, r));
+        this.note(set, r[keyOf(set)] as string, `received at ${r.ModificationTimestamp} from ${base} after mark ${mark ?? '(none)'}`);
+      }
     };
     try {
       this.advance(set, await this.walk(url, apply, true));
@@ -249,6 +254,19 @@ export class ReplicationConsumer {
     const before = this.marks[set];
     if (before !== undefined && !(ts > before)) throw new Error(`${set}: a pull after '${before}' ended at '${ts}'`);
     this.marks[set] = ts;
+  }
+
+  /** What happened to a record in this consumer, in order (for a failing comparison to explain itself). */
+  story(set: ReplicatedSet, key: string): string {
+    return (this.stories.get(`${set} ${key}`) ?? ['never received']).join('; ');
+  }
+
+  private readonly stories = new Map<string, string[]>();
+
+  private note(set: ReplicatedSet, key: string, what: string): void {
+    const k = `${set} ${key}`;
+    const list = this.stories.get(k) ?? this.stories.set(k, []).get(k)!;
+    list.push(what);
   }
 
   private base(): string {
