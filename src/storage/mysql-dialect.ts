@@ -55,9 +55,9 @@ class MysqlDialect extends SqlDialect {
   }
 
   /**
-   * GROUP_CONCAT stops at the session's group_concat_max_len, which every connection sets to its largest value
-   * (mysql-database.ts): a parent's records are never cut short; past max_allowed_packet the value is NULL, which
-   * the reader refuses (prepared-reads.ts).
+   * GROUP_CONCAT stops at the session's group_concat_max_len, which every connection sets as high as the server
+   * takes it (mysql-database.ts), and at max_allowed_packet, with only a warning: the reader checks each value's
+   * length and reads a parent cut short a row each (prepared-reads.ts).
    */
   joinedBytes(column: string, order: ColumnOrder): string {
     return `CAST(GROUP_CONCAT(${this.id(column).sql} ORDER BY ${this.orderList(order)} SEPARATOR ',') AS BINARY)`;
