@@ -34,8 +34,9 @@ export class RateTable implements RateStore {
 
   constructor(private readonly db: Database) {
     const windows = () => db.knex(RATE_WINDOWS_TABLE);
-    this.latestSql = textTaking(windows().select('version', 'state').where('client_id', CLIENT).orderBy('version', 'desc').limit(ONE), [CLIENT, ONE]);
-    this.lockLatestSql = textTaking(windows().select('version').where('client_id', CLIENT).orderBy('version', 'desc').limit(ONE).forUpdate(), [CLIENT, ONE]);
+    const current = (...columns: string[]) => windows().select(columns).where('client_id', CLIENT).orderBy('version', 'desc').limit(ONE);
+    this.latestSql = textTaking(current('version', 'state'), [CLIENT, ONE]);
+    this.lockLatestSql = textTaking(current('version').forUpdate(), [CLIENT, ONE]);
     // knex lists an insert's columns alphabetically.
     this.insertSql = textTaking(windows().insert({ client_id: CLIENT, version: VERSION, state: STATE }), [CLIENT, STATE, VERSION]);
     this.pruneSql = textTaking(windows().where('client_id', CLIENT).andWhere('version', '<', VERSION).delete(), [CLIENT, VERSION]);

@@ -7,7 +7,7 @@
 import { RECORD_COLUMN } from '../model/service-model';
 import type { BoundOrder, BoundPredicate } from '../query/bound';
 import type { Projection } from '../query/projection';
-import type { SqlDialect } from './dialect';
+import type { ColumnOrder, SqlDialect } from './dialect';
 import { compileFilter } from './filter-compiler';
 import { Fragment, fragment } from './fragment';
 import { keysetAfter } from './keyset';
@@ -77,7 +77,8 @@ const RELATED_KEYS_BOUND = 1024;
 /** Statement shapes kept per table. */
 const SHAPES_KEPT = 256;
 
-type Order = { column: string; order: 'asc' | 'desc' }[];
+/** A ColumnOrder as knex's orderBy takes it. */
+type Order = ColumnOrder[number][];
 
 export class RecordQueries {
   private readonly shapes = new ShapeCache(SHAPES_KEPT);
