@@ -33,7 +33,8 @@ import { CLUSTER_TIMEOUTS, galeraCluster } from './support/galera';
 import { get, odataError, startTestServer } from './support/http';
 import { until } from './support/poll';
 import { allDifferences, consumerSets, count, servedOverHttp, Sets, withoutDeleted } from './support/replication-compare';
-import { RELATED, ReplicationConsumer, SETS } from './support/replication-consumer';
+import { keyOf, RELATED, ReplicatedSet, ReplicationConsumer, SETS } from './support/replication-consumer';
+import { changeLogOf, rowsOnEachNode } from './support/replication-forensics';
 import { EventConsumer } from './support/replication-events';
 import { Random, RandomWriter, storedRecords, WriterStats } from './support/replication-writer';
 import { Rec, walkPages } from './support/replication-paging';
@@ -139,7 +140,7 @@ describeEachDatabase('Replication of every resource by the recommended practice 
   it(`two writers making ${OPERATIONS} random changes each: increments and key-only walks of every set end exact`, async function () {
     this.timeout(300_000);
     const writers = [await RandomWriter.create(server.service, SEED), await RandomWriter.create(server.service, SEED + 7)];
-    await concurrentPhase(server, subscribers, writers, OPERATIONS);
+    await concurrentPhase({ server, db, target }, subscribers, writers, OPERATIONS);
   });
 
   it('two server instances ingesting at once (each its own writer), read in turn: still exact', async function () {
@@ -155,7 +156,7 @@ describeEachDatabase('Replication of every resource by the recommended practice 
         s.events!.bases = [server.url, other.url];
       }
       const writers = [await RandomWriter.create(server.service, SEED + 1), await RandomWriter.create(other.service, SEED + 2)];
-      await concurrentPhase(server, subscribers, writers, OPERATIONS / 2);
+      await concurrentPhase({ server, db, target }, subscribers, writers, OPERATIONS / 2);
     } finally {
       for (const s of subscribers) s.events!.bases = [server.url];
       await other.close();
@@ -195,7 +196,7 @@ describeEachDatabase('Replication of every resource by the recommended practice 
         at('node 3 synced');
       };
       const writers = [await RandomWriter.create(server.service, SEED + 3), await RandomWriter.create(second.service, SEED + 4)];
-      await concurrentPhase(server, subscribers, writers, OPERATIONS / 2, midRun);
+      await concurrentPhase({ server, db, target }, subscribers, writers, OPERATIONS / 2, midRun);
       console.log(`      ${timeline.join('; ')}`);
       expect((await get(`${third.url}/Property?$top=1`)).status, 'the instance on the rejoined node serves again, not restarted').to.equal(200);
       let onKilledNode = 0;
@@ -219,14 +220,22 @@ describeEachDatabase('Replication of every resource by the recommended practice 
   });
 }, { cluster: true });
 
+/** What a phase runs against: the first instance, its database, and which kind of database that is. */
+interface PhaseContext {
+  readonly server: RunningServer;
+  readonly db: TestDatabase;
+  readonly target: { readonly label: string };
+}
+
 /**
  * Writers run (not waiting for anyone) while each consumer pulls increments round after round, with a
  * key-only walk of every set every third round; then a last increment and check, and the comparison.
  */
 async function concurrentPhase(
-  server: RunningServer, subscribers: Subscriber[], writers: RandomWriter[], operationsEach: number,
+  phase: PhaseContext, subscribers: Subscriber[], writers: RandomWriter[], operationsEach: number,
   midRun?: (rounds: () => number) => Promise<void>,
 ): Promise<void> {
+  const { server } = phase;
   const started = Date.now();
   const consumers = subscribers.map((s) => s.consumer!);
   let writing = true;
@@ -296,9 +305,9 @@ async function concurrentPhase(
     for (const [set, n] of Object.entries(consumer.stats.incrementRecords)) expect(n, `records from ${set}'s increments`).to.be.greaterThan(0);
     expect(allDifferences(await servedOverHttp(server.url, s.headers, MAX_PAGE_SIZE), visible), `${s.name}: what HTTP serves after the writes against the tables`).to.deep.equal([]);
     const replica = consumerSets(consumer);
-    const missing = SETS.flatMap((set) => [...expected[set].keys()].filter((k) => !replica[set].has(k))
-      .map((k) => `${set} ${k} (now ${expected[set].get(k)!.ModificationTimestamp}): ${consumer.story(set, k)}`));
-    expect(allDifferences(replica, expected), `${s.name}: the replica (missing, kept although removed, stale)\n${missing.slice(0, 8).join('\n')}`).to.deep.equal([]);
+    const missingKeys = SETS.flatMap((set) => [...expected[set].keys()].filter((k) => !replica[set].has(k)).map((k) => [set, k] as const));
+    const missing = await Promise.all(missingKeys.slice(0, 3).map(([set, k]) => explainMissing(phase, writers, consumer, expected, set, k)));
+    expect(allDifferences(replica, expected), `${s.name}: the replica (missing, kept although removed, stale)\n${missing.slice(0, 4).join('\n')}`).to.deep.equal([]);
     const events = s.events!;
     events.interruptChance = 0;
     await events.increment();
@@ -307,6 +316,25 @@ async function concurrentPhase(
     expect(e.events, 'events read while the writers ran').to.be.greaterThan(0);
     expect(allDifferences(events.replica(), expected), `${s.name} by EntityEvent: the replica (missing, kept although removed, stale)`).to.deep.equal([]);
   }
+}
+
+/** What happened to a record the replica lacks: its story, its listing's, and the pulls that passed its timestamp. */
+async function explainMissing(
+  { server, db, target }: PhaseContext, writers: RandomWriter[], consumer: ReplicationConsumer, expected: Record<ReplicatedSet, Map<string, Rec>>, set: ReplicatedSet, key: string,
+): Promise<string> {
+  const r = expected[set].get(key)!;
+  const spec = RELATED.find((x) => x.set === set);
+  const parent = spec ? r[spec.parent] as string : key;
+  const listing = expected.Property.get(parent);
+  const rows = await rowsOnEachNode(db, target.label === 'Galera' ? 3 : 1, parent, set, keyOf(set), key);
+  return [
+    `${set} ${key} (now ${r.ModificationTimestamp}): ${consumer.story(set, key)}`,
+    ...(spec ? [`  its listing ${parent} (now ${listing?.ModificationTimestamp} ${listing?.MlsStatus}): ${consumer.story('Property', parent)}`] : []),
+    ...consumer.pullsPassing(set, r.ModificationTimestamp as string).map((p) => `  ${p}`),
+    ...writers.map((w, i) => `  writer ${i + 1} on ${parent}: ${(w.history.get(parent) ?? []).join('; ')}`),
+    `  change log: ${await changeLogOf(server.service, parent, key)}`,
+    ...rows.map((r) => `  ${r}`),
+  ].join('\n');
 }
 
 function report(writers: RandomWriter[], allStats: WriterStats[], writeSeconds: number, rounds: number): void {

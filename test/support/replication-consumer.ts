@@ -96,6 +96,13 @@ export interface ConsumerOptions {
 
 class Interrupted extends Error {}
 
+interface PullRecord {
+  readonly set: ReplicatedSet;
+  readonly mark: string | undefined;
+  readonly pages: { from: string; at: string; n: number; first?: string; last?: string }[];
+  completed: boolean;
+}
+
 /** What instances answered while out of service: 503s with Retry-After, by service root. */
 export type Unavailability = Map<string, number>;
 
@@ -133,6 +140,8 @@ export class ReplicationConsumer {
   /** Takes up where `earlier` stopped (its marks, stores and deleted listings): the same client, now reading elsewhere. */
   continueFrom(earlier: ReplicationConsumer): this {
     Object.assign(this.marks, earlier.marks);
+    for (const [k, v] of earlier.stories) this.stories.set(k, [...v]);
+    this.pullLog.push(...earlier.pullLog);
     for (const set of SETS) for (const r of earlier.stores[set].byKey.values()) this.stores[set].upsert(r);
     for (const k of earlier.deleted) this.deleted.add(k);
     return this;
@@ -198,7 +207,10 @@ export class ReplicationConsumer {
   private async pull(set: ReplicatedSet, mark: string | undefined): Promise<boolean> {
     const base = `${this.base()}/${set}`;
     const url = mark === undefined ? base : `${base}?$filter=${encodeURIComponent(`ModificationTimestamp gt ${odataString(mark)}`)}`;
-    const apply = (records: Rec[]) => {
+    const logged: PullRecord = { set, mark, pages: [], completed: false };
+    this.pullLog.push(logged);
+    const apply = (records: Rec[], from?: string) => {
+      logged.pages.push({ from: from ?? base, at: new Date().toISOString(), n: records.length, first: records[0]?.ModificationTimestamp, last: records[records.length - 1]?.ModificationTimestamp });
       if (mark !== undefined) this.stats.incrementRecords[set] += records.length;
       for (const r of records) {
         (set === 'Property' ? this.applyListing(r) : this.applyRelated(set, r));
@@ -207,6 +219,7 @@ export class ReplicationConsumer {
     };
     try {
       this.advance(set, await this.walk(url, apply, true));
+      logged.completed = true;
       return true;
     } catch (e) {
       if (!(e instanceof Interrupted) && !this.outOfService(e)) throw e;
@@ -261,7 +274,23 @@ export class ReplicationConsumer {
     return (this.stories.get(`${set} ${key}`) ?? ['never received']).join('; ');
   }
 
+  /**
+   * The pulls of `set` whose range held `timestamp` (from their mark, exclusive, to their last record): each should
+   * have returned a record at that timestamp that was in view when it passed it.
+   */
+  pullsPassing(set: ReplicatedSet, timestamp: string): string[] {
+    return this.pullLog.filter((p) => p.set === set && (p.mark === undefined || p.mark < timestamp) && p.pages.some((g) => g.last !== undefined && g.last >= timestamp))
+      .map((p) => {
+        // The page that passed the timestamp, and the one before it.
+        const i = p.pages.findIndex((g) => g.last !== undefined && g.last >= timestamp);
+        const pages = p.pages.slice(Math.max(0, i - 1), i + 1).map((g) => `[${g.from} at ${g.at.slice(11)}: ${g.n} from ${g.first} to ${g.last}]`);
+        return `pull from ${p.mark ?? '(start)'}${p.completed ? '' : ' (abandoned)'}, page ${i + 1} of ${p.pages.length}: ${pages.join(' ')}`;
+      });
+  }
+
   private readonly stories = new Map<string, string[]>();
+  /** Every pull this client made (its pages: where from, when, which timestamps), for a failing comparison. */
+  private readonly pullLog: PullRecord[] = [];
 
   private note(set: ReplicatedSet, key: string, what: string): void {
     const k = `${set} ${key}`;
@@ -274,20 +303,22 @@ export class ReplicationConsumer {
   }
 
   /** Follows a query to its end, applying each page as it arrives; may be abandoned after a page. */
-  private async walk(url: string, apply: (records: Rec[]) => void, interruptible: boolean, headers: Record<string, string> = {}): Promise<Walk> {
+  private async walk(url: string, apply: (records: Rec[], from?: string) => void, interruptible: boolean, headers: Record<string, string> = {}): Promise<Walk> {
     const random = this.options.random ?? Math.random;
+    let current = url;
+    const rootOf = (u: string) => this.bases.find((b) => u.startsWith(b)) ?? u;
     try {
       const walk = await walkPages(url, {
         headers: { ...this.options.headers, ...headers },
         between: async (_index, page) => {
-          apply(page.json.value);
+          apply(page.json.value, rootOf(current));
           if (interruptible && random() < this.interruptChance) throw new Interrupted();
         },
         // Pages of one walk may come from any instance: the nextLink's token is the database's, not the process's.
-        rewrite: (next) => (this.bases.length > 1 ? swapBase(next, this.bases) : next),
+        rewrite: (next) => (current = this.bases.length > 1 ? swapBase(next, this.bases) : next),
       });
       this.count(walk.pages.length, walk.records.length);
-      apply(walk.pages[walk.pages.length - 1].json.value);
+      apply(walk.pages[walk.pages.length - 1].json.value, rootOf(current));
       return walk;
     } finally {
       const waiting = this.readers;

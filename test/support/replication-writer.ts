@@ -95,6 +95,8 @@ class Mirror<T extends object> {
 }
 
 export class RandomWriter {
+  /** What this writer did to each listing and its related records, in order (for a failing comparison to explain itself). */
+  readonly history = new Map<string, string[]>();
   readonly stats: WriterStats = { batches: 0, operations: 0, largestBatch: 0, byKind: {}, created: 0, updated: 0, unchanged: 0, deleted: 0, listingsTouched: 0 };
   private readonly listings = new Mirror<Property>();
   private readonly children: { [S in ChildSet]: Mirror<Children[S]> } = {
@@ -150,8 +152,11 @@ export class RandomWriter {
     const size = Math.max(1, Math.min(maxSize, rng.weighted([[rng.int(1, 3), 50], [rng.int(4, 15), 35], [rng.int(16, 60), 15]] as const)));
     const set = rng.weighted<'Property' | ChildSet>([['Property', 40], ['Media', 35], ['OpenHouse', 12], ['HistoryTransactional', 13]]);
     const items: IngestItem[] = [];
+    const touched: [string, string][] = [];
     const add: Add = (kind, input) => {
       items.push({ line: items.length + 1, input });
+      const listing = input.ListingKey ?? input.ResourceRecordKey;
+      if (typeof listing === 'string') touched.push([listing, `${set}.${kind}${input['@delete'] ? ' (delete)' : typeof input.MlsStatus === 'string' ? ` (${input.MlsStatus})` : ''}`]);
       this.stats.byKind[`${set}.${kind}`] = (this.stats.byKind[`${set}.${kind}`] ?? 0) + 1;
     };
     while (items.length < size) {
@@ -159,8 +164,14 @@ export class RandomWriter {
       else this.childOperation(set, add);
     }
     const report = emptyReport();
+    const began = new Date().toISOString();
     await ingestBatch(this.service, set, items, report);
     if (report.errors.length > 0) throw new Error(`writer: ingest of ${set} refused ${JSON.stringify(report.errors.slice(0, 3))}`);
+    const committed = new Date().toISOString();
+    for (const [listing, what] of touched) {
+      const list = this.history.get(listing) ?? this.history.set(listing, []).get(listing)!;
+      list.push(`${what} in a batch of ${items.length} begun ${began.slice(11)}, committed by ${committed.slice(11)} (${report.created} created, ${report.updated} updated, ${report.unchanged} unchanged, ${report.deleted} deleted)`);
+    }
     this.stats.batches++;
     this.stats.operations += items.length;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, items.length);
