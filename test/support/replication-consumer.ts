@@ -279,13 +279,13 @@ export class ReplicationConsumer {
    * have returned a record at that timestamp that was in view when it passed it.
    */
   pullsPassing(set: ReplicatedSet, timestamp: string): string[] {
-    return this.pullLog.filter((p) => p.set === set && (p.mark === undefined || p.mark < timestamp) && p.pages.some((g) => g.last !== undefined && g.last >= timestamp))
-      .map((p) => {
-        // The page that passed the timestamp, and the one before it.
-        const i = p.pages.findIndex((g) => g.last !== undefined && g.last >= timestamp);
-        const pages = p.pages.slice(Math.max(0, i - 1), i + 1).map((g) => `[${g.from} at ${g.at.slice(11)}: ${g.n} from ${g.first} to ${g.last}]`);
-        return `pull from ${p.mark ?? '(start)'}${p.completed ? '' : ' (abandoned)'}, page ${i + 1} of ${p.pages.length}: ${pages.join(' ')}`;
-      });
+    return this.pullLog.filter((p) => p.set === set && (p.mark === undefined || p.mark < timestamp)).flatMap((p) => {
+      // The page that passed the timestamp, and the one before it.
+      const i = p.pages.findIndex((g) => g.last !== undefined && g.last >= timestamp);
+      if (i < 0) return [];
+      const pages = p.pages.slice(Math.max(0, i - 1), i + 1).map((g) => `[${g.from} at ${g.at.slice(11)}: ${g.n} from ${g.first} to ${g.last}]`);
+      return [`pull from ${p.mark ?? '(start)'}${p.completed ? '' : ' (abandoned)'}, page ${i + 1} of ${p.pages.length}: ${pages.join(' ')}`];
+    });
   }
 
   private readonly stories = new Map<string, string[]>();
