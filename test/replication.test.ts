@@ -31,7 +31,7 @@ import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { CLUSTER_TIMEOUTS, galeraCluster } from './support/galera';
 import { get, odataError, startTestServer } from './support/http';
-import { until } from './support/poll';
+import { until, whileUnavailable } from './support/poll';
 import { allDifferences, consumerSets, count, servedOverHttp, Sets, withoutDeleted } from './support/replication-compare';
 import { keyOf, RELATED, ReplicatedSet, ReplicationConsumer, SETS } from './support/replication-consumer';
 import { changeLogOf, rowsOnEachNode } from './support/replication-forensics';
@@ -196,7 +196,7 @@ describeEachDatabase('Replication of every resource by the recommended practice 
         at('node 3 synced');
       };
       const writers = [await RandomWriter.create(server.service, SEED + 3), await RandomWriter.create(second.service, SEED + 4)];
-      await concurrentPhase({ server, db, target }, subscribers, writers, OPERATIONS / 2, midRun);
+      await concurrentPhase({ server, db, target, clusterChanges: true }, subscribers, writers, OPERATIONS / 2, midRun);
       console.log(`      ${timeline.join('; ')}`);
       expect((await get(`${third.url}/Property?$top=1`)).status, 'the instance on the rejoined node serves again, not restarted').to.equal(200);
       let onKilledNode = 0;
@@ -220,11 +220,16 @@ describeEachDatabase('Replication of every resource by the recommended practice 
   });
 }, { cluster: true });
 
-/** What a phase runs against: the first instance, its database, and which kind of database that is. */
+/**
+ * What a phase runs against: the first instance, its database, and which kind of database that is. `clusterChanges`:
+ * the cluster loses and regains a node meanwhile, when every node may refuse for a few seconds (galera.test.ts bounds
+ * that): the writers and the test's own reads of the tables wait it out, as an operator's loader would.
+ */
 interface PhaseContext {
   readonly server: RunningServer;
   readonly db: TestDatabase;
   readonly target: { readonly label: string };
+  readonly clusterChanges?: boolean;
 }
 
 /**
@@ -236,6 +241,7 @@ async function concurrentPhase(
   midRun?: (rounds: () => number) => Promise<void>,
 ): Promise<void> {
   const { server } = phase;
+  const read = <T>(work: () => Promise<T>): Promise<T> => (phase.clusterChanges ? whileUnavailable(work) : work());
   const started = Date.now();
   const consumers = subscribers.map((s) => s.consumer!);
   let writing = true;
@@ -251,7 +257,7 @@ async function concurrentPhase(
   const nextRound = () => new Promise<void>((resolve) => roundEnded.push(resolve));
   let batches = 0;
   const pace = () => Promise.race([++batches % ROUND_EVERY === 0 ? nextRound() : consumers[0].nextRead(), consumerStopped]);
-  const writersDone = Promise.all(writers.map((w) => w.run({ operations: operationsEach, maxBatch: 60, pace, stop: () => consumerFailed })))
+  const writersDone = Promise.all(writers.map((w) => w.run({ operations: operationsEach, maxBatch: 60, pace, stop: () => consumerFailed, retryUnavailable: phase.clusterChanges })))
     .finally(() => { writing = false; });
   const consumerDone = (async () => {
     try {
@@ -261,10 +267,10 @@ async function concurrentPhase(
           await subscribers[i].events!.increment();
           if (rounds % 3 === 1) {
             // Anything committed after this instant has a later timestamp (the service's clock).
-            const clockAtStart = Number(await server.service.settings.get('modification-clock'));
+            const clockAtStart = Number(await read(() => server.service.settings.get('modification-clock')));
             const removed = await consumer.removedRecordsCheck();
             // A removed listing must have left the client's view, or changed, at some point during the check.
-            const now = new Map((await storedRecords(server.service, 'Property')).map((r) => [r.ListingKey as string, r]));
+            const now = new Map((await read(() => storedRecords(server.service, 'Property'))).map((r) => [r.ListingKey as string, r]));
             for (const key of removed) {
               const r = now.get(key);
               if (r && r.MlsStatus !== 'Withdrawn' && subscribers[i].inScope(r) && Date.parse(r.ModificationTimestamp) < clockAtStart) {
@@ -347,6 +353,8 @@ function report(writers: RandomWriter[], allStats: WriterStats[], writeSeconds: 
       + `(largest ${stats.largestBatch}; ingest: ${stats.created} created, ${stats.updated} updated, ${stats.unchanged} unchanged, `
       + `${stats.deleted} deleted, ${stats.listingsTouched} listing touches) `
       + `in ${writeSeconds.toFixed(1)} s, ${rounds} consumer rounds\n        operations: ${kinds}`);
+    const c = writers[i].service.db.conflicts?.();
+    if (c) console.log(`        its instance's write transactions so far: ${c.conflicts} conflicts lost and run again (${c.unannounced} rolled back without an error), ${c.recovered} recovered, ${c.exhausted} gave up`);
   }
 }
 

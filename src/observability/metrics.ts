@@ -116,6 +116,7 @@ function poolGauges(pool: () => PoolStats | undefined, registers: Registry[]): v
 function conflictCounters(conflicts: () => ConflictCounts | undefined, registers: Registry[]): void {
   for (const [field, name, help] of [
     ['conflicts', 'reso_db_write_conflicts_total', 'Write transaction attempts that lost a conflict (deadlock, Galera certification) and were run again'],
+    ['unannounced', 'reso_db_write_conflicts_unannounced_total', 'Of those, attempts a Galera node rolled back without an error to any statement, caught before COMMIT'],
     ['recovered', 'reso_db_write_conflicts_recovered_total', 'Write transactions that committed after losing a conflict'],
     ['exhausted', 'reso_db_write_conflicts_exhausted_total', 'Write transactions that lost every attempt (answered 503)'],
   ] as const) {

@@ -10,8 +10,14 @@
  */
 import { DatabaseUnavailable } from './errors';
 
+/**
+ * The reason of a transaction found rolled back before its COMMIT although none of its statements failed (a Galera
+ * node's, see MysqlDatabase.attempt): lost to a conflict all the same.
+ */
+export const UNANNOUNCED_ROLLBACK = 'rolled back without an error (cluster conflict)';
+
 /** Driver codes of a transaction rolled back whole by a conflict with another. */
-const CONFLICTS: ReadonlySet<string> = new Set(['ER_LOCK_DEADLOCK']);
+const CONFLICTS: ReadonlySet<string> = new Set(['ER_LOCK_DEADLOCK', UNANNOUNCED_ROLLBACK]);
 
 export interface ConflictPolicy {
   /** Attempts in all, the first included. */
@@ -28,6 +34,8 @@ export const DEFAULT_CONFLICT_POLICY: ConflictPolicy = { attempts: 12, firstWait
 export interface ConflictCounts {
   /** Attempts that lost a conflict. */
   conflicts: number;
+  /** Of those, attempts rolled back without any statement failing, caught before their COMMIT. */
+  unannounced: number;
   /** Transactions that committed after losing at least one. */
   recovered: number;
   /** Transactions that lost every attempt (reported as DatabaseUnavailable). */
@@ -51,6 +59,7 @@ export async function retryingConflicts<T>(
     } catch (e) {
       if (!isConflict(e)) throw e;
       counts.conflicts++;
+      if (e instanceof DatabaseUnavailable && e.reason === UNANNOUNCED_ROLLBACK) counts.unannounced++;
       if (n >= policy.attempts) {
         counts.exhausted++;
         throw e;

@@ -57,6 +57,9 @@ const UNAVAILABLE_CODES = new Set([
   // A Galera node out of the primary component (or still joining) refuses every statement: "WSREP has not yet
   // prepared node for application use". Its instance answers 503 until the node is back.
   'ER_UNKNOWN_COM_ERROR',
+  // A transaction's statement on such a node: "Error while appending streaming replication fragment (provider status:
+  // Not connected to Primary Component)", the transaction rolled back (measured on a node that lost its quorum).
+  'ER_ERROR_DURING_COMMIT',
   'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_FULL', 'SQLITE_PROTOCOL', 'SQLITE_NOTADB',
 ]);
 /** SQLite's extended codes refine these (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_READ, SQLITE_CORRUPT_INDEX, …). */

@@ -12,7 +12,7 @@ import type { PoolConnection } from 'mysql2';
 import * as mysql from 'mysql2/promise';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type PoolStats, type Row } from './database';
 import { Deadline, type DatabaseTimeouts, Slots, boundedWait, WriterQueue } from './deadline';
-import { ConflictCounts, retryingConflicts } from './conflicts';
+import { ConflictCounts, retryingConflicts, UNANNOUNCED_ROLLBACK } from './conflicts';
 import { classify, DatabaseUnavailable, isStatementTimeout, ScanTimedOut } from './errors';
 import { mysqlDialect, NO_PAD_BINARY_COLLATION } from './mysql-dialect';
 import type { Knex } from './query-builder';
@@ -46,8 +46,9 @@ export class MysqlDatabase implements Database {
   readonly knex = sqlBuilder('mysql');
   readonly description: string;
   private readonly pool: mysql.Pool;
+  private readonly writerPool: mysql.Pool;
   private readonly writers = new WriterQueue();
-  private readonly conflictCounts: ConflictCounts = { conflicts: 0, recovered: 0, exhausted: 0 };
+  private readonly conflictCounts: ConflictCounts = { conflicts: 0, unannounced: 0, recovered: 0, exhausted: 0 };
   private readonly scans = new Slots(SCAN_CONNECTIONS, 'scan connections');
   /** Every connection open, so that closing never waits on one a stalled server holds. */
   private readonly open = new Set<CoreConnection>();
@@ -56,11 +57,20 @@ export class MysqlDatabase implements Database {
   constructor(private readonly url: string, private readonly timeouts: DatabaseTimeouts, private readonly causalReads = true) {
     const u = new URL(url);
     this.description = `mysql://${u.host}${u.pathname}`;
-    this.pool = mysql.createPool({
-      uri: url,
+    this.pool = this.createPool(POOL_SIZE, false);
+    this.writerPool = this.createPool(1, true);
+  }
+
+  /**
+   * `transactional`: the pool of write transactions, one at a time (WriterQueue), so one connection, with autocommit
+   * off (see attempt).
+   */
+  private createPool(size: number, transactional: boolean): mysql.Pool {
+    const pool = mysql.createPool({
+      uri: this.url,
       charset: 'utf8mb4_bin',
-      connectionLimit: POOL_SIZE,
-      connectTimeout: timeouts.acquireMs,
+      connectionLimit: size,
+      connectTimeout: this.timeouts.acquireMs,
       decimalNumbers: true,
       supportBigNumbers: true,
       dateStrings: true,
@@ -69,7 +79,8 @@ export class MysqlDatabase implements Database {
       // No call-site stack captured on every statement: a failure is classified and reported by what asked for it.
       trace: false,
     });
-    (this.pool as unknown as { on(e: 'connection', f: (c: CoreConnection) => void): void }).on('connection', (c) => this.configure(c));
+    (pool as unknown as { on(e: 'connection', f: (c: CoreConnection) => void): void }).on('connection', (c) => this.configure(c, transactional));
+    return pool;
   }
 
   poolStats(): PoolStats {
@@ -81,7 +92,7 @@ export class MysqlDatabase implements Database {
   }
 
   /** A new connection's session: queued before its first statement, so they are in force when it runs. */
-  private configure(c: CoreConnection): void {
+  private configure(c: CoreConnection, transactional: boolean): void {
     this.open.add(c);
     c.on('end', () => this.open.delete(c));
     // An idle connection that dies must not take the process with it; the next query reconnects.
@@ -97,6 +108,7 @@ export class MysqlDatabase implements Database {
     // it has seen, and a removed-listings walk never misses a listing it already holds (README "Scaling out"). Not
     // a Galera node (or MySQL, which lacks the variable): the statement changes nothing, or fails, ignored.
     if (this.causalReads) c.query('SET SESSION wsrep_sync_wait = IF(@@wsrep_on, 1, 0)', ignore);
+    if (transactional) c.query('SET SESSION autocommit = 0', ignore);
   }
 
   /**
@@ -107,7 +119,7 @@ export class MysqlDatabase implements Database {
   all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
     const ms = this.timeouts.statementMs + STALL_GRACE_MS;
     return new Promise<Row[]>((resolve, reject) => {
-      this.acquireConnection(this.timeouts.acquireMs, (failed, conn) => {
+      this.acquireConnection(this.pool, this.timeouts.acquireMs, (failed, conn) => {
         if (failed) return reject(failed);
         this.awaitAnswer(conn!, senderOf(conn!, sql, params), ms, (e, rows) => {
           // A connection destroyed for not answering is out of the pool already: releasing it does nothing.
@@ -125,7 +137,7 @@ export class MysqlDatabase implements Database {
    * the primary instead).
    */
   async readAfter(position: string, waitMs: number, sql: string, params: readonly unknown[]): Promise<Row[] | undefined> {
-    const conn = await this.connectionWithin(this.timeouts.acquireMs);
+    const conn = await this.connectionWithin(this.pool, this.timeouts.acquireMs);
     const ms = this.timeouts.statementMs + STALL_GRACE_MS;
     try {
       const [{ caught }] = await this.answerOf(conn, senderOf(conn, CAUGHT_UP, [position, waitMs / 1000]), ms + waitMs);
@@ -159,10 +171,19 @@ export class MysqlDatabase implements Database {
     return retryingConflicts(() => this.attempt(fn), this.conflictCounts);
   }
 
+  /**
+   * One attempt, guarded against a transaction lost between two of its statements. On a Galera node a transaction
+   * can be rolled back (another node's transaction on its rows won certification) without the statement that
+   * follows being told (measured: an UPDATE reported 12 rows changed, the next statement of the same transaction
+   * read none of them, no error). With autocommit on, the statements after it would each commit on their own, a
+   * part of the transaction kept: so the writer's connection runs with autocommit off (they join an implicit
+   * transaction instead), and a savepoint taken first must still exist at the end. A rollback takes it away, so
+   * its release fails; the attempt is then rolled back whole and run again as a conflict.
+   */
   private attempt<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
     const deadline = new Deadline(this.timeouts.acquireMs);
     return this.writers.run(deadline, async () => {
-      const conn = await this.connectionWithin(deadline.remaining());
+      const conn = await this.connectionWithin(this.writerPool, deadline.remaining());
       const ms = this.timeouts.statementMs + STALL_GRACE_MS;
       const tx: Executor = {
         all: (sql, params = []) => this.answerOf(conn, senderOf(conn, sql, params), ms),
@@ -172,12 +193,15 @@ export class MysqlDatabase implements Database {
       const command = (sql: string) => this.answerOf(conn, senderOf(conn, sql), ms);
       try {
         await command('START TRANSACTION');
+        await command(`SAVEPOINT ${WHOLE}`);
         const result = await fn(tx);
+        await command(`RELEASE SAVEPOINT ${WHOLE}`).catch((e: unknown) => { throw lostTransaction(e); });
         await command('COMMIT');
         return result;
       } catch (e) {
-        // A destroyed connection's transaction is rolled back by the server when it notices.
-        await command('ROLLBACK').catch(() => undefined);
+        // A destroyed connection's transaction is rolled back by the server when it notices. One whose ROLLBACK
+        // failed may still hold statements: never handed on, where the next START TRANSACTION would commit them.
+        await command('ROLLBACK').catch(() => this.discard(conn as unknown as CoreConnection));
         throw classify(e);
       } finally {
         conn.release();
@@ -202,11 +226,11 @@ export class MysqlDatabase implements Database {
    * over a free connection on the next tick, ahead of the timer's: only a request that has to wait for one is
    * given a timer, and the usual one, which would be cleared at once, is not made.
    */
-  private acquireConnection(ms: number, done: (failed: unknown, conn?: PoolConnection) => void): void {
+  private acquireConnection(pool: mysql.Pool, ms: number, done: (failed: unknown, conn?: PoolConnection) => void): void {
     let settled = false;
     let handed = false;
     let timer: NodeJS.Timeout | undefined;
-    this.pool.pool.getConnection((err, conn) => {
+    pool.pool.getConnection((err, conn) => {
       handed = true;
       if (settled) {
         if (!err) conn.release();
@@ -253,8 +277,8 @@ export class MysqlDatabase implements Database {
   }
 
   /** `acquireConnection` as a promise, for work that holds its connection across statements. */
-  private connectionWithin(ms: number): Promise<PoolConnection> {
-    return new Promise((resolve, reject) => this.acquireConnection(ms, (failed, conn) => (failed ? reject(failed) : resolve(conn!))));
+  private connectionWithin(pool: mysql.Pool, ms: number): Promise<PoolConnection> {
+    return new Promise((resolve, reject) => this.acquireConnection(pool, ms, (failed, conn) => (failed ? reject(failed) : resolve(conn!))));
   }
 
   /** `awaitAnswer` as a promise. */
@@ -274,7 +298,7 @@ export class MysqlDatabase implements Database {
 
   async close(): Promise<void> {
     // Ending the pool says goodbye on every connection; one a stalled server holds would never answer.
-    await boundedWait(this.pool.end(), this.timeouts.acquireMs, 'closing').catch((e: unknown) => {
+    await boundedWait(Promise.all([this.pool.end(), this.writerPool.end()]), this.timeouts.acquireMs, 'closing').catch((e: unknown) => {
       if (!(e instanceof DatabaseUnavailable)) throw e;
       for (const c of [...this.open]) this.discard(c);
     });
@@ -283,6 +307,17 @@ export class MysqlDatabase implements Database {
 
 /** 0 once the replica has applied everything up to the position, -1 after the wait (MariaDB's GTID). */
 const CAUGHT_UP = 'SELECT MASTER_GTID_WAIT(?, ?) AS caught';
+
+/** The savepoint every write transaction takes first (see MysqlDatabase.attempt). */
+const WHOLE = 'whole_transaction';
+
+/** MariaDB's and MySQL's "SAVEPOINT … does not exist". */
+const ER_SP_DOES_NOT_EXIST = 1305;
+
+/** A failed release of the first savepoint: the transaction that took it is gone, lost to a conflict. */
+function lostTransaction(e: unknown): unknown {
+  return (e as { errno?: unknown })?.errno === ER_SP_DOES_NOT_EXIST ? new DatabaseUnavailable(UNANNOUNCED_ROLLBACK, e) : e;
+}
 
 /** Sends one statement on a connection, its answer to `answered`. */
 type StatementSender = (answered: (err: unknown, rows?: unknown) => void) => void;

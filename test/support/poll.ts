@@ -1,4 +1,5 @@
 /** Waiting for what another process or the event loop will do: bounded polling, never a fixed sleep. */
+import { DatabaseUnavailable } from '../../src/storage/errors';
 
 /**
  * Resolves once `check` holds, asking every `everyMs`; rejects after `ms`, naming `what` (a function is asked at
@@ -8,5 +9,20 @@ export async function until(what: string | (() => string), check: () => boolean 
   for (const end = Date.now() + ms; !(await check());) {
     if (Date.now() > end) throw new Error(`${typeof what === 'string' ? what : what()}: not within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/**
+ * `work`, run again while it fails with DatabaseUnavailable, for at most `ms`: what an operator's loader or a client
+ * honouring Retry-After does while a cluster changes membership (its nodes refuse for a few seconds meanwhile).
+ */
+export async function whileUnavailable<T>(work: () => Promise<T>, ms = 60_000, everyMs = 250): Promise<T> {
+  for (const end = Date.now() + ms; ;) {
+    try {
+      return await work();
+    } catch (e) {
+      if (!(e instanceof DatabaseUnavailable) || Date.now() > end) throw e;
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
   }
 }

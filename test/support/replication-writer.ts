@@ -7,6 +7,7 @@
  */
 import type { Entity, EntitySetName, HistoryTransactional, Lookups, Media, OpenHouse, Property } from '../../generated/entities';
 import { emptyReport, ingestBatch, IngestItem } from '../../src/ingest/ingest';
+import { whileUnavailable } from './poll';
 import type { ListingService } from '../../src/service';
 
 type Rec = Record<string, any>;
@@ -109,7 +110,7 @@ export class RandomWriter {
   private readonly planned: string[] = [];
   private seq = 0;
 
-  private constructor(private readonly service: ListingService, readonly rng: Random) {}
+  private constructor(readonly service: ListingService, readonly rng: Random) {}
 
   /** A writer over the records now stored. */
   static async create(service: ListingService, seed: number): Promise<RandomWriter> {
@@ -138,16 +139,19 @@ export class RandomWriter {
    * the test passes the reader's next read, so that readers run many times during the writes whatever the
    * machine's speed (and, in one process over SQLite, the server gets the event loop between batches).
    */
-  async run(options: { operations: number; maxBatch: number; pace: () => Promise<void>; stop?: () => boolean }): Promise<WriterStats> {
+  async run(options: { operations: number; maxBatch: number; pace: () => Promise<void>; stop?: () => boolean; retryUnavailable?: boolean }): Promise<WriterStats> {
     while (this.stats.operations < options.operations && !options.stop?.()) {
-      await this.batch(Math.min(options.maxBatch, options.operations - this.stats.operations));
+      await this.batch(Math.min(options.maxBatch, options.operations - this.stats.operations), options.retryUnavailable);
       await options.pace();
     }
     return this.stats;
   }
 
-  /** One ingest call: a random set, a random number of random operations on it. */
-  async batch(maxSize: number): Promise<void> {
+  /**
+   * One ingest call: a random set, a random number of random operations on it. `retryUnavailable`: the call is made
+   * again while the database refuses (its transaction kept nothing), as an operator's loader does.
+   */
+  async batch(maxSize: number, retryUnavailable = false): Promise<void> {
     const rng = this.rng;
     const size = Math.max(1, Math.min(maxSize, rng.weighted([[rng.int(1, 3), 50], [rng.int(4, 15), 35], [rng.int(16, 60), 15]] as const)));
     const set = rng.weighted<'Property' | ChildSet>([['Property', 40], ['Media', 35], ['OpenHouse', 12], ['HistoryTransactional', 13]]);
@@ -163,9 +167,13 @@ export class RandomWriter {
       if (set === 'Property') this.listingOperation(add);
       else this.childOperation(set, add);
     }
-    const report = emptyReport();
     const began = new Date().toISOString();
-    await ingestBatch(this.service, set, items, report);
+    const ingest = async () => {
+      const attempt = emptyReport();
+      await ingestBatch(this.service, set, items, attempt);
+      return attempt;
+    };
+    const report = retryUnavailable ? await whileUnavailable(ingest) : await ingest();
     if (report.errors.length > 0) throw new Error(`writer: ingest of ${set} refused ${JSON.stringify(report.errors.slice(0, 3))}`);
     const committed = new Date().toISOString();
     for (const [listing, what] of touched) {
