@@ -46,6 +46,7 @@ export class MysqlDatabase implements Database {
   readonly knex = sqlBuilder('mysql');
   readonly description: string;
   private readonly pool: mysql.Pool;
+  /** The write transactions' connection (see attempt). */
   private readonly writerPool: mysql.Pool;
   private readonly writers = new WriterQueue();
   private readonly conflictCounts: ConflictCounts = { conflicts: 0, unannounced: 0, recovered: 0, exhausted: 0 };
@@ -62,8 +63,8 @@ export class MysqlDatabase implements Database {
   }
 
   /**
-   * `transactional`: the pool of write transactions, one at a time (WriterQueue), so one connection, with autocommit
-   * off (see attempt).
+   * `transactional`: the pool of write transactions, which go one at a time (WriterQueue), so of one connection, with
+   * autocommit off (see attempt).
    */
   private createPool(size: number, transactional: boolean): mysql.Pool {
     const pool = mysql.createPool({
