@@ -28,7 +28,7 @@ import { MemberRequests } from './member-paths';
 import type { DataHandler } from './pipeline';
 import type { RequestContext } from './request-context';
 import { ExecutablePlan, RequestPlans } from './request-plans';
-import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, sendJson, sendText } from './response';
+import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, sendJson, sendPieces, sendText } from './response';
 
 /**
  * Records per page, and in all ($top). `$top` is a total across pages, and also asks for that many records at
@@ -180,7 +180,7 @@ export class ResourceRequests {
   private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: Buffer[], count: number | undefined, next: () => string | undefined): Promise<void> {
     const countText = count !== undefined && ctx.format.ieee754 ? String(count) : count;
     const context = ctx.context(`${ctx.root}/$metadata#${p.plan.context}`);
-    if (batches.done) return sendJson(ctx, collectionBody(context, first, { count: countText, nextLink: next() }), this.options.writeStallMs);
+    if (batches.done) return sendPieces(ctx, collectionBody(context, first, { count: countText, nextLink: next() }), this.options.writeStallMs);
     ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
     const body = new BodyWriter(ctx.res, this.options.writeStallMs);
     await body.write(collectionHead(context, countText));
