@@ -291,6 +291,36 @@ describeEachDatabase('Metering by transaction class', (target) => {
     for (const [client, c] of counted) expect(await tableUsage(client), client).to.deep.equal(c);
   });
 
+  it('under counting that never pauses, each application of the journal ends (it takes what was journaled when it began), and nothing is lost', async function () {
+    this.timeout(60_000);
+    const dir = mkdtempSync(join(tmpdir(), 'reso-journal-'));
+    const table = new UsageTable(server.service.db, server.service.settings);
+    const client = `steady-${randomBytes(4).toString('hex')}`;
+    let recorded = 0;
+    let counting = true;
+    const more = async () => {
+      if (!counting) return;
+      await meter.record(client, { A: 1 });
+      recorded++;
+    };
+    // Every batch the table takes, a request finishes meanwhile: an application that chased the journal's end
+    // would find a new line after each batch, apply it, and never end.
+    const steady: typeof table = Object.create(table, {
+      apply: { value: async (id: string, entries: Parameters<typeof table.apply>[1]) => { await table.apply(id, entries); await more(); } },
+    });
+    const meter = new Meter(steady, { journalDir: dir, applyEveryMs: 5 });
+    meter.start();
+    try {
+      await more();
+      for (let i = 0; i < 5; i++) await once(meter, 'applied', { signal: AbortSignal.timeout(10_000) });
+      expect(meter.lag().bytes, 'journaled and not yet applied: what finished during the last application, at most').to.be.below(1000);
+    } finally {
+      counting = false;
+      await meter.close();
+    }
+    expect(await tableUsage(client)).to.deep.equal({ A: recorded, B: 0 });
+  });
+
   it('a journal that cannot be written: 503 with Retry-After and an OData body, and the request is not served uncounted', async function () {
     this.timeout(30_000);
     const blocker = join(mkdtempSync(join(tmpdir(), 'reso-journal-')), 'a-file');
