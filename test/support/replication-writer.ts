@@ -7,8 +7,8 @@
  */
 import type { Entity, EntitySetName, HistoryTransactional, Lookups, Media, OpenHouse, Property } from '../../generated/entities';
 import { emptyReport, ingestBatch, IngestItem } from '../../src/ingest/ingest';
-import { whileUnavailable } from './poll';
 import type { ListingService } from '../../src/service';
+import { whileUnavailable } from './poll';
 
 type Rec = Record<string, any>;
 
@@ -149,7 +149,8 @@ export class RandomWriter {
 
   /**
    * One ingest call: a random set, a random number of random operations on it. `retryUnavailable`: the call is made
-   * again while the database refuses (its transaction kept nothing), as an operator's loader does.
+   * again while the database refuses, as an operator's loader does (a refused transaction kept nothing; one whose
+   * COMMIT answer was lost is found applied, its records unchanged).
    */
   async batch(maxSize: number, retryUnavailable = false): Promise<void> {
     const rng = this.rng;
