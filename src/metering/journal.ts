@@ -150,12 +150,12 @@ export async function readHeader(fd: number): Promise<{ header: JournalHeader; b
 const ENTRY = /^(\d+)\t([A-Za-z0-9._-]{1,64})\t(\d{4}-\d{2}-\d{2}T\d{2})\t(\d+)\t(\d+)$/;
 
 /**
- * Entries from byte `offset` on (to `until`, by default the file's end), up to the last complete line within one
- * chunk. `next` is where the following read starts; equal to `offset` means the end. A line without its newline
+ * Entries from byte `offset` to `until` (the file's end when the caller began), up to the last complete line within
+ * one chunk. `next` is where the following read starts; equal to `offset` means the end. A line without its newline
  * is a write that never finished (its response was never sent), so it is left unread. A malformed line (only a
  * damaged file has one) is skipped and counted.
  */
-export async function readEntries(fd: number, offset: number, until = fstatSync(fd).size): Promise<{ entries: UsageEntry[]; next: number; malformed: number }> {
+export async function readEntries(fd: number, offset: number, until: number): Promise<{ entries: UsageEntry[]; next: number; malformed: number }> {
   const available = until - offset;
   if (available <= 0) return { entries: [], next: offset, malformed: 0 };
   const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, available));

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as mysql from 'mysql2/promise';
 import { INSTALL_DB, installDatabase, MARIADBD, ownedByServer, serverUser } from './mariadb-server';
-import { until } from './poll';
+import { retryingWhile, until } from './poll';
 
 export const GALERA = process.env.GALERA === '1';
 
@@ -125,17 +125,10 @@ export class GaleraCluster {
 
   /**
    * `query`, again while the node refuses because it is outside a primary component or still joining ("WSREP has not
-   * yet prepared node for application use"), for at most `ms`.
+   * yet prepared node for application use"), for at most a minute.
    */
-  async queryWhenReady(node: number, sql: string, ms = 60_000): Promise<unknown> {
-    for (const end = Date.now() + ms; ;) {
-      try {
-        return await this.query(node, sql);
-      } catch (e) {
-        if ((e as { code?: string }).code !== 'ER_UNKNOWN_COM_ERROR' || Date.now() > end) throw e;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
+  queryWhenReady(node: number, sql: string): Promise<unknown> {
+    return retryingWhile(() => this.query(node, sql), (e) => (e as { code?: string }).code === 'ER_UNKNOWN_COM_ERROR');
   }
 
   async stop(): Promise<void> {

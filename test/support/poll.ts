@@ -12,17 +12,22 @@ export async function until(what: string | (() => string), check: () => boolean 
   }
 }
 
-/**
- * `work`, run again while it fails with DatabaseUnavailable, for at most `ms`: what an operator's loader or a client
- * honouring Retry-After does while a cluster changes membership (its nodes refuse for a few seconds meanwhile).
- */
-export async function whileUnavailable<T>(work: () => Promise<T>, ms = 60_000, everyMs = 250): Promise<T> {
+/** `work`, run again every `everyMs` while it fails with an error `transient` accepts, for at most `ms`. */
+export async function retryingWhile<T>(work: () => Promise<T>, transient: (e: unknown) => boolean, ms = 60_000, everyMs = 250): Promise<T> {
   for (const end = Date.now() + ms; ;) {
     try {
       return await work();
     } catch (e) {
-      if (!(e instanceof DatabaseUnavailable) || Date.now() > end) throw e;
+      if (!transient(e) || Date.now() > end) throw e;
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   }
+}
+
+/**
+ * `work`, run again while it fails with DatabaseUnavailable, for at most a minute: what an operator's loader or a
+ * client honouring Retry-After does while a cluster changes membership (its nodes refuse for a few seconds meanwhile).
+ */
+export function whileUnavailable<T>(work: () => Promise<T>): Promise<T> {
+  return retryingWhile(work, (e) => e instanceof DatabaseUnavailable);
 }
