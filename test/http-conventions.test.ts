@@ -4,6 +4,7 @@
  * HEAD with the GET's headers, and the bind address. Real HTTP (node:http, which shows the bytes as sent) over both databases.
  */
 import { expect } from 'chai';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
@@ -104,6 +105,41 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
         }
       });
     }
+  });
+
+  describe('a page larger than a batch (README "Limits")', () => {
+    it('each batch is read while the one before it is written, never two ahead', async () => {
+      const db = server.service.db;
+      const all = db.all.bind(db);
+      // Records handed to the response so far (a page without expansions: one ListingKey a record), at each batch read.
+      let written = 0;
+      const writtenAtRead: number[] = [];
+      const batchRead = (sql: string) => /from `Property` .*limit \?/.test(sql);
+      db.all = async (sql, params) => {
+        if (batchRead(sql)) writtenAtRead.push(written);
+        return all(sql, params);
+      };
+      const countWrites = (_req: IncomingMessage, res: ServerResponse) => {
+        const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+        res.write = ((chunk: unknown, ...rest: unknown[]) => {
+          written += String(chunk).match(/"ListingKey":/g)?.length ?? 0;
+          return write(chunk, ...rest);
+        }) as ServerResponse['write'];
+      };
+      server.server.on('request', countWrites);
+      try {
+        // 50 records in batches of 10: the second batch is read before anything is written, the k-th once k-2 are.
+        const r = await onWire(`${server.url}/Property`);
+        expect(r.status).to.equal(200);
+        expect(r.headers.get('transfer-encoding')).to.equal('chunked');
+        expect(JSON.parse(r.text).value).to.have.length(50);
+        expect(written).to.equal(50);
+        expect(writtenAtRead).to.deep.equal([0, 0, 10, 20, 30]);
+      } finally {
+        server.server.off('request', countWrites);
+        db.all = all;
+      }
+    });
   });
 
   describe('CORS (CORS_ORIGINS)', () => {
