@@ -5,12 +5,13 @@
  * - express-layers: every step an `app.use` layer and every route an `app.get` on the app's router (Express as
  *   documented; the routes' patterns given under /odata);
  * - express-router: the same, the data steps and routes on an `express.Router()` mounted at /odata;
- * - pipeline: src/http/pipeline.ts, one Express layer running the steps in order and matching the routes below
- *   the service root (the product's design).
+ * - pipeline: src/http/pipeline.ts, the server's request listener on node:http running the steps in order and
+ *   matching the routes below the service root, anything else handed to an Express app (the product's design).
  * Paths: a key fetch of the last set mounted (the routes tried before it: all others'), and a collection of the
  * first. `node dist/bench/dispatch.js [--duration S] [--rounds R]`; the figures are in docs/benchmarks.md.
  */
 import { fork } from 'node:child_process';
+import { createServer, RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import express, { RequestHandler } from 'express';
@@ -31,7 +32,7 @@ function handlers<H>(make: () => H): ResourceHandlers<H> {
   return { collection: make, count: make, byKey: make, navigation: make, member: make, rawValue: make, memberCount: make };
 }
 
-function expressApp(design: Design): express.Express {
+function listener(design: Design): RequestListener {
   const app = express();
   app.set('query parser', false);
   const answer: RequestHandler = (_req, res) => res.end('{}');
@@ -41,8 +42,8 @@ function expressApp(design: Design): express.Express {
     serviceModel.mountRoutes(routes, handlers<DataHandler>(() => (ctx) => { ctx.res.end('{}'); }));
     const noop: Step = (_ctx, next) => next();
     const contexts = new RequestContexts(new ServiceRoots(undefined), new Licences(serviceModel, undefined));
-    app.use(requestPipeline({ contexts, requestId: () => 'id', every: Array(STEPS / 2).fill(noop), data: Array(STEPS / 2).fill(noop), routes }));
-    return app;
+    const fail = (ctx: { res: { statusCode: number; end(): void } }) => { ctx.res.statusCode = 500; ctx.res.end(); };
+    return requestPipeline({ contexts, requestId: () => 'id', every: Array(STEPS / 2).fill(noop), data: Array(STEPS / 2).fill(noop), routes, rest: app, fail });
   }
   for (let i = 0; i < STEPS / 2; i++) app.use(step);
   const under = (p: RoutePath): RoutePath => (typeof p === 'string' ? `/odata${p}` : new RegExp(`^\\/odata${p.source.slice(1)}`));
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === '--serve') {
-  const server = expressApp(process.argv[3] as Design).listen(0, '127.0.0.1', () => process.send!((server.address() as AddressInfo).port));
+  const server = createServer(listener(process.argv[3] as Design)).listen(0, '127.0.0.1', () => process.send!((server.address() as AddressInfo).port));
 } else {
   main().catch((e) => { console.error(e); process.exit(1); });
 }

@@ -4,7 +4,7 @@
  * HEAD with the GET's headers, and the bind address. Real HTTP (node:http, which shows the bytes as sent) over both databases.
  */
 import { expect } from 'chai';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
@@ -138,6 +138,32 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
       } finally {
         server.server.off('request', countWrites);
         db.all = all;
+      }
+    });
+  });
+
+  describe('the data path on node:http (docs/architecture.md, "The request path")', () => {
+    it('a request under the service root is answered on node\'s own request and response; Express takes only the rest', async () => {
+      // Express gives what it handles prototypes of its own (node's HTTP code is then slower on them): seen at the end.
+      const seen: { url: string; nodeRequest: boolean; nodeResponse: boolean }[] = [];
+      const watch = (req: IncomingMessage, res: ServerResponse) => {
+        res.once('finish', () => seen.push({
+          url: req.url!,
+          nodeRequest: Object.getPrototypeOf(req) === IncomingMessage.prototype,
+          nodeResponse: Object.getPrototypeOf(res) === ServerResponse.prototype,
+        }));
+      };
+      server.server.on('request', watch);
+      try {
+        for (const path of ['/odata/', "/odata/Property?$top=1", '/odata/NoSuchSet', '/oauth2/token', '/console/']) {
+          const r = await onWire(`${server.url.replace(/\/odata$/, '')}${path}`);
+          expect(r.status, path).to.equal({ '/odata/NoSuchSet': 404, '/oauth2/token': 404, '/console/': 200 }[path] ?? 200);
+        }
+        expect(seen.map((s) => [s.url, s.nodeRequest && s.nodeResponse])).to.deep.equal([
+          ['/odata/', true], ['/odata/Property?$top=1', true], ['/odata/NoSuchSet', true], ['/oauth2/token', false], ['/console/', false],
+        ]);
+      } finally {
+        server.server.off('request', watch);
       }
     });
   });

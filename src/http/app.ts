@@ -1,8 +1,10 @@
 /**
- * The Express application: the request pipeline (pipeline.ts) that every request passes first, with the OData
- * service root under /odata and the generated routes of every entity set; the token endpoint, admin API and
- * console on Express's routes after it; and the one place where error values become HTTP responses.
+ * The application: the request pipeline (pipeline.ts), the server's request listener, which every request passes
+ * first, with the OData service root under /odata and the generated routes of every entity set; the token
+ * endpoint, admin API and console on an Express app it hands every other request to; and the one place where
+ * error values become HTTP responses.
  */
+import type { IncomingMessage, RequestListener } from 'node:http';
 import express, { NextFunction, Request, Response } from 'express';
 import type { ServiceModel } from '../model/service-model';
 import type { SkipTokens } from '../paging/skiptoken';
@@ -105,7 +107,7 @@ export interface AppParts {
   readonly subscriptions?: Pick<Subscriptions, 'list'>;
 }
 
-export function createApp(parts: AppParts, options: AppOptions): express.Express {
+export function createApp(parts: AppParts, options: AppOptions): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag'); // hashing every body costs more than it saves for a replicating client
@@ -117,7 +119,7 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
   const ready = requireReady(parts.readiness);
   const authenticate = requireBearer(parts.clients);
-  app.use(requestPipeline({
+  const pipeline = requestPipeline({
     contexts,
     requestId,
     every: everyRequest(parts, options),
@@ -125,7 +127,9 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
       authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows),
     ], negotiateData(new FormatNegotiation())],
     routes: dataRoutes(parts, licences, options),
-  }));
+    rest: app,
+    fail: sendError,
+  });
 
   // Beside the service root, on Express's routes, each after the pipeline (which began the request's context).
   const guarded = (...steps: Step[]) => steps.map((s) => expressStep(contexts, s));
@@ -142,8 +146,8 @@ export function createApp(parts: AppParts, options: AppOptions): express.Express
   app.use(consoleRoutes());
 
   app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(contexts.of(req), err));
-  return app;
+  app.use((err: unknown, req: Request, _res: Response, _next: NextFunction) => sendError(contexts.of(req), err));
+  return pipeline;
 }
 
 /**
@@ -174,7 +178,7 @@ const METADATA_PATH = /^\/\$metadata$/;
 const readOnly: Step = (ctx, next) => {
   ctx.res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
   const method = ctx.req.method;
-  next(method === 'GET' || method === 'HEAD' ? undefined : Errors.MethodNotAllowed(method));
+  next(method === 'GET' || method === 'HEAD' ? undefined : Errors.MethodNotAllowed(String(method)));
 };
 
 /** Everything but $metadata is data, written in JSON at the metadata level the client asked for. */
@@ -192,7 +196,7 @@ const protocolVersion: Step = (ctx, next) => {
   ctx.version = version;
   if (version !== ctx.format.version) ctx.format = { ...ctx.format, version };
   ctx.res.setHeader('OData-Version', version);
-  const url = ctx.req.url;
+  const url = ctx.url;
   const q = url.indexOf('?');
   ctx.query = parseQueryString(q < 0 ? '' : url.slice(q + 1));
   next();
@@ -203,7 +207,7 @@ const protocolVersion: Step = (ctx, next) => {
  * client that can speak no version this service has (below 4.0, as RESO's Web API Core asks: 400). What
  * differs in a 4.0 response: json-format.ts and its users.
  */
-function odataVersion(req: Request): '4.0' | '4.01' | undefined {
+function odataVersion(req: IncomingMessage): '4.0' | '4.01' | undefined {
   const max = req.headers['odata-maxversion'];
   const m = typeof max === 'string' ? /^\s*(\d+)\.(\d+)\s*$/.exec(max) : null;
   if (!m) return '4.01';

@@ -8,7 +8,8 @@
  * A 304 to a key fetch is still a transaction (class A): the record was read under the client's licence to
  * know it had not changed, as spec §8 counts a fetch by key whatever its answer carries.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Middleware } from './pipeline';
 import { LRUCache } from 'lru-cache';
 import onHeaders from 'on-headers';
 import { sha256 } from '../digest';
@@ -34,7 +35,7 @@ export class MetadataTags {
  * Sets the ETag and Cache-Control of a response about to be sent; when the client's If-None-Match names this
  * tag (weak comparison, as RFC 9110 §13.1.2 asks, with or without a coding suffix), answers 304 and returns true.
  */
-export function notModified(req: Request, res: Response, tag: string): boolean {
+export function notModified(req: IncomingMessage, res: ServerResponse, tag: string): boolean {
   res.setHeader('ETag', tag);
   if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
   const given = req.headers['if-none-match'];
@@ -58,7 +59,7 @@ function matches(header: string, tag: string): boolean {
  * Data answers are private and revalidated; and a tag set on a response that ends up compressed gets its coding
  * appended. Mounted before the compression middleware, so that its header hook runs after compression's.
  */
-export function cachingHeaders(): RequestHandler {
+export function cachingHeaders(): Middleware {
   return (_req, res, next) => {
     onHeaders(res, () => {
       const coding = res.getHeader('Content-Encoding');

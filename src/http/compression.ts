@@ -7,8 +7,10 @@
  * A HEAD response is not compressed; its Content-Length is the identity body's (wholeBodyLength).
  */
 import { constants } from 'node:zlib';
+import type { IncomingMessage } from 'node:http';
 import compression from 'compression';
-import type { Request, RequestHandler } from 'express';
+import vary from 'vary';
+import type { Middleware } from './pipeline';
 
 /** Below this, a body is sent as it is: the header and framing would eat what compressing saves. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -28,22 +30,23 @@ const CODINGS = /\b(?:gzip|br|deflate)\b|\*/i;
  * small answer such as a key fetch spent about a tenth of its CPU in them (docs/benchmarks.md). Its response
  * still says that it varies by Accept-Encoding, as every compressible one does, for caches between.
  */
-export function compressResponses(before: RequestHandler): RequestHandler {
+export function compressResponses(before: Middleware): Middleware {
+  // The package's types name Express's request and response; it uses only node's own (as it does under Connect).
   const compress = compression({
     threshold: COMPRESSION_THRESHOLD_BYTES,
     level: GZIP_LEVEL,
     brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
-  });
+  }) as unknown as Middleware;
   return (req, res, next) => {
     if (acceptsCoding(req)) return before(req, res, (e?: unknown) => (e ? next(e) : compress(req, res, next)));
-    // Express's res.vary parses and merges the header's fields; when nothing has set it yet, there is nothing to merge.
-    if (res.hasHeader('Vary')) res.vary('Accept-Encoding');
+    // vary parses and merges the header's fields; when nothing has set it yet, there is nothing to merge.
+    if (res.hasHeader('Vary')) vary(res, 'Accept-Encoding');
     else res.setHeader('Vary', 'Accept-Encoding');
     next();
   };
 }
 
-function acceptsCoding(req: Request): boolean {
+function acceptsCoding(req: IncomingMessage): boolean {
   const accepted = req.headers['accept-encoding'];
   return accepted !== undefined && CODINGS.test(accepted);
 }
@@ -54,7 +57,7 @@ function acceptsCoding(req: Request): boolean {
  * HEAD. Inside compression, which removes it again when it compresses. A GET that accepts no coding never meets
  * the compressor, and Node gives its whole body the length itself.
  */
-export function wholeBodyLength(): RequestHandler {
+export function wholeBodyLength(): Middleware {
   return (req, res, next) => {
     if (req.method !== 'HEAD' && !acceptsCoding(req)) return next();
     const end = res.end;

@@ -6,7 +6,7 @@
  * cookie: credentials mode is not needed.
  */
 import cors from 'cors';
-import type { RequestHandler } from 'express';
+import type { Middleware } from './pipeline';
 
 const ALLOWED_HEADERS = ['Authorization', 'Prefer', 'OData-MaxVersion', 'OData-Version', 'Content-Type', 'Accept', 'X-Request-Id'];
 const EXPOSED_HEADERS = [
@@ -17,7 +17,7 @@ const EXPOSED_HEADERS = [
 const PREFLIGHT_MAX_AGE = 600;
 
 /** The CORS middleware for these origins; undefined when the list is empty (CORS off). */
-export function corsFor(origins: readonly string[]): RequestHandler | undefined {
+export function corsFor(origins: readonly string[]): Middleware | undefined {
   if (origins.length === 0) return undefined;
   const any = origins.includes('*');
   const allowed = new Set(origins);

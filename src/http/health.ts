@@ -5,7 +5,7 @@
  * checked within a bound. Neither needs a token, is metered or rate-limited; both are cheap (a probe that
  * arrives while a check is under way shares it).
  */
-import type { RequestHandler } from 'express';
+import type { Middleware } from './pipeline';
 import { Errors } from '../errors/catalogue';
 import type { Reachability } from '../storage/reachable';
 
@@ -23,22 +23,22 @@ const PROBE_PATH = /^\/(health|ready)\/?(?:\?|$)/;
  * Both probes as one handler, answering GET and HEAD of their paths and passing every other request on. Every
  * request passes it, and a router of its own would cost each one a router's whole dispatch.
  */
-export function probes(parts: HealthParts): RequestHandler {
+export function probes(parts: HealthParts): Middleware {
   const health = healthProbe();
   const ready = readinessProbe(parts);
   return (req, res, next) => {
-    const m = req.method === 'GET' || req.method === 'HEAD' ? PROBE_PATH.exec(req.url) : null;
+    const m = req.method === 'GET' || req.method === 'HEAD' ? PROBE_PATH.exec(req.url ?? '') : null;
     if (!m) return next();
     (m[1] === 'health' ? health : ready)(req, res, next);
   };
 }
 
-function healthProbe(): RequestHandler {
+function healthProbe(): Middleware {
   return (_req, res) => probeAnswer(res, 200, { status: 'up' });
 }
 
 /** 200 when ready; otherwise 503 ServiceUnavailable (an OData error body saying why, with Retry-After). */
-function readinessProbe(parts: HealthParts): RequestHandler {
+function readinessProbe(parts: HealthParts): Middleware {
   return (_req, res, next) => {
     if (!parts.readiness.ready) return next(Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
     parts.database.check().then(
@@ -48,7 +48,7 @@ function readinessProbe(parts: HealthParts): RequestHandler {
   };
 }
 
-function probeAnswer(res: Parameters<RequestHandler>[1], status: number, body: object): void {
+function probeAnswer(res: Parameters<Middleware>[1], status: number, body: object): void {
   res.statusCode = status;
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

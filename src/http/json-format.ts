@@ -6,7 +6,7 @@
  * a client whose OData-MaxVersion is 4.0). `$format` wins over `Accept`. A request that accepts no JSON at all
  * gets 406, not a JSON body it did not ask for.
  */
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { Errors } from '../errors/catalogue';
 import { JSON_FORMAT } from '../query/formats';
@@ -64,7 +64,7 @@ export class FormatNegotiation {
   /** A client sends the same Accept with every request: each header text is read once (a bounded few are kept). */
   private readonly accepted = new LRUCache<string, Pick<JsonFormat, 'metadata' | 'ieee754'>>({ max: 64 });
 
-  format(req: Request, query: QueryOptions, version: ODataVersion): JsonFormat {
+  format(req: IncomingMessage, query: QueryOptions, version: ODataVersion): JsonFormat {
     const prefer = req.headers.prefer;
     const range = this.range(req, query);
     const omitNulls = typeof prefer === 'string' && OMIT_NULLS.test(prefer);
@@ -73,7 +73,7 @@ export class FormatNegotiation {
     return { ...range, omitNulls, version };
   }
 
-  private range(req: Request, query: QueryOptions): Pick<JsonFormat, 'metadata' | 'ieee754'> {
+  private range(req: IncomingMessage, query: QueryOptions): Pick<JsonFormat, 'metadata' | 'ieee754'> {
     const format = query.$format;
     if (format !== undefined && JSON_FORMAT.test(format)) return formatOf(mediaRange(format.replace(/^json\b/i, 'application/json')));
     // Any other $format is refused where the query is bound (FormatNotSupported).

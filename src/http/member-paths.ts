@@ -24,7 +24,7 @@ import { preferenceApplied } from './json-format';
 import { parseKeyPredicate } from './key-predicate';
 import type { RequestContext } from './request-context';
 import type { ResourceRequests } from './resource-handlers';
-import { sendJson, sendText } from './response';
+import { noContent, sendJson, sendText } from './response';
 
 type Member =
   | { readonly kind: 'field'; readonly field: FieldSpec }
@@ -45,7 +45,7 @@ export class MemberRequests {
     const { field } = member;
     const value = await this.valueOf(ctx, set, key, field);
     if (value === null) {
-      ctx.res.status(204).end();
+      noContent(ctx.res);
       return;
     }
     const context = ctx.context(`${ctx.root}/$metadata#${set.name}${keySegment(key)}/${field.name}`);
@@ -66,7 +66,7 @@ export class MemberRequests {
     if (member.field.collection) throw Errors.OptionNotApplicable('$value', `${member.field.name}, a collection (only a single value has a raw value)`);
     const value = await this.valueOf(ctx, set, key, member.field);
     if (value === null) {
-      ctx.res.status(204).end();
+      noContent(ctx.res);
       return;
     }
     const text = String(value);
@@ -133,7 +133,7 @@ export class MemberRequests {
     const belongs = !discriminator || source[discriminator.field] === null || source[discriminator.field] === discriminator.value;
     if (targetKey === null || targetKey === undefined || !belongs) {
       await this.requests.charge(ctx);
-      ctx.res.status(204).end();
+      noContent(ctx.res);
       return;
     }
     await this.requests.entity(ctx, target, targetKey as string | number, true);

@@ -1,18 +1,21 @@
 /**
- * The request pipeline: every request of the app passes it first, as Express's one middleware after its own
- * start. It begins the request's context (request-context.ts), runs the steps every request takes (the request
- * log, HTTP conventions, probes, the protocol version), and then, for a path under the service root, the data
- * steps (read-only, readiness, bearer, limits, format) and the data routes: the generated routers' paths,
- * matched below the root by a route table of our own. Anything else goes on to Express's routes (the token
- * endpoint, admin API, console), which find the context with `RequestContexts.of`.
+ * The request pipeline: the server's request listener, on node:http's own request and response. It begins the
+ * request's context (request-context.ts), runs the steps every request takes (the request log, HTTP conventions,
+ * probes, the protocol version), and then, for a path under the service root, the data steps (read-only,
+ * readiness, bearer, limits, format) and the data routes: the generated routers' paths, matched below the root by
+ * a route table of our own. Anything else goes on to the rest of the app (Express's routes: the token endpoint,
+ * admin API, console), which finds the context with `RequestContexts.of`.
  *
- * Why not Express's router for the data path: the steps need the request's context, which Express's layers cannot
- * pass on but through side channels, and an `express.Router` mounted at /odata cost a key fetch 10% and a
- * collection 25% of dispatch-only throughput (docs/benchmarks.md, "Request dispatch"; app-level layers measured
- * within noise of this pipeline). Here steps are plain calls in order, and the first error ends the series
- * (Express's error handler writes it).
+ * Why the data path never enters Express: Express gives every request and response it handles its own prototypes,
+ * and from then on node's HTTP code runs slower on them. The same key fetch (one better-sqlite3 read, one
+ * `res.end`) costs 31 µs of CPU from a plain node:http listener and 90 µs from an Express app with one middleware,
+ * and the product's key fetch went from 156–167 µs to 87–90 µs when the pipeline stopped being Express's middleware
+ * (docs/benchmarks.md, "The data path on node:http"). The steps also need the request's context, which Express's
+ * layers pass on only through side channels. Here steps are plain calls in order, and the first error ends the
+ * series (`fail` writes it).
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { RouteTable } from '../model/service-model';
 import { Errors } from '../errors/catalogue';
 import type { RequestContext, RequestContexts } from './request-context';
@@ -24,8 +27,11 @@ export type Step = (ctx: RequestContext, next: (err?: unknown) => void) => void;
 /** A data route's handler, given the path's captures (decoded). */
 export type DataHandler = (ctx: RequestContext, params: readonly string[]) => Promise<void> | void;
 
+/** A Connect-style middleware on node's request and response (cors, compression). */
+export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
 /** A Connect-style middleware (cors, compression) as a step. */
-export function middlewareStep(handler: RequestHandler): Step {
+export function middlewareStep(handler: Middleware): Step {
   return (ctx, next) => handler(ctx.req, ctx.res, next);
 }
 
@@ -57,16 +63,22 @@ export interface PipelineParts {
   readonly data: readonly Step[];
   readonly routes: DataRoutes;
   /** A request id for the context (the request log's). */
-  readonly requestId: (req: Request) => string;
+  readonly requestId: (req: IncomingMessage) => string;
+  /** Where a request outside the service root goes once the steps every request takes have passed. */
+  readonly rest: RequestListener;
+  /** Writes the error a step or a data route ended the request with. */
+  readonly fail: (ctx: RequestContext, err: unknown) => void;
 }
 
-/** The pipeline as Express's middleware. */
-export function requestPipeline(parts: PipelineParts): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
+/** The pipeline as the server's request listener. */
+export function requestPipeline(parts: PipelineParts): RequestListener {
+  return (req, res) => {
     const ctx = parts.contexts.begin(req, res, parts.requestId(req));
+    const fail = (err: unknown) => parts.fail(ctx, err);
     runSteps(parts.every, ctx, (err) => {
-      if (err || ctx.path === undefined) return next(err);
-      runSteps(parts.data, ctx, (e) => (e ? next(e) : parts.routes.dispatch(ctx).catch(next)));
+      if (err) return fail(err);
+      if (ctx.path === undefined) return parts.rest(req, res);
+      runSteps(parts.data, ctx, (e) => (e ? fail(e) : parts.routes.dispatch(ctx).catch(fail)));
     });
   };
 }
@@ -97,7 +109,7 @@ export class DataRoutes implements RouteTable<DataHandler> {
       const params = route.match(path);
       if (params) return Promise.resolve(route.handler(ctx, params));
     }
-    return Promise.reject(Errors.ResourceNotFound(ctx.req.path, SERVICE_ROOT));
+    return Promise.reject(Errors.ResourceNotFound(ctx.pathname, SERVICE_ROOT));
   }
 }
 

@@ -2,7 +2,6 @@
  * The request's query options. Parsed from the raw query once, with form decoding ('+' is a space, as
  * HTTP client libraries send it), and a repeated option is an error rather than silently an array.
  */
-import type { Request } from 'express';
 import { Errors } from '../errors/catalogue';
 
 export type QueryOptions = Readonly<Record<string, string>>;
@@ -21,8 +20,4 @@ export function parseQueryString(raw: string): QueryOptions {
     out[name] = value;
   }
   return out;
-}
-
-export function queryOptions(req: Request): QueryOptions {
-  return req.query as unknown as QueryOptions;
 }

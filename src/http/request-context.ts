@@ -4,8 +4,8 @@
  * charged and how it failed. Steps and handlers are given it; the request log reads it when the response has
  * gone. Nothing is left on the request or response objects for another part to read back.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Request, Response } from 'express';
 import type { Client } from '../auth/clients';
 import type { Licence, LicenceSource } from '../auth/licence';
 import type { TransactionClass } from '../metering/meter';
@@ -29,6 +29,13 @@ export class RequestContext {
   charged?: Charged;
   /** What ended the request, when something did (logged with it). */
   error?: unknown;
+  /**
+   * The request's URL as it came (path and query): Express's routes rewrite `req.url` while they mount, and the
+   * log names what the client asked for.
+   */
+  readonly url: string;
+  /** The URL's path, without the query. */
+  readonly pathname: string;
   /** The path from the service root (`/Property('X')`), for requests under it. */
   readonly path: string | undefined;
   /** The socket's byte count when the request came: the response's bytes are what it added (request-log.ts). */
@@ -38,10 +45,10 @@ export class RequestContext {
   readonly started = performance.now();
   private licenceOfClient?: Licence;
 
-  constructor(readonly req: Request, readonly res: Response, readonly id: string, private readonly roots: ServiceRoots, private readonly licences: LicenceSource) {
-    const url = req.url;
+  constructor(readonly req: IncomingMessage, readonly res: ServerResponse, readonly id: string, private readonly roots: ServiceRoots, private readonly licences: LicenceSource) {
+    const url = (this.url = req.url ?? '/');
     const q = url.indexOf('?');
-    const pathname = q < 0 ? url : url.slice(0, q);
+    const pathname = (this.pathname = q < 0 ? url : url.slice(0, q));
     this.path = pathname === SERVICE_ROOT ? '/' : pathname.startsWith(`${SERVICE_ROOT}/`) ? pathname.slice(SERVICE_ROOT.length) : undefined;
     this.socket = req.socket;
     this.bytesBefore = req.socket.bytesWritten ?? 0;
@@ -72,7 +79,7 @@ export class ServiceRoots {
 
   constructor(private readonly baseUrl: string | undefined) {}
 
-  of(req: Request): string {
+  of(req: IncomingMessage): string {
     if (this.baseUrl !== undefined) return this.baseUrl;
     // What Express's req.protocol answers with 'trust proxy' off, as it is here (a proxy's scheme comes in through
     // BASE_URL), without its settings lookup on every request.
@@ -85,18 +92,18 @@ export class ServiceRoots {
 
 /** The contexts of an app's requests in progress, for the routes Express dispatches after the pipeline (admin, console). */
 export class RequestContexts {
-  private readonly byRequest = new WeakMap<Request, RequestContext>();
+  private readonly byRequest = new WeakMap<IncomingMessage, RequestContext>();
 
   constructor(private readonly roots: ServiceRoots, private readonly licences: LicenceSource) {}
 
-  begin(req: Request, res: Response, id: string): RequestContext {
+  begin(req: IncomingMessage, res: ServerResponse, id: string): RequestContext {
     const ctx = new RequestContext(req, res, id, this.roots, this.licences);
     this.byRequest.set(req, ctx);
     return ctx;
   }
 
   /** The context the pipeline began for `req` (every request of the app passes it first). */
-  of(req: Request): RequestContext {
+  of(req: IncomingMessage): RequestContext {
     const ctx = this.byRequest.get(req);
     if (!ctx) throw new Error('a request reached a route without passing the request pipeline');
     return ctx;

@@ -5,7 +5,7 @@
  * client errors at info; the probes (/health, /ready, /metrics) at debug, so that they do not drown the rest.
  */
 import { randomUUID } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { type Logger, requestLineLogger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
 import { ServiceError } from '../errors/catalogue';
@@ -29,7 +29,7 @@ export interface RequestLogParts {
 }
 
 /** The request's id: one a client or proxy sent, when it looks like one; otherwise a fresh one. */
-export function requestId(req: Request): string {
+export function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
@@ -45,7 +45,7 @@ export function requestLog(parts: RequestLogParts): Step {
     parts.metrics?.inProgress.dec();
     const { req, res } = ctx;
     const seconds = (performance.now() - ctx.started) / 1000;
-    const endpoint = endpointOf(req.originalUrl);
+    const endpoint = endpointOf(ctx.url);
     // The request's own class comes first in its counts (http/resource-handlers.ts), its expansions' after.
     const charged = ctx.charged;
     const transactionClass = (charged && Object.keys(charged)[0]) || 'none';
@@ -57,7 +57,7 @@ export function requestLog(parts: RequestLogParts): Step {
       : PROBES.has(endpoint) ? 'debug' : 'info';
     if (!lines.isLevelEnabled(level)) return;
     const line: Record<string, unknown> = {
-      reqId: ctx.id, method: req.method, path: redact(req.originalUrl), status, ms: Math.round(seconds * 10_000) / 10,
+      reqId: ctx.id, method: req.method, path: redact(ctx.url), status, ms: Math.round(seconds * 10_000) / 10,
       bytes, client: ctx.client?.id, class: transactionClass,
     };
     if (charged) line.charged = charged;

@@ -28,7 +28,7 @@ import { MemberRequests } from './member-paths';
 import type { DataHandler } from './pipeline';
 import type { RequestContext } from './request-context';
 import { ExecutablePlan, RequestPlans } from './request-plans';
-import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, sendJson, sendPieces, sendText } from './response';
+import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, noContent, sendJson, sendPieces, sendText } from './response';
 
 /**
  * Records per page, and in all ($top). `$top` is a total across pages, and also asks for that many records at
@@ -211,7 +211,7 @@ export class ResourceRequests {
     const stored = await p.read.byKey(key);
     if (stored === undefined && noContentWhenAbsent) {
       await this.charge(ctx);
-      ctx.res.status(204).end();
+      noContent(ctx.res);
       return;
     }
     if (stored === undefined) throw Errors.RecordNotFound(set.name, set.key, key);

@@ -1,5 +1,5 @@
 /** Writing responses without rebuilding records: stored record texts are spliced into the body as they are. */
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { jsonContentType } from './json-format';
 import type { RequestContext } from './request-context';
 
@@ -11,8 +11,14 @@ export function sendJson(ctx: RequestContext, body: string | Buffer, stallMs?: n
   endWatched(ctx.res, body, stallMs);
 }
 
+/** 204: the answer is that there is nothing (a navigation that leads nowhere, a null value). */
+export function noContent(res: ServerResponse): void {
+  res.statusCode = 204;
+  res.end();
+}
+
 /** A text/plain answer (a count, a raw value). */
-export function sendText(res: Response, text: string): void {
+export function sendText(res: ServerResponse, text: string): void {
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.end(text);
 }
@@ -95,7 +101,7 @@ export class BodyWriter {
   private waiting?: () => void;
   private listening = false;
 
-  constructor(private readonly res: Response, private readonly stallMs: number) {}
+  constructor(private readonly res: ServerResponse, private readonly stallMs: number) {}
 
   async write(chunk: string | Buffer): Promise<void> {
     const res = this.res;
@@ -155,7 +161,7 @@ export class BodyWriter {
  * Ends a response; if its last part cannot all go out at once, the connection is watched until it has, and
  * cut if the reader stops taking it, so a client that never reads cannot keep a body in memory for ever.
  */
-function endWatched(res: Response, chunk: string | Buffer, stallMs: number | undefined): void {
+function endWatched(res: ServerResponse, chunk: string | Buffer, stallMs: number | undefined): void {
   // A large body is encoded once, here: as a string it would be measured for its Content-Length, then encoded
   // again by the socket's write (a page of 100 listings: about a quarter of its CPU, docs/benchmarks.md). A
   // small one goes as a string, which Node sends in one write with the headers.
@@ -173,7 +179,7 @@ function endWatched(res: Response, chunk: string | Buffer, stallMs: number | und
  * `stallMs`: a reader that is slow but reading is left alone, one that has stopped is cut off. Returns the
  * function that stops watching.
  */
-function watchStall(res: Response, stallMs: number, onStall: () => void): () => void {
+function watchStall(res: ServerResponse, stallMs: number, onStall: () => void): () => void {
   let buffered = res.writableLength;
   const timer = setInterval(() => {
     const now = res.writableLength;

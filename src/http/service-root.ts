@@ -1,8 +1,9 @@
 /** The service document and the metadata document (XML or CSDL JSON): data routes (pipeline.ts). */
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { EntitySetSpec } from '../model/service-model';
 import { Errors } from '../errors/catalogue';
 import { JSON_FORMAT, requireJsonFormat, XML_FORMAT } from '../query/formats';
+import vary from 'vary';
 import { sendJson } from './response';
 import type { QueryOptions } from './query-string';
 import { MetadataTags, notModified } from './caching';
@@ -35,9 +36,7 @@ export function metadataDocument(): DataHandler {
     const prefer = req.headers.prefer;
     const asked = annotationChoice(Array.isArray(prefer) ? prefer.join(', ') : prefer);
     const document = json ? views.json(asked?.choice) : views.xml(csdlVersionFor(ctx), asked?.choice);
-    res.vary('OData-MaxVersion');
-    res.vary('OData-Version');
-    res.vary('Prefer');
+    vary(res, ['OData-MaxVersion', 'OData-Version', 'Prefer']);
     if (asked) res.setHeader('Preference-Applied', asked.applied);
     if (notModified(req, res, tags.of(document))) return;
     if (json) {
@@ -65,7 +64,7 @@ function csdlVersionFor(ctx: RequestContext): CsdlVersion {
 }
 
 /** $format first, then Accept; XML unless JSON is asked for (the OData default for $metadata). */
-function metadataFormat(req: Request, query: QueryOptions): 'xml' | 'json' {
+function metadataFormat(req: IncomingMessage, query: QueryOptions): 'xml' | 'json' {
   const format = query.$format;
   if (format !== undefined) {
     if (JSON_FORMAT.test(format)) return 'json';

@@ -1,5 +1,5 @@
 /** Page size from `Prefer: odata.maxpagesize` (capped by the service maximum), and the nextLink URL. */
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 
 const MAX_PAGE_SIZE_PREFERENCE = /(?:^|[,;\s])(?:odata\.)?maxpagesize\s*=\s*"?(\d{1,9})"?/i;
 
@@ -9,7 +9,7 @@ export interface PageSize {
   readonly applied?: string;
 }
 
-export function pageSize(req: Request, defaultSize: number, maxSize: number): PageSize {
+export function pageSize(req: IncomingMessage, defaultSize: number, maxSize: number): PageSize {
   const prefer = req.headers.prefer;
   const m = typeof prefer === 'string' ? MAX_PAGE_SIZE_PREFERENCE.exec(prefer) : null;
   if (!m) return { size: Math.min(defaultSize, maxSize) };
@@ -21,9 +21,10 @@ export function pageSize(req: Request, defaultSize: number, maxSize: number): Pa
  * The request's own URL (`path` from the service root) with `$skiptoken` replaced: every other option is repeated
  * exactly as the client encoded it, so following the link asks the same query for the next page.
  */
-export function nextLink(serviceRoot: string, path: string, req: Request, skiptoken: string): string {
-  const q = req.url.indexOf('?');
-  const kept = (q < 0 ? '' : req.url.slice(q + 1)).split('&').filter((part) => {
+export function nextLink(serviceRoot: string, path: string, req: IncomingMessage, skiptoken: string): string {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  const kept = (q < 0 ? '' : url.slice(q + 1)).split('&').filter((part) => {
     if (!part) return false;
     const name = safeDecode(part.split('=')[0]).toLowerCase();
     return name !== '$skiptoken' && name !== 'skiptoken';
