@@ -77,7 +77,10 @@ export function requestPipeline(parts: PipelineParts): RequestListener {
     const fail = (err: unknown) => parts.fail(ctx, err);
     runSteps(parts.every, ctx, (err) => {
       if (err) return fail(err);
-      if (ctx.path === undefined) return parts.rest(req, res);
+      if (ctx.path === undefined) {
+        parts.contexts.handOver(ctx);
+        return parts.rest(req, res);
+      }
       runSteps(parts.data, ctx, (e) => (e ? fail(e) : parts.routes.dispatch(ctx).catch(fail)));
     });
   };
