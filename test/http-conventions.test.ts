@@ -5,11 +5,13 @@
  */
 import { expect } from 'chai';
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { seedDemoData } from '../src/seed/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
+import { until } from './support/poll';
 import { request, startTestServer, TEST_TOKEN } from './support/http';
 
 /** On the wire (nothing asked for but what the test says, the bytes as sent), with the test token unless `headers` has one. */
@@ -164,6 +166,49 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
         ]);
       } finally {
         server.server.off('request', watch);
+      }
+    });
+
+    it('a path that cannot be decoded, from a token not yet looked up (the bearer check answers later): 400, and the server goes on', async () => {
+      const { client } = await server.service.clients.add({ name: 'First Request Realty' });
+      const fresh = await server.service.clients.issueToken(client.id, 3600);
+      const r = await onWire(`${server.url}/Property('%E0%A4%A')`, { Authorization: `Bearer ${fresh}` });
+      expect(r.status).to.equal(400);
+      expect(JSON.parse(r.text).error.code).to.equal('RequestMalformed');
+      expect((await onWire(`${server.url}/Property?$top=1`)).status).to.equal(200);
+    });
+  });
+
+  describe('requests in progress (MAX_CONCURRENT_REQUESTS)', () => {
+    it('a client that closes its connection while its token is looked up holds no slot afterwards', async () => {
+      const limited = await startTestServer(serviceModel, db.url, { maxConcurrentRequests: 1 });
+      const clients = limited.service.clients;
+      const byToken = clients.byToken.bind(clients);
+      try {
+        const { client } = await limited.service.clients.add({ name: 'Hasty Realty' });
+        const token = await limited.service.clients.issueToken(client.id, 3600);
+        // The lookup is held until the client has gone, as a slow database holds it.
+        let gone!: () => void;
+        let asked!: () => void;
+        const closed = new Promise<void>((resolve) => { gone = resolve; });
+        const lookingUp = new Promise<void>((resolve) => { asked = resolve; });
+        clients.byToken = async (t) => { asked(); await closed; return byToken(t); };
+        const port = (limited.server.address() as AddressInfo).port;
+        const socket = connect(port, '127.0.0.1');
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(`GET /odata/Property?$top=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+        await lookingUp;
+        socket.destroy();
+        const connections = () => new Promise<number>((resolve, reject) => limited.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+        await until('the server saw the connection close', async () => (await connections()) === 0, 5_000, 10);
+        gone();
+        clients.byToken = byToken;
+        // With a slot held for ever, every later request of this client would be 429.
+        await until('the server saw the close', async () => (await onWire(`${limited.url}/Property?$top=1`, { Authorization: `Bearer ${token}` })).status === 200, 5_000, 20);
+        for (let i = 0; i < 3; i++) expect((await onWire(`${limited.url}/Property?$top=1`, { Authorization: `Bearer ${token}` })).status).to.equal(200);
+      } finally {
+        clients.byToken = byToken;
+        await limited.close();
       }
     });
   });

@@ -6,6 +6,7 @@
 import { Errors } from '../errors/catalogue';
 import type { RequestsInProgress } from '../metering/requests-in-progress';
 import type { Step } from './pipeline';
+import { ReaderGone } from './response';
 
 /** A slot usually frees within a response's time: a second is a fair first wait. */
 const RETRY_AFTER_SECONDS = 1;
@@ -14,6 +15,8 @@ export function concurrencyLimiter(inProgress: RequestsInProgress): Step {
   return (ctx, next) => {
     const client = ctx.client;
     if (!client) return next();
+    // Gone while the bearer check waited on the database: its 'close' has passed and would never give a slot back.
+    if (ctx.res.destroyed) return next(new ReaderGone('closed'));
     if (!inProgress.enter(client.id)) return next(Errors.ConcurrencyLimited(client.id, inProgress.limit, RETRY_AFTER_SECONDS));
     // 'close' follows every response exactly once, finished or cut off (Node emits it after 'finish', and on a
     // connection lost first).
