@@ -27,6 +27,7 @@ import { seedDemoData } from '../src/seed/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 import { CLIENTS_TABLE, SETTINGS_TABLE, TOKENS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE } from '../src/storage/internal-schema';
+import { REVISION_COLUMN } from '../src/model/service-model';
 import { walk, WalkResult } from './walk';
 import { cpuSeconds } from './process-cpu';
 import { peakRssBytes, RssSpan, sampleRss } from './process-memory';
@@ -1048,7 +1049,8 @@ async function deepFamily(s: Servers, facts: DataFacts, o: Options): Promise<Fam
 }
 
 /** What a statement the product sent was for: reading data, applying the usage journal, a token lookup. */
-function statementKind(sql: string): 'data' | 'usage journal applied' | 'token lookup' | 'webhook deliveries due' | 'credential changes checked' | 'other' {
+function statementKind(sql: string): 'data' | 'usage journal applied' | 'token lookup' | 'webhook deliveries due' | 'credential changes checked'
+  | 'records read by key after their positions' | 'other' {
   // USAGE_TABLE's name begins that of the journals' table, so this matches statements on either.
   if (sql.includes(USAGE_TABLE)) return 'usage journal applied';
   if (sql.includes(TOKENS_TABLE) || sql.includes(CLIENTS_TABLE)) return 'token lookup';
@@ -1056,6 +1058,8 @@ function statementKind(sql: string): 'data' | 'usage journal applied' | 'token l
   if (sql.includes(WEBHOOKS_TABLE)) return 'webhook deliveries due';
   // The periodic look at the credentials' change mark (a settings row), likewise.
   if (sql.includes(SETTINGS_TABLE)) return 'credential changes checked';
+  // A first page read by positions (RECORD_CACHE_MB) reads the records memory lacks by key, in one statement.
+  if (sql.includes(REVISION_COLUMN) && /\bin\s*\(/i.test(sql) && !/\border by\b/i.test(sql)) return 'records read by key after their positions';
   return /^\s*select\b/i.test(sql) ? 'data' : 'other';
 }
 const tableOf = (sql: string) => /\bfrom\s+[`"]?(\w+)/i.exec(sql)?.[1] ?? '?';

@@ -7,7 +7,7 @@ import type {
   ChangeLogSpec, ColumnSpec, ColumnType, DictionaryRowsSpec, EdmPrimitive, FieldCondition, FieldNamesSpec, FieldSpec, LookupSpec, NavigationSpec,
   RelatedTimestampSpec, TableSpec, ValueTableSpec,
 } from '../src/model/service-model';
-import { RECORD_COLUMN } from '../src/model/service-model';
+import { RECORD_COLUMN, REVISION_COLUMN } from '../src/model/service-model';
 import {
   changeTimestampOf, checkUnindexed, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf, lookupNamesOf, parseCondition,
   relatedTimestampsOf,
@@ -59,8 +59,8 @@ const PRIMITIVES: ReadonlySet<string> = new Set<EdmPrimitive>([
 
 /** Identifiers become SQL identifiers; only this shape is allowed anywhere near SQL. */
 const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-/** Longest string an index may cover on MariaDB (utf8mb4, 3072-byte key limit, two columns with the key). */
-const MAX_INDEXED_STRING = 512;
+/** Longest string an index may cover on MariaDB (utf8mb4, 3,072-byte key limit, beside the key and the revision). */
+const MAX_INDEXED_STRING = 510;
 /** MariaDB allows 64 indexes per table. */
 const MAX_INDEXES = 60;
 const DEFAULT_STRING_LENGTH = 255;
@@ -302,11 +302,12 @@ function tableOf(set: BuiltEntitySet): TableSpec {
       precision: f.type === 'Edm.Decimal' ? f.precision ?? 18 : undefined,
       scale: f.type === 'Edm.Decimal' ? f.scale ?? 0 : undefined,
     }));
-  columns.push({ name: RECORD_COLUMN, type: 'text', nullable: false });
+  columns.push({ name: REVISION_COLUMN, type: 'integer', nullable: true }, { name: RECORD_COLUMN, type: 'text', nullable: false });
   const scanned = new Set(set.fields.filter((f) => f.unindexed).map((f) => f.column));
   const indexes = columns
-    .filter((c) => c.name !== set.key && c.name !== RECORD_COLUMN && !set.unindexedColumns?.has(c.name) && !scanned.has(c.name))
-    .map((c) => ({ name: indexName(set.table, c.name), columns: [c.name, set.key] }));
+    .filter((c) => c.name !== set.key && c.name !== RECORD_COLUMN && c.name !== REVISION_COLUMN && !set.unindexedColumns?.has(c.name) && !scanned.has(c.name))
+    // The revision last: a first page's positions and revisions are read from the index alone (prepared-reads.ts).
+    .map((c) => ({ name: indexName(set.table, c.name), columns: [c.name, set.key, REVISION_COLUMN] }));
   if (indexes.length > MAX_INDEXES) {
     throw new DictionaryError(`${set.name}: ${indexes.length} indexed fields exceed the limit of ${MAX_INDEXES} `
       + '(list the ones to be answered by a bounded scan instead in the set\'s Policy.UnindexedProperties)');

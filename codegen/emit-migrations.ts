@@ -70,7 +70,7 @@ function migrationFile(name: string, changes: readonly string[], steps: readonly
             w.write('changes: [').newLine();
             w.indent(() => { for (const c of changes) w.writeLine(`${quote(c)},`); });
             w.writeLine('],');
-            w.write(`steps: (${steps.length ? 'knex' : '_knex'}, ${steps.some((s) => s.kind === 'createTable') ? 'storage' : '_storage'}) => [`).newLine();
+            w.write(`steps: (${steps.length ? 'knex' : '_knex'}, ${steps.some((s) => s.kind === 'createTable' || s.kind === 'rebuildTable') ? 'storage' : '_storage'}) => [`).newLine();
             w.indent(() => { for (const s of steps) writeStep(w, s); });
             w.writeLine('],');
           });
@@ -117,6 +117,7 @@ function withCurrentImport(file: EmittedFile, context: EmitContext): EmittedFile
 
 function writeStep(w: CodeBlockWriter, s: SchemaStep): void {
   if (s.kind === 'createTable') return writeCreate(w, s.table);
+  if (s.kind === 'rebuildTable') return writeRebuild(w, s);
   if (s.kind === 'dropTable') { w.writeLine(`knex.schema.dropTableIfExists(${quote(s.table)}),`); return; }
   w.write(`knex.schema.alterTable(${quote(s.table)}, (table) => {`).newLine();
   w.indent(() => {
@@ -140,6 +141,32 @@ function writeCreate(w: CodeBlockWriter, t: StepTable): void {
     w.writeLine('storage.tableOptions(table);');
   });
   w.writeLine('}),');
+}
+
+/**
+ * A table made anew where the database reads a row's columns in their order (storage.rowsReadInColumnOrder:
+ * SQLite, where the migration is one transaction; storage.rebuilt says how), else the steps that alter it in place.
+ */
+function writeRebuild(w: CodeBlockWriter, s: Extract<SchemaStep, { kind: 'rebuildTable' }>): void {
+  const t = s.table;
+  w.write('...(storage.rowsReadInColumnOrder ? storage.rebuilt(knex, {').newLine();
+  w.indent(() => {
+    w.writeLine(`name: ${quote(t.name)},`);
+    w.writeLine(`columnNames: [${t.columns.map((c) => quote(c.name)).join(', ')}],`);
+    w.writeLine(`copied: [${s.copied.map(quote).join(', ')}],`);
+    w.write('columns: (table) => {').newLine();
+    w.indent(() => {
+      for (const c of t.columns) w.writeLine(`${column(c)};`);
+      w.writeLine(`table.primary([${t.primaryKey.map(quote).join(', ')}]);`);
+    });
+    w.writeLine('},');
+    w.write('indexes: (table) => {').newLine();
+    w.indent(() => { for (const i of t.indexes) w.writeLine(`table.index([${i.columns.map(quote).join(', ')}], ${quote(i.name)});`); });
+    w.writeLine('},');
+  });
+  w.write('}) : [').newLine();
+  w.indent(() => { for (const step of s.inPlace) writeStep(w, step); });
+  w.writeLine(']),');
 }
 
 /** The knex column for a storage column: the logical types as both databases store them (timestamps as fixed-width UTC text). */

@@ -29,7 +29,12 @@ export type SchemaStep =
   | { readonly kind: 'dropColumns'; readonly table: string; readonly columns: readonly string[] }
   | { readonly kind: 'addColumns'; readonly table: string; readonly columns: readonly ColumnSpec[] }
   | { readonly kind: 'widenColumns'; readonly table: string; readonly columns: readonly ColumnSpec[] }
-  | { readonly kind: 'addIndexes'; readonly table: string; readonly indexes: readonly IndexShape[] };
+  | { readonly kind: 'addIndexes'; readonly table: string; readonly indexes: readonly IndexShape[] }
+  /**
+   * Where the database reads a row's columns in their order (storage's rowsReadInColumnOrder): the table made anew
+   * in its next shape, the values of the columns it keeps copied over; elsewhere the steps `inPlace`.
+   */
+  | { readonly kind: 'rebuildTable'; readonly table: StepTable; readonly copied: readonly string[]; readonly inPlace: readonly SchemaStep[] };
 
 export interface SchemaDiff {
   readonly steps: readonly SchemaStep[];
@@ -58,7 +63,21 @@ export function diffSnapshots(before: StorageSnapshot | undefined, after: Storag
   const kept = new Set(to.map((t) => t.name));
   steps.push(...[...from.keys()].filter((n) => !kept.has(n)).map((table): SchemaStep => ({ kind: 'dropTable', table })));
   if (!before) return { steps, changes: ['the dictionary\'s first schema: every table created'], notices: [] };
-  return { steps, ...dictionaryChanges(before, after) };
+  const { changes, notices } = dictionaryChanges(before, after);
+  return { steps, changes: [...changes, ...storageChanges(steps)], notices };
+}
+
+/**
+ * Columns of storage's own (named with a leading underscore, never a field's) that the steps add: a change of
+ * how records are stored, not of the dictionary, said all the same (the migration is named after its first line).
+ */
+function storageChanges(steps: readonly SchemaStep[]): string[] {
+  const added = new Map<string, string[]>();
+  for (const s of steps) {
+    const [table, columns] = s.kind === 'addColumns' ? [s.table, s.columns] : s.kind === 'rebuildTable' ? [s.table.name, s.table.columns.filter((c) => !s.copied.includes(c.name))] : [];
+    for (const c of columns?.filter((x) => x.name.startsWith('_')) ?? []) added.set(c.name, [...added.get(c.name) ?? [], table!]);
+  }
+  return [...added].map(([column, tables]) => `storage column ${column} added (tables ${tables.join(', ')})`);
 }
 
 function sameColumn(a: ColumnSpec, b: ColumnSpec): boolean {
@@ -100,7 +119,23 @@ function alterations(old: StepTable, next: StepTable): SchemaStep[] {
   if (added.length || retyped.length) steps.push({ kind: 'addColumns', table: t, columns: [...retyped, ...added] });
   if (widened.length) steps.push({ kind: 'widenColumns', table: t, columns: widened });
   if (addedIndexes.length) steps.push({ kind: 'addIndexes', table: t, indexes: addedIndexes });
+  if (rebuilds(old, next, added)) {
+    // A column whose type changed is not copied: storage refills it from the records, as after any re-typing.
+    const copied = next.columns.filter((c) => oldColumns.has(c.name) && sameColumn(oldColumns.get(c.name)!, c)).map((c) => c.name);
+    return [{ kind: 'rebuildTable', table: next, copied, inPlace: steps }];
+  }
   return steps;
+}
+
+/**
+ * A column of storage's own (a leading underscore) added before a column the table has: the table is made anew
+ * rather than the column appended. SQLite reads a row's columns in their order, so a column stored after the
+ * record column (kilobytes, in overflow pages) costs a walk over the record's pages to reach: the record's
+ * revision, read by every page (storage/record-cache.ts), would cost what reading the record costs.
+ */
+function rebuilds(old: StepTable, next: StepTable, added: readonly ColumnSpec[]): boolean {
+  const had = new Set(old.columns.map((c) => c.name));
+  return added.some((c) => c.name.startsWith('_') && next.columns.slice(next.columns.indexOf(c) + 1).some((after) => had.has(after.name)));
 }
 
 type SetShape = StorageSnapshot['sets'][number];

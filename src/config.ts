@@ -26,6 +26,8 @@ export interface Config extends OperationConfig {
   maxFilterLength: number;
   /** Records of a page read, expanded and written at a time: a page's memory is one batch's (src/http/page-batches.ts). */
   pageBatchSize: number;
+  /** Bytes of stored records each process keeps in memory by revision (storage/record-cache.ts); 0: none. */
+  recordCacheBytes: number;
   /** How long a response waits for a reader that takes nothing before it is disconnected, in milliseconds. */
   writeStallMs: number;
   /** Requests one client may have in progress at once; more answer 429. */
@@ -95,6 +97,7 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
     pagingSecret: env.PAGING_SECRET || undefined,
     maxFilterLength: intSetting(env, 'FILTER_MAX_LENGTH', 32 * 1024, 256, 512 * 1024),
     pageBatchSize: intSetting(env, 'PAGE_BATCH_SIZE', 100, 1, 10_000),
+    recordCacheBytes: intSetting(env, 'RECORD_CACHE_MB', 64, 0, 1_048_576) * 1024 * 1024,
     writeStallMs: intSetting(env, 'WRITE_STALL_TIMEOUT_MS', 30_000, 100, 600_000),
     maxConcurrentRequests: intSetting(env, 'MAX_CONCURRENT_REQUESTS', 8, 1, 10_000),
     feedScope: env.FEED_SCOPE || undefined,

@@ -34,6 +34,7 @@ export function serverObservability(service: ListingService, given: Logger | und
     pool: service.db.poolStats ? () => service.db.poolStats?.() : undefined,
     conflicts: service.db.conflicts ? () => service.db.conflicts?.() : undefined,
     usageLag: () => service.meter.lag(),
+    recordCache: () => service.recordCache.stats(),
   });
   const shared = cluster.isWorker ? shareWithPrimary(() => metrics.registries()) : undefined;
   const scrape = shared ? () => shared.scrape() : () => metrics.text();

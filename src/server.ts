@@ -66,6 +66,7 @@ export async function startServer(
     usage: usageOptions(config, log),
     clock: app.clock,
     changeLogRetention: config.changeLogRetention,
+    recordCacheBytes: config.recordCacheBytes,
     log,
   });
   const observed = serverObservability(service, app.logger, log);

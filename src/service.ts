@@ -15,6 +15,7 @@ import { ChangeLogRetention, RetentionPolicy } from './storage/change-log-retent
 import { ClientTable } from './storage/client-table';
 import { CredentialMark } from './storage/credential-changes';
 import type { Database } from './storage/database';
+import { RecordCache } from './storage/record-cache';
 import type { RecordStore } from './storage/record-store';
 import { RateTable } from './storage/rate-table';
 import { recordStores, RecordStores } from './storage/record-stores';
@@ -31,10 +32,17 @@ export interface ServiceOptions extends StartupOptions {
   readonly clock?: Clock;
   /** How long the change log keeps events (ENTITY_EVENT_RETENTION_DAYS, ENTITY_EVENT_RETENTION_COUNT). */
   readonly changeLogRetention?: RetentionPolicy;
+  /** Bytes of stored records kept in memory by revision (RECORD_CACHE_MB; storage/record-cache.ts); 0 keeps none. */
+  readonly recordCacheBytes?: number;
 }
+
+/** RECORD_CACHE_MB's default, in bytes. */
+export const DEFAULT_RECORD_CACHE_BYTES = 64 * 1024 * 1024;
 
 export class ListingService {
   readonly stores: RecordStores;
+  /** Stored records' bytes by revision, shared by every set's reads. */
+  readonly recordCache: RecordCache;
   /** Write transactions over records (ingest, seeding, start-up backfill). */
   readonly writer: RecordWriter;
   readonly settings: Settings;
@@ -58,7 +66,8 @@ export class ListingService {
     this.clients = new ClientRegistry(new ClientTable(db, this.settings), this.clock, new CredentialMark(db, this.settings));
     this.meter = new Meter(new UsageTable(db, this.settings), options.usage);
     this.rateWindows = new RateWindows(new RateTable(db), this.clock);
-    this.stores = recordStores(model, db);
+    this.recordCache = new RecordCache(options.recordCacheBytes ?? DEFAULT_RECORD_CACHE_BYTES);
+    this.stores = recordStores(model, db, this.recordCache);
     const store = (set: EntitySetSpec | string) => this.stores.store(set);
     const changeLog = ChangeLog.of(db, model, store, this.settings);
     this.writer = recordWriter(db, this.settings, store, changeLog);

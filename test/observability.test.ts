@@ -178,6 +178,10 @@ describeEachDatabase('Issue 13 §1 Request logs, probes and metrics', (target) =
       expect(sample(samples, 'reso_http_requests_in_progress', {})).to.be.at.least(1);
       expect(sample(samples, 'reso_usage_journal_unapplied_bytes', {})).to.be.at.least(0);
       expect(sample(samples, 'reso_usage_journal_lag_seconds', {})).to.be.at.least(0);
+      // The records read above are kept in memory by revision, and counted as they are looked for.
+      expect(sample(samples, 'reso_record_cache_misses_total', {})).to.be.at.least(1);
+      expect(sample(samples, 'reso_record_cache_hits_total', {})).to.be.at.least(0);
+      expect(sample(samples, 'reso_record_cache_bytes', {})).to.be.greaterThan(0);
       expect(sample(samples, 'process_cpu_user_seconds_total', {})).to.be.greaterThan(0);
       expect(sample(samples, 'nodejs_eventloop_lag_seconds', {})).to.be.at.least(0);
       if (target.label === 'MariaDB') {

@@ -2,6 +2,7 @@
 
 import type { DictionaryMigration } from '../../src/storage/migrations/dictionary-migration';
 import { migration as m1 } from './0001-initial';
+import { migration as m2 } from './0002-storage-column-revision-added';
 
 /** The dictionary's migrations, oldest first. */
-export const migrations: readonly DictionaryMigration[] = [m1];
+export const migrations: readonly DictionaryMigration[] = [m1, m2];

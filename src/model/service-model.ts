@@ -257,12 +257,22 @@ export interface TableSpec {
   readonly name: string;
   readonly columns: readonly ColumnSpec[];
   readonly primaryKey: string;
-  /** Secondary indexes; every one ends with the key so that keyset order is total. */
+  /**
+   * Secondary indexes; every one has the key after its column, so that keyset order is total, and a record table's
+   * ends with the revision (REVISION_COLUMN), so that positions and revisions are read from the index alone.
+   */
   readonly indexes: readonly { readonly name: string; readonly columns: readonly string[] }[];
 }
 
 /** The column that holds each record whole, as the JSON text a response carries. */
 export const RECORD_COLUMN = '_record';
+
+/**
+ * The column that names the version of a row's record: every write of the record column writes a new value here
+ * (storage/record-codec.ts, newRevision), so a record's bytes known by key and revision are its bytes for as long
+ * as the row holds that revision (storage/record-cache.ts). Null in a row no write has given one yet.
+ */
+export const REVISION_COLUMN = '_revision';
 
 /** Columns of every value table: the record's key, and one element of its collection. */
 export const VALUE_TABLE_KEY = '_key';

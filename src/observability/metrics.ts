@@ -22,6 +22,8 @@ export interface MetricSources {
   readonly conflicts?: () => ConflictCounts | undefined;
   /** The usage journal's lag behind the usage table (metering/meter.ts). */
   readonly usageLag?: () => { bytes: number; seconds: number };
+  /** Stored records kept in memory by revision (storage/record-cache.ts): lookups since the start, bytes kept now. */
+  readonly recordCache?: () => { hits: number; misses: number; bytes: number };
 }
 
 /** One finished request, as the request log sees it. */
@@ -60,6 +62,7 @@ export class ServiceMetrics {
     if (sources.pool) poolGauges(sources.pool, registers);
     if (sources.conflicts) conflictCounters(sources.conflicts, registers);
     if (sources.usageLag) usageGauges(sources.usageLag, registers);
+    if (sources.recordCache) recordCacheMetrics(sources.recordCache, registers);
   }
 
   observe(o: RequestObservation): void {
@@ -134,4 +137,14 @@ function usageGauges(lag: () => { bytes: number; seconds: number }, registers: R
     aggregator: 'max',
     collect() { this.set(lag().seconds); },
   });
+}
+
+function recordCacheMetrics(read: () => { hits: number; misses: number; bytes: number }, registers: Registry[]): void {
+  for (const [field, name, help] of [
+    ['hits', 'reso_record_cache_hits_total', 'Records read from memory, found at the revision their row holds (RECORD_CACHE_MB)'],
+    ['misses', 'reso_record_cache_misses_total', 'Records of key fetches and first pages read from the database instead (then kept)'],
+  ] as const) {
+    new Counter({ name, help, registers, collect() { this.reset(); this.inc(read()[field]); } });
+  }
+  new Gauge({ name: 'reso_record_cache_bytes', help: 'Bytes of stored records kept in memory, at most RECORD_CACHE_MB', registers, collect() { this.set(read().bytes); } });
 }

@@ -9,7 +9,8 @@
 import type { ReadPlan } from '../query/request-plan';
 import type { Fragment } from './fragment';
 import type { Statement } from './query-builder';
-import { RECORD_COLUMN } from '../model/service-model';
+import { RECORD_COLUMN, REVISION_COLUMN } from '../model/service-model';
+import type { TableRecordCache } from './record-cache';
 import { JOINED_LENGTH, PARENT, RecordQueries, type RelatedQuery } from './record-queries';
 import { scannedFields } from './scans';
 import { recordReader } from './record-codec';
@@ -46,23 +47,39 @@ export class PreparedRead {
   private readonly countScanned: readonly string[];
   private readonly orderColumns: readonly string[];
   private keyText?: string;
+  private keyPositionText?: string;
   private counted?: Statement;
 
   private readonly recordOf: (row: Row) => StoredRecord;
+  /** Where the records' bytes are kept by revision: for a read of stored records (undecoded) only. */
+  private readonly kept?: KeptRecords;
 
-  constructor(private readonly queries: RecordQueries, private readonly reader: StatementReader, private readonly read: Omit<ReadPlan, 'set'>) {
+  constructor(
+    private readonly queries: RecordQueries, private readonly reader: StatementReader, private readonly read: Omit<ReadPlan, 'set'>,
+    cache?: TableRecordCache, key?: string,
+  ) {
     this.recordOf = recordOf(read);
     this.condition = queries.condition(read.where);
     this.scanned = scannedFields(read.where, read.orderBy);
     this.countScanned = scannedFields(read.where);
     this.orderColumns = read.orderBy.map((o) => o.column);
+    if (read.undecoded && cache && key) this.kept = new KeptRecords(cache, key, queries, reader);
   }
 
   /** One record (projected), or undefined when there is none the plan's condition admits. */
   async byKey(key: string | number): Promise<StoredRecord | undefined> {
     const c = this.condition;
-    const sql = (this.keyText ??= this.queries.byKey(key, recordReader(this.read.projection).columns, c, this.read.undecoded).sql);
-    const rows = await this.reader({ sql, params: c ? [key, ...c.params] : [key] });
+    const params = c ? [key, ...c.params] : [key];
+    const kept = this.kept;
+    if (kept?.positionsFirst) {
+      const sql = (this.keyPositionText ??= this.queries.byKey(key, kept.positionColumns, c, true).sql);
+      const found = await kept.records(await this.reader({ sql, params }));
+      if (found) return found[0];
+    }
+    const columns = kept ? kept.wholeColumns : recordReader(this.read.projection).columns;
+    const sql = (this.keyText ??= this.queries.byKey(key, columns, c, this.read.undecoded).sql);
+    const rows = await this.reader({ sql, params });
+    kept?.keep(rows);
     return rows.length ? this.recordOf(rows[0]) : undefined;
   }
 
@@ -70,9 +87,18 @@ export class PreparedRead {
   async page(w: PageWindow): Promise<RecordPage<StoredRecord>> {
     const r = this.read;
     const q = { condition: this.condition, after: w.after, orderBy: r.orderBy, limit: w.limit, offset: w.offset, projection: r.projection, undecoded: r.undecoded };
-    const rows = await this.reader(this.queries.page(q, this.scanned.length > 0), this.scanned);
     const columns = this.orderColumns;
-    return { records: rows.map(this.recordOf), sortValues: rows.map((row) => columns.map((c) => row[c] ?? null)) };
+    const sortValues = (rows: Row[]) => rows.map((row) => columns.map((c) => row[c] ?? null));
+    // Only a first page (a read from no position) is looked for in memory: a later page is a walk's.
+    const kept = w.after === undefined ? this.kept : undefined;
+    if (kept?.positionsFirst) {
+      const positions = await this.reader(this.queries.page({ ...q, columns: kept.positionColumns }, this.scanned.length > 0), this.scanned);
+      const records = await kept.records(positions);
+      if (records) return { records, sortValues: sortValues(positions) };
+    }
+    const rows = await this.reader(this.queries.page({ ...q, columns: this.kept?.wholeColumns }, this.scanned.length > 0), this.scanned);
+    kept?.keep(rows);
+    return { records: rows.map(this.recordOf), sortValues: sortValues(rows) };
   }
 
   async count(): Promise<number> {
@@ -128,11 +154,71 @@ export class PreparedRelated {
   }
 
   private query(parents: readonly unknown[]): Omit<RelatedQuery, 'where'> {
-    // Key lists are padded to a power of two (repeating the last key) so a few statement shapes serve every page.
-    const size = 2 ** Math.ceil(Math.log2(parents.length));
-    const keys = [...parents, ...Array(size - parents.length).fill(parents[parents.length - 1])];
     const r = this.read;
-    return { foreignKey: r.foreignKey, keys, orderBy: r.orderBy, projection: r.projection, perParent: r.perParent };
+    return { foreignKey: r.foreignKey, keys: padded(parents), orderBy: r.orderBy, projection: r.projection, perParent: r.perParent };
+  }
+}
+
+/** Key lists padded to a power of two (repeating the last key), so that a few statement shapes serve every page. */
+function padded(keys: readonly unknown[]): unknown[] {
+  const size = 2 ** Math.ceil(Math.log2(keys.length));
+  return [...keys, ...Array(size - keys.length).fill(keys[keys.length - 1])];
+}
+
+/**
+ * A plan's reads of stored records through the RecordCache. A read asks for its rows' positions and revisions
+ * first (its own statement, condition and order, without the record column), takes the bytes of those kept at
+ * their revisions, and reads the rest by key; a row found at another revision there (written in between) sends
+ * the read back to reading its records whole, as it would without a cache. Which way comes first follows the
+ * plan's last read: a plan whose rows were mostly kept asks for positions, one whose rows were mostly not reads
+ * whole, one statement, and keeps what it read.
+ * Only key fetches and first pages (a read from no keyset position) are kept and looked for: many clients ask for
+ * them again. A page after a position is a walk's, each record read once, so it is read whole as without a cache
+ * and kept nowhere: keeping it would only push the first pages out, and every record kept and then given up
+ * outlives the young generation's collections, so a walk of the whole set would cost the collector its size in
+ * promoted memory (docs/benchmarks.md).
+ */
+class KeptRecords {
+  /** What a read by positions selects: the key and the revision (the order's columns are added by the query). */
+  readonly positionColumns: readonly string[];
+  /** What a whole read selects: the record, with what it is kept by. */
+  readonly wholeColumns: readonly string[];
+  positionsFirst = false;
+
+  constructor(private readonly cache: TableRecordCache, private readonly key: string, private readonly queries: RecordQueries, private readonly reader: StatementReader) {
+    this.positionColumns = [key, REVISION_COLUMN];
+    this.wholeColumns = [RECORD_COLUMN, key, REVISION_COLUMN];
+  }
+
+  /** Rows read whole: the ones not kept yet are kept now, and whether most were kept already decides the next read. */
+  keep(rows: readonly Row[]): void {
+    let known = 0;
+    for (const row of rows) {
+      if (this.cache.has(row[this.key], row[REVISION_COLUMN])) known++;
+      else this.cache.put(row[this.key], row[REVISION_COLUMN], row[RECORD_COLUMN] as Buffer);
+    }
+    this.cache.readFromDatabase(rows.length);
+    if (rows.length) this.positionsFirst = 2 * known >= rows.length;
+  }
+
+  /** The records of rows read by position, in order; undefined when one was written since (read them whole). */
+  async records(positions: readonly Row[]): Promise<Buffer[] | undefined> {
+    const records: (Buffer | undefined)[] = positions.map((row) => this.cache.get(row[this.key], row[REVISION_COLUMN]));
+    const missing = positions.filter((_, i) => !records[i]);
+    if (positions.length) this.positionsFirst = 2 * missing.length <= positions.length;
+    if (missing.length === 0) return records as Buffer[];
+    const read = new Map<unknown, Row>();
+    for (const row of await this.reader(this.queries.byKeysWithRevisions(padded(missing.map((row) => row[this.key]))))) read.set(row[this.key], row);
+    for (let i = 0; i < positions.length; i++) {
+      if (records[i]) continue;
+      const row = read.get(positions[i][this.key]);
+      const revision = positions[i][REVISION_COLUMN];
+      if (!row || revision === null || revision === undefined || Number(row[REVISION_COLUMN]) !== Number(revision)) return undefined;
+      const bytes = row[RECORD_COLUMN] as Buffer;
+      this.cache.put(row[this.key], revision, bytes);
+      records[i] = bytes;
+    }
+    return records as Buffer[];
   }
 }
 

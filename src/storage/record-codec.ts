@@ -30,7 +30,8 @@
  * Anything else (a projection, full metadata) parses the text and writes it again.
  */
 import type { EntitySetSpec, FieldSpec, LookupSpec, TableSpec } from '../model/service-model';
-import { RECORD_COLUMN, VALUE_TABLE_TEXT_LENGTH } from '../model/service-model';
+import { randomInt } from 'node:crypto';
+import { RECORD_COLUMN, REVISION_COLUMN, VALUE_TABLE_TEXT_LENGTH } from '../model/service-model';
 import { isDate, normaliseTimestamp } from '../model/edm-values';
 import type { Projection } from '../query/projection';
 
@@ -47,8 +48,20 @@ export interface EncodedRecord {
   readonly json: string;
   /** The record as a plain object (normalised values), for callers that compare or derive. */
   readonly value: Readonly<Record<string, unknown>>;
-  /** Values of the table's columns in table order, the record column last. */
+  /** Values of the table's columns in table order: a new revision (REVISION_COLUMN) and the record column last. */
   readonly row: readonly unknown[];
+}
+
+/** Revisions are drawn at random below this (2^48: exact as a JS number and in a BIGINT). */
+const REVISION_BOUND = 2 ** 48;
+
+/**
+ * A new revision for a row whose record is written. Drawn at random, not counted: writers in several processes
+ * and on several cluster nodes need no shared counter, and what a reader relies on (record-cache.ts) is only that
+ * a row's new revision differs from the one it held, which a draw of 48 bits misses once in 2.8 × 10^14 writes.
+ */
+export function newRevision(): number {
+  return randomInt(1, REVISION_BOUND);
 }
 
 export type RecordEncoder = (input: Readonly<Record<string, unknown>>) => EncodedRecord;
@@ -56,7 +69,10 @@ export type RecordEncoder = (input: Readonly<Record<string, unknown>>) => Encode
 export function recordEncoder(set: EntitySetSpec, table: TableSpec, lookups: readonly LookupSpec[]): RecordEncoder {
   const allowed = new Map(lookups.map((l) => [l.name, new Set(l.values.map((v) => v.value))]));
   const normalisers = new Map(set.fields.map((f) => [f.name, normaliser(f, f.lookupName ? allowed.get(f.lookupName) : undefined)]));
-  const columns = table.columns.filter((c) => c.name !== RECORD_COLUMN).map((c) => {
+  const stored = table.columns.map((c) => c.name).slice(-2);
+  const revised = stored[0] === REVISION_COLUMN;
+  if (stored[1] !== RECORD_COLUMN) throw new Error(`${table.name}: the record column must be the table's last`);
+  const columns = table.columns.filter((c) => c.name !== RECORD_COLUMN && c.name !== REVISION_COLUMN).map((c) => {
     const field = set.fields.find((f) => f.column === c.name);
     if (!field) throw new Error(`${table.name}.${c.name}: no field stores into this column`);
     return field;
@@ -81,6 +97,7 @@ export function recordEncoder(set: EntitySetSpec, table: TableSpec, lookups: rea
     }
     const json = JSON.stringify(served);
     const row = columns.map((f) => toColumn(f, value[f.name]));
+    if (revised) row.push(newRevision());
     row.push(json);
     return { key: value[set.key] as string | number, json, value, row };
   };

@@ -4,7 +4,7 @@
  * knex the statements around them, compiled once per shape (ShapeCache). The same bound query gives the same SQL
  * text on a dialect, whatever the values.
  */
-import { RECORD_COLUMN } from '../model/service-model';
+import { RECORD_COLUMN, REVISION_COLUMN } from '../model/service-model';
 import type { BoundOrder, BoundPredicate } from '../query/bound';
 import type { Projection } from '../query/projection';
 import type { ColumnOrder, SqlDialect } from './dialect';
@@ -31,6 +31,8 @@ export interface PageStatement extends Omit<RecordQuery, 'where'> {
   readonly condition?: Fragment;
   /** The record column as its stored bytes (a Buffer), undecoded. */
   readonly undecoded?: boolean;
+  /** The columns read, in place of the projection's (the sort columns are read whatever they are). */
+  readonly columns?: readonly string[];
 }
 
 export interface RelatedQuery {
@@ -92,7 +94,7 @@ export class RecordQueries {
   page(q: PageStatement, scan = false): Statement {
     const conditions = allOf(q.condition, q.after && keysetAfter(this.dialect, q.orderBy, q.after));
     const where = this.guarded(conditions, scan);
-    const columns = [...new Set([...recordReader(q.projection).columns, ...q.orderBy.map((o) => o.column)])];
+    const columns = [...new Set([...q.columns ?? recordReader(q.projection).columns, ...q.orderBy.map((o) => o.column)])];
     const order = orderOf(q.orderBy);
     const params = [...(where?.params ?? []), q.limit, ...(q.offset ? [q.offset] : [])];
     const shape = shapeKey('page', columns.join(), where?.sql ?? '', JSON.stringify(order), q.offset ? 'offset' : '', q.undecoded ? 'bytes' : '');
@@ -118,6 +120,17 @@ export class RecordQueries {
       const s = this.knex(this.table).select(this.selected(columns, undecoded)).where(this.key, value as string);
       return condition ? s.andWhereRaw(`(${condition.sql})`, bindings(condition)) : s;
     });
+  }
+
+  /**
+   * Records by key, as stored bytes, with their keys and revisions (`keys` as PreparedRead pads them): what a
+   * page read by positions first still lacks (prepared-reads.ts).
+   */
+  byKeysWithRevisions(keys: readonly unknown[]): Statement {
+    const list = valueList(this.dialect, keys, RELATED_KEYS_BOUND);
+    return this.shapes.statement(shapeKey('revised', list.sql), list.params, () => this.knex(this.table)
+      .select(this.selected([this.key, REVISION_COLUMN, RECORD_COLUMN], true))
+      .whereRaw(`${this.dialect.id(this.key).sql} IN (${list.sql})`, bindings(list)));
   }
 
   /**

@@ -4,18 +4,19 @@
  */
 import { Errors } from '../errors/catalogue';
 import type { EntitySetSpec, LookupSpec, TableSpec } from '../model/service-model';
-import { RECORD_COLUMN } from '../model/service-model';
+import { RECORD_COLUMN, REVISION_COLUMN } from '../model/service-model';
 import type { BoundPredicate } from '../query/bound';
 import { Projection, WHOLE_RECORD } from '../query/projection';
 import type { ReadPlan } from '../query/request-plan';
 import type { Database, Executor } from './database';
-import { EncodedRecord, parseRecord, recordEncoder, RecordEncoder, timestampEdit } from './record-codec';
+import { EncodedRecord, newRevision, parseRecord, recordEncoder, RecordEncoder, timestampEdit } from './record-codec';
 import { Belonging, RecordQueries, RecordQuery, whereBelongs } from './record-queries';
 import { compile, Knex, ShapeCache, shapeKey, Statement } from './query-builder';
 import { ScanTimedOut } from './errors';
 import { PreparedRead, PreparedRelated, RecordPage } from './prepared-reads';
 import { batchesOf, InsertBatches, KEYS_PER_STATEMENT } from './shapes';
 import { ValueTableWriter } from './value-tables';
+import type { RecordCache, TableRecordCache } from './record-cache';
 
 export type { RecordQuery } from './record-queries';
 export type { PreparedRead, PreparedRelated, RecordPage, StoredRecord } from './prepared-reads';
@@ -39,7 +40,10 @@ export class RecordStore {
   private readonly values: ValueTableWriter;
   private readonly knex: Knex;
 
-  constructor(readonly db: Database, readonly set: EntitySetSpec, readonly table: TableSpec, lookups: readonly LookupSpec[]) {
+  private readonly kept?: TableRecordCache;
+
+  /** `cache`: where reads of stored records keep their bytes by revision (none: every read reads them). */
+  constructor(readonly db: Database, readonly set: EntitySetSpec, readonly table: TableSpec, lookups: readonly LookupSpec[], cache?: RecordCache) {
     this.encode = recordEncoder(set, table, lookups);
     this.key = table.primaryKey;
     this.columns = table.columns.map((c) => c.name);
@@ -48,11 +52,12 @@ export class RecordStore {
     const replaced = this.columns.filter((c) => c !== this.key);
     this.upserts = new InsertBatches(db, table.name, this.columns, (insert) => insert.onConflict(this.key).merge(replaced), RECORDS_PER_STATEMENT);
     this.values = new ValueTableWriter(db, set);
+    if (cache?.enabled && table.columns.some((c) => c.name === REVISION_COLUMN)) this.kept = cache.of(table.name);
   }
 
   /** The statements of a read plan (query/request-plan.ts), its condition compiled once: kept with the plan. */
   prepare(read: Omit<ReadPlan, 'set'>): PreparedRead {
-    return new PreparedRead(this.queries, this.reader, read);
+    return new PreparedRead(this.queries, this.reader, read, this.kept, this.key);
   }
 
   /** The statements of an expansion's read (the related records of many parents at once), kept with its plan. */
@@ -121,9 +126,13 @@ export class RecordStore {
     // The text first: MariaDB evaluates assignments left to right, each seeing the ones before it.
     const old = this.db.dialect.concat([{ sql: '?', params: [before] }, this.db.dialect.id(column), { sql: '?', params: [after] }]);
     const edited = before + now + after;
-    const assignments = { [RECORD_COLUMN]: k.raw(`REPLACE(??, ${old.sql}, ?)`, [RECORD_COLUMN, ...old.params as string[], edited]), [column]: now };
+    // A new revision with the new text: a reader that knows the old text by its revision must not serve it again.
+    const revision = newRevision();
+    const assignments = {
+      [RECORD_COLUMN]: k.raw(`REPLACE(??, ${old.sql}, ?)`, [RECORD_COLUMN, ...old.params as string[], edited]), [column]: now, [REVISION_COLUMN]: revision,
+    };
     for (const batch of batchesOf(values, KEYS_PER_STATEMENT)) {
-      const q = this.byParent('restamp', field, batch, belongs, () => k(this.table.name).update(assignments), [...old.params, edited, now]);
+      const q = this.byParent('restamp', field, batch, belongs, () => k(this.table.name).update(assignments), [...old.params, edited, now, revision]);
       await ex.run(q.sql, q.params);
     }
   }

@@ -45,6 +45,16 @@ export class DictionaryVersions {
     return { dir, xml, model: loadGenerated(dir), notices };
   }
 
+  /** The name generate gives the `nth` migration after the repository's own: `0003-property-buildername-removed`. */
+  migrationName(slug: string, nth = 1): string {
+    return `${String(this.base.model.migrations.length + nth).padStart(4, '0')}-${slug}`;
+  }
+
+  /** The repository's migrations' names, in order. */
+  get baseMigrations(): string[] {
+    return this.base.model.migrations.map((m) => m.name);
+  }
+
   remove(): void {
     rmSync(this.root, { recursive: true, force: true });
   }

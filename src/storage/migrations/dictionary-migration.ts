@@ -8,11 +8,21 @@
  */
 import type { Knex } from 'knex';
 import type { ModelMigration } from '../../model/migration';
+import type { RebuiltTable } from './table-rebuild';
 
 /** What the generated steps may ask of the database they run on, beside knex itself. */
 export interface MigrationStorage {
   /** Table options every table of the service takes (MariaDB: utf8mb4 with the binary no-pad collation; SQLite: none). */
   tableOptions(table: Knex.CreateTableBuilder): void;
+  /**
+   * The database reads a row's columns in their order (SQLite): a column is cheap to read only when it is stored
+   * before the record column (kilobytes, in overflow pages), so a table gains storage's own column by being made
+   * anew, inside the migration's transaction. MariaDB reads a row whole: the column is added in place, one ALTER
+   * at a time, each of which a re-run after a cut finds done.
+   */
+  readonly rowsReadInColumnOrder: boolean;
+  /** A table made anew (table-rebuild.ts), where rows are read in column order. */
+  rebuilt(knex: Knex, table: RebuiltTable): Knex.SchemaBuilder[];
 }
 
 export interface DictionaryMigration extends ModelMigration {

@@ -15,6 +15,7 @@ import type { ServiceModel, TableSpec } from '../../model/service-model';
 import type { Database } from '../database';
 import { NO_PAD_BINARY_COLLATION } from '../mysql-dialect';
 import { SERVICE_MIGRATIONS } from './service-migrations';
+import { rebuiltTable } from './table-rebuild';
 
 export const MIGRATIONS_TABLE = 'reso_migrations';
 
@@ -149,13 +150,12 @@ export class SchemaMigrator {
 
   private storage(): MigrationStorage {
     const mysql = this.db.dialect.name === 'mysql';
-    return {
-      tableOptions: (table) => {
-        if (!mysql) return;
-        table.charset('utf8mb4');
-        table.collate(this.collation!);
-      },
+    const tableOptions = (table: Knex.CreateTableBuilder) => {
+      if (!mysql) return;
+      table.charset('utf8mb4');
+      table.collate(this.collation!);
     };
+    return { tableOptions, rowsReadInColumnOrder: !mysql, rebuilt: (knex, table) => rebuiltTable(knex, table, tableOptions) };
   }
 
   /** The collation every table takes on MariaDB/MySQL, which names it differently; read once from the server. */
@@ -175,7 +175,9 @@ export class SchemaMigrator {
   }
 
   private statements(knex: Knex, migration: DictionaryMigration): string[] {
-    const storage: MigrationStorage = { tableOptions: () => undefined };
+    const storage: MigrationStorage = {
+      tableOptions: () => undefined, rowsReadInColumnOrder: this.db.dialect.name !== 'mysql', rebuilt: (k, table) => rebuiltTable(k, table, () => undefined),
+    };
     return migration.steps(knex, storage).flatMap((step) => step.toSQL().map((s: { sql: string; statementsProducer?: unknown }) => (
       s.statementsProducer ? `-- SQLite rebuilds the table to alter it (${s.sql})` : s.sql)));
   }
