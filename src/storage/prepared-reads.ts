@@ -96,7 +96,7 @@ export class PreparedRead {
       const records = await kept.records(positions);
       if (records) return { records, sortValues: sortValues(positions) };
     }
-    const rows = await this.reader(this.queries.page({ ...q, columns: this.kept?.wholeColumns }, this.scanned.length > 0), this.scanned);
+    const rows = await this.reader(this.queries.page({ ...q, columns: kept?.wholeColumns }, this.scanned.length > 0), this.scanned);
     kept?.keep(rows);
     return { records: rows.map(this.recordOf), sortValues: sortValues(rows) };
   }
