@@ -1,7 +1,9 @@
 /**
- * The wire limit of a collection scenario: plain node:http answering every request with one fixed body (the
- * product's own response to the scenario, read from the file named by the first argument), no routing, no
- * database, no JSON. What the product serves at that body's size is measured against this on the same cores.
+ * The wire limit of a collection scenario: plain node:http answering every request with a fixed body (the
+ * product's own response to the scenario, read from the files named by the arguments), no routing beyond the
+ * body's number, no database, no JSON. What the product serves at that body's size is measured against this on
+ * the same cores. With one file every path answers it; with several (a captured walk, static-walk.ts) `/` and
+ * `/0` answer the first, `/<n>` the n-th, anything else 404.
  */
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -9,11 +11,24 @@ import type { AddressInfo } from 'node:net';
 import { exitWithParent } from './orphan-guard';
 
 exitWithParent();
-const body = readFileSync(process.argv[2]);
-const headers = { 'Content-Type': 'application/json;odata.metadata=minimal', 'Content-Length': String(body.length) };
-const server = createServer((_req, res) => {
-  res.writeHead(200, headers);
-  res.end(body);
+const bodies = process.argv.slice(2).map((file) => readFileSync(file));
+const headersOf = (body: Buffer) => ({ 'Content-Type': 'application/json;odata.metadata=minimal', 'Content-Length': String(body.length) });
+const answers = bodies.map((body) => ({ body, headers: headersOf(body) }));
+
+function answerTo(url: string): (typeof answers)[number] | undefined {
+  if (answers.length === 1) return answers[0];
+  return answers[url === '/' ? 0 : Number(url.slice(1))];
+}
+
+const server = createServer((req, res) => {
+  const answer = answerTo(req.url ?? '/');
+  if (!answer) {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, answer.headers);
+  res.end(answer.body);
 });
-server.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port} (a static body of ${body.length} bytes)`));
+const size = bodies.reduce((n, b) => n + b.length, 0);
+server.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port} (${bodies.length === 1 ? 'a static body' : `${bodies.length} static bodies`} of ${size} bytes)`));
 process.once('SIGTERM', () => server.close(() => process.exit(0)));

@@ -73,11 +73,19 @@ export function diffSnapshots(before: StorageSnapshot | undefined, after: Storag
  */
 function storageChanges(steps: readonly SchemaStep[]): string[] {
   const added = new Map<string, string[]>();
-  for (const s of steps) {
-    const [table, columns] = s.kind === 'addColumns' ? [s.table, s.columns] : s.kind === 'rebuildTable' ? [s.table.name, s.table.columns.filter((c) => !s.copied.includes(c.name))] : [];
-    for (const c of columns?.filter((x) => x.name.startsWith('_')) ?? []) added.set(c.name, [...added.get(c.name) ?? [], table!]);
+  for (const step of steps) {
+    const columns = columnsAdded(step);
+    if (!columns) continue;
+    for (const c of columns.added.filter((x) => x.name.startsWith('_'))) added.set(c.name, [...added.get(c.name) ?? [], columns.table]);
   }
   return [...added].map(([column, tables]) => `storage column ${column} added (tables ${tables.join(', ')})`);
+}
+
+/** The columns a step adds to its table: appended, or in a table made anew (its columns not copied from the old). */
+function columnsAdded(step: SchemaStep): { table: string; added: readonly { name: string }[] } | undefined {
+  if (step.kind === 'addColumns') return { table: step.table, added: step.columns };
+  if (step.kind === 'rebuildTable') return { table: step.table.name, added: step.table.columns.filter((c) => !step.copied.includes(c.name)) };
+  return undefined;
 }
 
 function sameColumn(a: ColumnSpec, b: ColumnSpec): boolean {

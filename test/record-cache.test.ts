@@ -93,6 +93,72 @@ describeEachDatabase('Stored records kept in memory by revision (RECORD_CACHE_MB
     });
   });
 
+  describe('related records read again (an expansion)', () => {
+    const expanded = (key: string, token?: string) => get(
+      `${server.url}/Property?$filter=${encodeURIComponent(`ListingKey eq '${key}'`)}&$expand=Media`, token ? { Authorization: `Bearer ${token}` } : {},
+    );
+    const mediaKeys = (r: HttpResult) => (only(r).Media as { MediaKey: string }[]).map((m) => m.MediaKey);
+    const storedMedia = async (listing: string) => (await storedRecords(server.service, 'Media'))
+      .filter((m) => m.ResourceRecordKey === listing).sort((a, b) => Number(a.Order) - Number(b.Order) || (a.MediaKey < b.MediaKey ? -1 : 1));
+
+    it('come from memory, by page and by key, the same bytes as read from the database', async () => {
+      await fixtures.ingest('Property', fixtures.listing('RC10', 'Active'));
+      await fixtures.ingest('Media', { ...fixtures.photo('RC10', 'RC10-M1'), Order: 1 }, { ...fixtures.photo('RC10', 'RC10-M2'), Order: 2 });
+      const byKeyExpanded = () => get(`${server.url}/Property('RC10')?$expand=Media`);
+      const first = [await expanded('RC10'), await byKeyExpanded(), await expanded('RC10'), await byKeyExpanded()];
+      const before = hits();
+      const again = [await expanded('RC10'), await byKeyExpanded()];
+      expect(hits() - before).to.be.at.least(2 * 3);
+      expect(again.map((r) => r.text)).to.deep.equal(first.slice(2).map((r) => r.text));
+      expect(only(again[0]).Media).to.deep.equal(await storedMedia('RC10'));
+    });
+
+    it('are served changed at once when one of them is added, changed or removed', async () => {
+      await fixtures.ingest('Property', fixtures.listing('RC11', 'Active'));
+      await fixtures.ingest('Media', { ...fixtures.photo('RC11', 'RC11-M1'), Order: 1 }, { ...fixtures.photo('RC11', 'RC11-M2'), Order: 2 });
+      for (let i = 0; i < 3; i++) expect(mediaKeys(await expanded('RC11'))).to.deep.equal(['RC11-M1', 'RC11-M2']);
+      await fixtures.ingest('Media', { ...fixtures.photo('RC11', 'RC11-M3'), Order: 3 });
+      expect(mediaKeys(await expanded('RC11'))).to.deep.equal(['RC11-M1', 'RC11-M2', 'RC11-M3']);
+      await fixtures.ingest('Media', { ...fixtures.photo('RC11', 'RC11-M2'), Order: 4, ShortDescription: 'moved last' });
+      const changed = only(await expanded('RC11')).Media;
+      expect(changed.map((m: { MediaKey: string }) => m.MediaKey)).to.deep.equal(['RC11-M1', 'RC11-M3', 'RC11-M2']);
+      expect(changed[2].ShortDescription).to.equal('moved last');
+      await fixtures.ingest('Media', { MediaKey: 'RC11-M1', '@delete': true } as never);
+      expect(mediaKeys(await expanded('RC11'))).to.deep.equal(['RC11-M3', 'RC11-M2']);
+      expect(only(await expanded('RC11')).Media).to.deep.equal(await storedMedia('RC11'));
+    });
+
+    it('written by another instance on the same database are served changed at once', async () => {
+      await fixtures.ingest('Property', fixtures.listing('RC12', 'Active'));
+      await fixtures.ingest('Media', { ...fixtures.photo('RC12', 'RC12-M1'), Order: 1 });
+      for (let i = 0; i < 3; i++) expect(mediaKeys(await expanded('RC12', SCOPED_TOKEN))).to.deep.equal(['RC12-M1']);
+      const other = new ListingService(serviceModel, openDatabase(db.url));
+      try {
+        await other.prepare();
+        const theirs = await listingFixtures(other, 'RC');
+        await theirs.ingest('Media', { ...theirs.photo('RC12', 'RC12-M1'), Order: 1, ShortDescription: 'written elsewhere' });
+      } finally {
+        await other.close();
+      }
+      const [scoped, admin] = [only(await expanded('RC12', SCOPED_TOKEN)), only(await expanded('RC12'))];
+      expect([scoped.Media[0].ShortDescription, admin.Media[0].ShortDescription]).to.deep.equal(['written elsewhere', 'written elsewhere']);
+    });
+
+    it('of a walk are kept for its first page only', async () => {
+      const walker = await startTestServer(serviceModel, db.url);
+      try {
+        const walk = await walkPages(`${walker.url}/Property?$orderby=ListingKey&$expand=Media`, { headers: { Prefer: 'odata.maxpagesize=7' } });
+        expect(walk.pages.length).to.be.greaterThan(2);
+        const media = await storedRecords(walker.service, 'Media');
+        for (const listing of walk.records) expect(listing.Media).to.have.length(media.filter((m) => m.ResourceRecordKey === listing.ListingKey).length);
+        const firstPage = JSON.stringify(walk.pages[0].json.value).length;
+        expect(walker.service.recordCache.stats().bytes).to.be.within(firstPage / 2, 2 * firstPage);
+      } finally {
+        await walker.close();
+      }
+    });
+  });
+
   describe('a licence', () => {
     it('that no longer admits a record kept in memory is not served it, by key or in a page', async () => {
       await fixtures.ingest('Property', fixtures.listing('RC5', 'Active'));

@@ -196,9 +196,7 @@ const protocolVersion: Step = (ctx, next) => {
   ctx.version = version;
   if (version !== ctx.format.version) ctx.format = { ...ctx.format, version };
   ctx.res.setHeader('OData-Version', version);
-  const url = ctx.url;
-  const q = url.indexOf('?');
-  ctx.query = parseQueryString(q < 0 ? '' : url.slice(q + 1));
+  ctx.query = parseQueryString(ctx.search);
   next();
 };
 

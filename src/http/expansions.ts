@@ -29,13 +29,18 @@ export function bytesOf(record: StoredRecord): Buffer {
   return typeof record === 'string' ? Buffer.from(record, 'utf8') : record;
 }
 
-/** A batch of records (`keys`: theirs) as the bytes written, with their expansions. */
-export async function withExpansions(expansions: readonly Expansion[], keys: readonly unknown[], records: readonly StoredRecord[], format: RecordFormat): Promise<Buffer[]> {
+/**
+ * A batch of records (`keys`: theirs) as the bytes written, with their expansions. `kept`: the records are a key
+ * fetch's or a first page's, whose related records are looked for in memory (storage/prepared-reads.ts).
+ */
+export async function withExpansions(
+  expansions: readonly Expansion[], keys: readonly unknown[], records: readonly StoredRecord[], format: RecordFormat, kept: boolean,
+): Promise<Buffer[]> {
   const shaper = format.shaper;
   const names = expansions.map((e) => e.plan.navigation);
   const own = shaper ? records.map((r, i) => shaper.entity(format.set, textOf(r), keys[i], names)) : records;
   if (expansions.length === 0 || records.length === 0) return own.map(bytesOf);
-  const related = await Promise.all(expansions.map((e) => e.read.of(keys)));
+  const related = await Promise.all(expansions.map((e) => e.read.of(keys, kept)));
   const heads = names.map((n) => Buffer.from(`${JSON.stringify(n)}:[`));
   return own.map((record, i) => {
     const bytes = bytesOf(record);

@@ -19,8 +19,11 @@ export interface PageRead {
   readonly batch: number;
   /** Where the set's key is among the sort values. */
   readonly keyAt: number;
-  /** Splices the expansions into a batch of records (http/expansions.ts), given their keys. */
-  readonly expand: (keys: readonly unknown[], records: readonly StoredRecord[]) => Promise<Buffer[]>;
+  /**
+   * Splices the expansions into a batch of records (http/expansions.ts), given their keys; `first`: the batch is
+   * read from no position, as a first page is (its related records are looked for in memory).
+   */
+  readonly expand: (keys: readonly unknown[], records: readonly StoredRecord[], first: boolean) => Promise<Buffer[]>;
 }
 
 /** One batch as read: its records (expanded), and what reading it told about the rows after it. */
@@ -80,7 +83,7 @@ export class PageBatches {
     const rows = await this.records.page({ after, limit: take + 1, offset });
     const n = Math.min(rows.records.length, take);
     const records = rows.records.length > n ? rows.records.slice(0, n) : rows.records;
-    const expanded = await p.expand(rows.sortValues.slice(0, n).map((v) => v[p.keyAt]), records);
+    const expanded = await p.expand(rows.sortValues.slice(0, n).map((v) => v[p.keyAt]), records, after === undefined);
     return { records: expanded, last: n > 0 ? rows.sortValues[n - 1] : undefined, moreRows: rows.records.length > take };
   }
 }

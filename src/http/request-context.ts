@@ -36,6 +36,8 @@ export class RequestContext {
   readonly url: string;
   /** The URL's path, without the query. */
   readonly pathname: string;
+  /** The URL's query as the client encoded it, without the `?` ('' when it has none). */
+  readonly search: string;
   /** The path from the service root (`/Property('X')`), for requests under it. */
   readonly path: string | undefined;
   /** The socket's byte count when the request came: the response's bytes are what it added (request-log.ts). */
@@ -49,6 +51,7 @@ export class RequestContext {
     const url = (this.url = req.url ?? '/');
     const q = url.indexOf('?');
     const pathname = (this.pathname = q < 0 ? url : url.slice(0, q));
+    this.search = q < 0 ? '' : url.slice(q + 1);
     this.path = pathname === SERVICE_ROOT ? '/' : pathname.startsWith(`${SERVICE_ROOT}/`) ? pathname.slice(SERVICE_ROOT.length) : undefined;
     this.socket = req.socket;
     this.bytesBefore = req.socket.bytesWritten ?? 0;

@@ -45,7 +45,7 @@ export function requestLog(parts: RequestLogParts): Step {
     parts.metrics?.inProgress.dec();
     const { req, res } = ctx;
     const seconds = (performance.now() - ctx.started) / 1000;
-    const endpoint = endpointOf(ctx.url);
+    const endpoint = endpointOf(ctx.pathname);
     // The request's own class comes first in its counts (http/resource-handlers.ts), its expansions' after.
     const charged = ctx.charged;
     const transactionClass = (charged && Object.keys(charged)[0]) || 'none';
@@ -94,11 +94,9 @@ function bodyBytes(ctx: RequestContext): number {
 }
 
 /** The endpoint a path names, as a bounded label: an entity set, a fixed endpoint, or `other`. */
-function endpoints(sets: readonly string[]): (url: string) => string {
+function endpoints(sets: readonly string[]): (path: string) => string {
   const known = new Set(sets);
-  return (url) => {
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
+  return (path) => {
     if (path === SERVICE_ROOT || path === `${SERVICE_ROOT}/`) return 'service-document';
     if (path.startsWith(`${SERVICE_ROOT}/`)) {
       const segment = /^[^(/]*/.exec(path.slice(SERVICE_ROOT.length + 1))![0];

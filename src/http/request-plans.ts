@@ -61,7 +61,8 @@ export class RequestPlans {
       set,
       plan,
       read: this.stores.store(set).prepare(plan.read),
-      expansions: plan.expansions.map((e) => ({ plan: e, read: this.stores.store(e.set).prepareRelated(e) })),
+      // A volatile plan's statements (now() bound to this request) are never read again: their runs are not kept.
+      expansions: plan.expansions.map((e) => ({ plan: e, read: this.stores.store(e.set).prepareRelated(e, !plan.volatile) })),
     };
   }
 

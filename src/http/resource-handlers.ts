@@ -159,7 +159,7 @@ export class ResourceRequests {
       skip: p.plan.query.skip,
       batch: this.options.pageBatchSize,
       keyAt: p.plan.keyAt,
-      expand: (keys, records) => withExpansions(p.expansions, keys, records, format),
+      expand: (keys, records, first) => withExpansions(p.expansions, keys, records, format, first),
     });
   }
 
@@ -174,7 +174,7 @@ export class ResourceRequests {
   private nextPage(ctx: RequestContext, batches: PageBatches, walk: Walk): string | undefined {
     if (!batches.more || walk.returned + batches.read >= walk.top) return undefined;
     const token = this.parts.skipTokens().encode({ last: batches.last!, returned: walk.returned + batches.read, epoch: walk.epoch }, walk.digest);
-    return nextLink(ctx.root, ctx.path!, ctx.req, token);
+    return nextLink(ctx.root, ctx.path!, ctx.search, token);
   }
 
   private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: Buffer[], count: number | undefined, next: () => string | undefined): Promise<void> {
@@ -216,7 +216,7 @@ export class ResourceRequests {
     }
     if (stored === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
     // The stored bytes as they are, unless the plan changes the record (format, expansions).
-    const [record] = await withExpansions(p.expansions, [key], [stored], { set, shaper: this.shapers.shaper(ctx.format, ctx.root) });
+    const [record] = await withExpansions(p.expansions, [key], [stored], { set, shaper: this.shapers.shaper(ctx.format, ctx.root) }, true);
     preferenceApplied(ctx);
     const body = entityBody(ctx.context(`${ctx.root}/$metadata#${p.plan.context}`), record);
     await this.charge(ctx, p.plan.charge);

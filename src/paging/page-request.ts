@@ -18,13 +18,12 @@ export function pageSize(req: IncomingMessage, defaultSize: number, maxSize: num
 }
 
 /**
- * The request's own URL (`path` from the service root) with `$skiptoken` replaced: every other option is repeated
+ * The request's own URL (`path` from the service root, `search` its query as the client encoded it) with
+ * `$skiptoken` replaced: every other option is repeated
  * exactly as the client encoded it, so following the link asks the same query for the next page.
  */
-export function nextLink(serviceRoot: string, path: string, req: IncomingMessage, skiptoken: string): string {
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  const kept = (q < 0 ? '' : url.slice(q + 1)).split('&').filter((part) => {
+export function nextLink(serviceRoot: string, path: string, search: string, skiptoken: string): string {
+  const kept = search.split('&').filter((part) => {
     if (!part) return false;
     const name = safeDecode(part.split('=')[0]).toLowerCase();
     return name !== '$skiptoken' && name !== 'skiptoken';

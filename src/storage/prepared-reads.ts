@@ -6,12 +6,13 @@
  * A plan whose records leave as stored (`undecoded`) reads the record column as bytes: the drivers hand them over
  * as Buffers, and they reach the socket without ever being a JS string.
  */
+import { createHash } from 'node:crypto';
 import type { ReadPlan } from '../query/request-plan';
 import type { Fragment } from './fragment';
 import type { Statement } from './query-builder';
 import { RECORD_COLUMN, REVISION_COLUMN } from '../model/service-model';
-import type { TableRecordCache } from './record-cache';
-import { JOINED_LENGTH, PARENT, RecordQueries, type RelatedQuery } from './record-queries';
+import type { RelatedRuns, TableRecordCache } from './record-cache';
+import { digestCount, digestOf, JOINED_LENGTH, PARENT, RecordQueries, type RelatedQuery } from './record-queries';
 import { scannedFields } from './scans';
 import { recordReader } from './record-codec';
 
@@ -115,29 +116,50 @@ export class PreparedRead {
  */
 export type RelatedRecords = readonly string[] | Buffer;
 
-/** An expansion's read: the related records of many parents at once (one statement per batch, never per parent). */
+/**
+ * An expansion's read: the related records of many parents at once (one statement per batch, never per parent).
+ * Read as stored, each parent's run of bytes is kept by the digest of its rows' revisions (RelatedRuns), for the
+ * parents of a key fetch or a first page (`kept`), as a page's own records are (KeptRecords).
+ */
 export class PreparedRelated {
   private readonly condition?: Fragment;
   private readonly recordOf: (row: Row) => string;
+  private readonly kept?: KeptRuns;
 
   constructor(private readonly queries: RecordQueries, private readonly reader: StatementReader, private readonly read: Omit<ReadPlan, 'set'> & {
     readonly foreignKey: string; readonly perParent?: number;
-  }) {
+  }, cache?: TableRecordCache) {
     this.condition = queries.condition(read.where);
     this.recordOf = recordReader(read.projection).json;
+    // A run cut to `perParent` records is not what the digest of all of them describes: such reads are not kept.
+    if (read.undecoded && cache && read.perParent === undefined) this.kept = new KeptRuns(cache.runs(statementIdentity(read, this.condition)));
   }
 
-  /** The related records, by parent key (parents without any are absent); with `perParent`, at most that many each. */
-  async of(parents: readonly unknown[]): Promise<Map<unknown, RelatedRecords>> {
+  /**
+   * The related records, by parent key (parents without any are absent); with `perParent`, at most that many each.
+   * `kept`: the parents are a key fetch's or a first page's, whose related runs are looked for in memory and kept.
+   */
+  async of(parents: readonly unknown[], kept = false): Promise<Map<unknown, RelatedRecords>> {
     if (parents.length === 0) return new Map();
     if (!this.read.undecoded) return this.each(parents);
+    const runs = kept ? this.kept : undefined;
+    if (!runs?.digestsFirst) return this.joined(parents, runs);
+    const { found, missing } = runs.take(await this.reader(this.queries.relatedDigests(this.query(parents), this.condition)));
+    if (missing.length) for (const [parent, records] of await this.joined(missing, runs, true)) found.set(parent, records);
+    return found;
+  }
+
+  /** The parents' runs as the database joins them (and keeps them, with `runs`; `missed`: counted as missed already). */
+  private async joined(parents: readonly unknown[], runs?: KeptRuns, missed = false): Promise<Map<unknown, RelatedRecords>> {
     const out = new Map<unknown, RelatedRecords>();
     const cut: unknown[] = [];
-    for (const row of await this.reader(this.queries.joinedRelated(this.query(parents), this.condition))) {
+    const rows = await this.reader(this.queries.joinedRelated(this.query(parents), this.condition, runs !== undefined));
+    for (const row of rows) {
       const bytes = row[RECORD_COLUMN];
       if (Buffer.isBuffer(bytes) && bytes.length === Number(row[JOINED_LENGTH])) out.set(row[PARENT], bytes);
       else cut.push(row[PARENT]);
     }
+    runs?.keep(rows.filter((row) => out.has(row[PARENT])), missed);
     // Cut short by the database (MariaDB's max_allowed_packet): those parents' records are read a row each.
     if (cut.length) for (const [parent, records] of await this.each(cut)) out.set(parent, records);
     return out;
@@ -157,6 +179,65 @@ export class PreparedRelated {
     const r = this.read;
     return { foreignKey: r.foreignKey, keys: padded(parents), orderBy: r.orderBy, projection: r.projection, perParent: r.perParent };
   }
+}
+
+/**
+ * What tells an expansion's statement from every other on its table, whatever plan holds it: its foreign key,
+ * condition (the licence's and the filter's, with their values) and order. Two plans with the same statement
+ * read the same runs, and share them.
+ */
+function statementIdentity(read: Pick<ReadPlan, 'orderBy'> & { readonly foreignKey: string }, condition?: Fragment): string {
+  const order = read.orderBy.map((o) => [o.column, o.direction]);
+  const text = JSON.stringify([read.foreignKey, condition?.sql ?? '', condition?.params ?? [], order], (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/**
+ * An expansion's reads of related runs through the RecordCache: a read asks for each parent's digest first (from
+ * the foreign key's index), takes the runs kept at those digests, and reads only the other parents' joined. As for
+ * KeptRecords, the plan's last read decides which way comes first.
+ */
+class KeptRuns {
+  digestsFirst = false;
+
+  constructor(private readonly runs: RelatedRuns) {}
+
+  /**
+   * Runs read joined with their digests: kept. Read whole (not `missed` by a look in memory first), they are
+   * counted as read from the database, and whether most were kept already decides the next read.
+   */
+  keep(rows: readonly Row[], missed: boolean): void {
+    let known = 0;
+    for (const row of rows) {
+      const digest = digestOf(row);
+      if (this.runs.has(row[PARENT], digest)) known++;
+      else this.runs.put(row[PARENT], digest, row[RECORD_COLUMN] as Buffer);
+    }
+    if (missed) return;
+    this.runs.readFromDatabase(rows.reduce((n, row) => n + digestCount(row), 0));
+    this.digestsFirst = mostlyKept(known, rows.length, this.digestsFirst);
+  }
+
+  /** The runs kept at the digests read, by parent, and the parents whose runs are not. */
+  take(digests: readonly Row[]): { found: Map<unknown, RelatedRecords>; missing: unknown[] } {
+    const found = new Map<unknown, RelatedRecords>();
+    const missing: unknown[] = [];
+    for (const row of digests) {
+      const run = this.runs.get(row[PARENT], digestOf(row), digestCount(row));
+      if (run) found.set(row[PARENT], run);
+      else missing.push(row[PARENT]);
+    }
+    this.digestsFirst = mostlyKept(found.size, digests.length, this.digestsFirst);
+    return { found, missing };
+  }
+}
+
+/**
+ * Whether a plan's next read looks in memory first: when at least half of what its last read found (`of`) was
+ * kept; a read that found nothing changes nothing.
+ */
+function mostlyKept(kept: number, of: number, was: boolean): boolean {
+  return of === 0 ? was : 2 * kept >= of;
 }
 
 /** Key lists padded to a power of two (repeating the last key), so that a few statement shapes serve every page. */
@@ -198,14 +279,14 @@ class KeptRecords {
       else this.cache.put(row[this.key], row[REVISION_COLUMN], row[RECORD_COLUMN] as Buffer);
     }
     this.cache.readFromDatabase(rows.length);
-    if (rows.length) this.positionsFirst = 2 * known >= rows.length;
+    this.positionsFirst = mostlyKept(known, rows.length, this.positionsFirst);
   }
 
   /** The records of rows read by position, in order; undefined when one was written since (read them whole). */
   async records(positions: readonly Row[]): Promise<Buffer[] | undefined> {
     const records: (Buffer | undefined)[] = positions.map((row) => this.cache.get(row[this.key], row[REVISION_COLUMN]));
     const missing = positions.filter((_, i) => !records[i]);
-    if (positions.length) this.positionsFirst = 2 * missing.length <= positions.length;
+    this.positionsFirst = mostlyKept(positions.length - missing.length, positions.length, this.positionsFirst);
     if (missing.length === 0) return records as Buffer[];
     const read = new Map<unknown, Row>();
     for (const row of await this.reader(this.queries.byKeysWithRevisions(padded(missing.map((row) => row[this.key]))))) read.set(row[this.key], row);

@@ -73,6 +73,24 @@ export const PARENT = '_parent';
 const ROW = '_row';
 export const JOINED_LENGTH = '_length';
 
+/**
+ * Column aliases of a parent's related rows' digest (RelatedRuns, record-cache.ts): how many, and the sums of the
+ * low and the high 24 bits of their revisions (48 bits: halves, so that a sum stays within 64 bits for any count).
+ */
+const DIGEST_COUNT = '_count';
+const DIGEST_LOW = '_low';
+const DIGEST_HIGH = '_high';
+
+/** A row's digest of its parent's related rows, the same text whichever driver read it. */
+export function digestOf(row: Record<string, unknown>): string {
+  return `${String(row[DIGEST_COUNT])}:${String(row[DIGEST_LOW])}:${String(row[DIGEST_HIGH])}`;
+}
+
+/** The number of related rows a digest counts. */
+export function digestCount(row: Record<string, unknown>): number {
+  return Number(row[DIGEST_COUNT]);
+}
+
 /** Parent keys a related read binds one placeholder each, up to (PAGE_BATCH_SIZE's default is 100). */
 const RELATED_KEYS_BOUND = 1024;
 
@@ -155,19 +173,40 @@ export class RecordQueries {
    * also says how many bytes its value must have (JOINED_LENGTH): MariaDB cuts a joined value at
    * max_allowed_packet without an error, only a warning.
    */
-  joinedRelated(q: Omit<RelatedQuery, 'where' | 'projection'>, filter?: Fragment): Statement {
+  joinedRelated(q: Omit<RelatedQuery, 'where' | 'projection'>, filter?: Fragment, digested = false): Statement {
     const { condition, params, order } = this.relatedParts(q, filter);
-    const shape = shapeKey('joined', q.foreignKey, condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked');
+    const digest = digested && q.perParent === undefined;
+    const shape = shapeKey('joined', q.foreignKey, condition.sql, JSON.stringify(order), q.perParent === undefined ? '' : 'ranked', digest ? 'digest' : '');
     return this.shapes.statement(shape, params, () => {
       const joined = (within: Order) => [
         this.knex.raw(`${this.dialect.joinedBytes(RECORD_COLUMN, within)} as ??`, [RECORD_COLUMN]),
         this.knex.raw('SUM(OCTET_LENGTH(??)) + COUNT(*) - 1 as ??', [RECORD_COLUMN, JOINED_LENGTH]),
       ];
       const rows = this.knex(this.table).whereRaw(condition.sql, bindings(condition));
-      if (q.perParent === undefined) return rows.select(this.knex.ref(q.foreignKey).as(PARENT), ...joined(order)).groupBy(q.foreignKey);
+      if (q.perParent === undefined) return rows.select(this.knex.ref(q.foreignKey).as(PARENT), ...joined(order), ...(digest ? this.digest() : [])).groupBy(q.foreignKey);
       const ranked = this.ranked(rows.select(this.knex.ref(q.foreignKey).as(PARENT), RECORD_COLUMN), q.foreignKey, order);
       return this.knex.select(PARENT, ...joined([{ column: ROW, order: 'asc' }])).from(ranked).where(ROW, '<=', q.perParent).groupBy(PARENT);
     });
+  }
+
+  /**
+   * The digest of each parent's related rows (digestOf), from the foreign key's index alone, one row per parent
+   * that has any: what a joined read of them (with `digested`) would give beside their bytes.
+   */
+  relatedDigests(q: Omit<RelatedQuery, 'where' | 'projection' | 'orderBy' | 'perParent'>, filter?: Fragment): Statement {
+    const { condition, params } = this.relatedParts({ ...q, orderBy: [] }, filter);
+    return this.shapes.statement(shapeKey('digests', q.foreignKey, condition.sql), params, () => this.knex(this.table)
+      .select(this.knex.ref(q.foreignKey).as(PARENT), ...this.digest())
+      .whereRaw(condition.sql, bindings(condition))
+      .groupBy(q.foreignKey));
+  }
+
+  private digest(): Knex.Raw[] {
+    return [
+      this.knex.raw('COUNT(*) as ??', [DIGEST_COUNT]),
+      this.knex.raw('SUM(?? & 16777215) as ??', [REVISION_COLUMN, DIGEST_LOW]),
+      this.knex.raw('SUM(?? >> 24) as ??', [REVISION_COLUMN, DIGEST_HIGH]),
+    ];
   }
 
   /** A related read's condition (the parents' keys, and the filter), its parameters, and its order. */

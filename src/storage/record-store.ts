@@ -60,9 +60,12 @@ export class RecordStore {
     return new PreparedRead(this.queries, this.reader, read, this.kept, this.key);
   }
 
-  /** The statements of an expansion's read (the related records of many parents at once), kept with its plan. */
-  prepareRelated(read: Omit<ReadPlan, 'set'> & { readonly foreignKey: string; readonly perParent?: number }): PreparedRelated {
-    return new PreparedRelated(this.queries, this.reader, read);
+  /**
+   * The statements of an expansion's read (the related records of many parents at once), kept with its plan;
+   * `keepsRuns`: its related runs are kept in memory (not for a statement no later request runs again).
+   */
+  prepareRelated(read: Omit<ReadPlan, 'set'> & { readonly foreignKey: string; readonly perParent?: number }, keepsRuns = true): PreparedRelated {
+    return new PreparedRelated(this.queries, this.reader, read, keepsRuns ? this.kept : undefined);
   }
 
   // The service's own reads below take records as JSON texts (not `undecoded`: the reads' records are strings).

@@ -148,10 +148,14 @@ export class SchemaMigrator {
     return { migrationSource: source, tableName: MIGRATIONS_TABLE, disableTransactions: this.db.dialect.name === 'mysql' };
   }
 
-  private storage(): MigrationStorage {
+  /**
+   * What a migration's steps are told about this database. `listed`: for a dry run's listing, which leaves out the
+   * table options (the collation is read from the server only when migrations run).
+   */
+  private storage(listed = false): MigrationStorage {
     const mysql = this.db.dialect.name === 'mysql';
     const tableOptions = (table: Knex.CreateTableBuilder) => {
-      if (!mysql) return;
+      if (!mysql || listed) return;
       table.charset('utf8mb4');
       table.collate(this.collation!);
     };
@@ -175,10 +179,7 @@ export class SchemaMigrator {
   }
 
   private statements(knex: Knex, migration: DictionaryMigration): string[] {
-    const storage: MigrationStorage = {
-      tableOptions: () => undefined, rowsReadInColumnOrder: this.db.dialect.name !== 'mysql', rebuilt: (k, table) => rebuiltTable(k, table, () => undefined),
-    };
-    return migration.steps(knex, storage).flatMap((step) => step.toSQL().map((s: { sql: string; statementsProducer?: unknown }) => (
+    return migration.steps(knex, this.storage(true)).flatMap((step) => step.toSQL().map((s: { sql: string; statementsProducer?: unknown }) => (
       s.statementsProducer ? `-- SQLite rebuilds the table to alter it (${s.sql})` : s.sql)));
   }
 
