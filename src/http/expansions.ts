@@ -9,6 +9,7 @@ import type { EntitySetSpec } from '../model/service-model';
 import type { StoredRecord } from '../storage/record-store';
 import type { EntityShaper } from './entity-shape';
 import type { Expansion } from './request-plans';
+import type { RecordBytes } from './response';
 
 /** The set a page's records belong to, and the shaper for the client's format (undefined: as stored). */
 export interface RecordFormat {
@@ -30,12 +31,13 @@ export function bytesOf(record: StoredRecord): Buffer {
 }
 
 /**
- * A batch of records (`keys`: theirs) as the bytes written, with their expansions. `kept`: the records are a key
- * fetch's or a first page's, whose related records are looked for in memory (storage/prepared-reads.ts).
+ * A batch of records (`keys`: theirs) as the bytes written, with their expansions: an expanded record as the
+ * pieces it is spliced from. `kept`: the records are a key fetch's or a first page's, whose related records are
+ * looked for in memory (storage/prepared-reads.ts).
  */
 export async function withExpansions(
   expansions: readonly Expansion[], keys: readonly unknown[], records: readonly StoredRecord[], format: RecordFormat, kept: boolean,
-): Promise<Buffer[]> {
+): Promise<RecordBytes[]> {
   const shaper = format.shaper;
   const names = expansions.map((e) => e.plan.navigation);
   const own = shaper ? records.map((r, i) => shaper.entity(format.set, textOf(r), keys[i], names)) : records;
@@ -55,6 +57,6 @@ export async function withExpansions(
       pieces.push(CLOSE_ARRAY);
     });
     pieces.push(CLOSE);
-    return Buffer.concat(pieces);
+    return pieces;
   });
 }

@@ -7,6 +7,7 @@
  * always was.
  */
 import type { PreparedRead, StoredRecord } from '../storage/record-store';
+import type { RecordBytes } from './response';
 
 export interface PageRead {
   /** Keyset position the page starts after (from its $skiptoken). */
@@ -23,12 +24,12 @@ export interface PageRead {
    * Splices the expansions into a batch of records (http/expansions.ts), given their keys; `first`: the batch is
    * read from no position, as a first page is (its related records are looked for in memory).
    */
-  readonly expand: (keys: readonly unknown[], records: readonly StoredRecord[], first: boolean) => Promise<Buffer[]>;
+  readonly expand: (keys: readonly unknown[], records: readonly StoredRecord[], first: boolean) => Promise<RecordBytes[]>;
 }
 
 /** One batch as read: its records (expanded), and what reading it told about the rows after it. */
 interface Batch {
-  readonly records: Buffer[];
+  readonly records: RecordBytes[];
   /** Sort values of its last record (undefined when it has none). */
   readonly last?: readonly unknown[];
   /** Rows remain after it. */
@@ -56,7 +57,7 @@ export class PageBatches {
    * The next batch's records as the bytes written, expanded; [] once done. The state above is the batches handed
    * out, never the one read ahead, so a caller that stops here writes exactly what the state says.
    */
-  async next(): Promise<Buffer[]> {
+  async next(): Promise<RecordBytes[]> {
     if (this.done) return [];
     const reading = this.ahead ?? this.readAfter(this.last, this.read);
     this.ahead = undefined;

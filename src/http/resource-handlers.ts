@@ -28,7 +28,7 @@ import { MemberRequests } from './member-paths';
 import type { DataHandler } from './pipeline';
 import type { RequestContext } from './request-context';
 import { ExecutablePlan, RequestPlans } from './request-plans';
-import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, noContent, sendJson, sendPieces, sendText } from './response';
+import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, noContent, type RecordBytes, sendJson, sendPieces, sendText } from './response';
 
 /**
  * Records per page, and in all ($top). `$top` is a total across pages, and also asks for that many records at
@@ -177,7 +177,7 @@ export class ResourceRequests {
     return nextLink(ctx.root, ctx.path!, ctx.search, token);
   }
 
-  private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: Buffer[], count: number | undefined, next: () => string | undefined): Promise<void> {
+  private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: RecordBytes[], count: number | undefined, next: () => string | undefined): Promise<void> {
     const countText = count !== undefined && ctx.format.ieee754 ? String(count) : count;
     const context = ctx.context(`${ctx.root}/$metadata#${p.plan.context}`);
     if (batches.done) return sendPieces(ctx, collectionBody(context, first, { count: countText, nextLink: next() }), this.options.writeStallMs);

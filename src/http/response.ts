@@ -26,10 +26,32 @@ export function sendText(res: ServerResponse, text: string): void {
 const COMMA = Buffer.from(',');
 
 /**
+ * A record as the bytes written: one Buffer, or the pieces it is spliced from (an expanded record: its own fields,
+ * each navigation's head, related records and close, http/expansions.ts), handed to the socket with the rest of
+ * the body and never joined into one Buffer first: joining them copied every expanded page once more (a first
+ * page of 100 listings with their media, 2 MB: about a third of its CPU, docs/benchmarks.md).
+ */
+export type RecordBytes = Buffer | readonly Buffer[];
+
+function pushRecord(pieces: Buffer[], record: RecordBytes): number {
+  if (Buffer.isBuffer(record)) {
+    pieces.push(record);
+    return record.length;
+  }
+  let size = 0;
+  for (const piece of record) {
+    pieces.push(piece);
+    size += piece.length;
+  }
+  return size;
+}
+
+/**
  * One entity as the bytes sent: the context annotation (if any) spliced in front of the record's fields. Its
  * ETag is hashed from these bytes and the socket sends them as they are.
  */
-export function entityBody(context: string | undefined, record: Buffer): Buffer {
+export function entityBody(context: string | undefined, bytes: RecordBytes): Buffer {
+  const record = Buffer.isBuffer(bytes) ? bytes : Buffer.concat(bytes);
   if (context === undefined) return record;
   const head = `{"@odata.context":${JSON.stringify(context)}${record.length > 2 ? ',' : '}'}`;
   return record.length > 2 ? Buffer.concat([Buffer.from(head, 'utf8'), record.subarray(1)]) : Buffer.from(head, 'utf8');
@@ -39,9 +61,12 @@ export function entityBody(context: string | undefined, record: Buffer): Buffer 
  * A collection page as the pieces of its body, in order: its head, the records comma-separated, its tail. The
  * records are their bytes as read, never copied into one body (sendPieces hands them to the socket together).
  */
-export function collectionBody(context: string | undefined, records: readonly Buffer[], extra: { count?: Count; nextLink?: string } = {}): Buffer[] {
+export function collectionBody(context: string | undefined, records: readonly RecordBytes[], extra: { count?: Count; nextLink?: string } = {}): Buffer[] {
   const pieces: Buffer[] = [Buffer.from(collectionHead(context, extra.count), 'utf8')];
-  records.forEach((r, i) => (i > 0 ? pieces.push(COMMA, r) : pieces.push(r)));
+  records.forEach((r, i) => {
+    if (i > 0) pieces.push(COMMA);
+    pushRecord(pieces, r);
+  });
   pieces.push(Buffer.from(collectionTail(extra.nextLink), 'utf8'));
   return pieces;
 }
@@ -134,13 +159,12 @@ export class BodyWriter {
    * PART_BYTES: each part one Buffer the records are copied into, handed to the socket no faster than the reader
    * takes it.
    */
-  async writeRecords(records: Buffer[], more: boolean): Promise<void> {
+  async writeRecords(records: readonly RecordBytes[], more: boolean): Promise<void> {
     let part: Buffer[] = [];
     let size = 0;
     for (let i = 0; i < records.length; i++) {
       if (more || i > 0) part.push(COMMA);
-      part.push(records[i]);
-      size += records[i].length + 1;
+      size += pushRecord(part, records[i]) + 1;
       if (size >= PART_BYTES) {
         await this.write(Buffer.concat(part));
         part = [];
