@@ -123,7 +123,7 @@ describeEachDatabase('Stored records kept in memory by revision (RECORD_CACHE_MB
       const changed = only(await expanded('RC11')).Media;
       expect(changed.map((m: { MediaKey: string }) => m.MediaKey)).to.deep.equal(['RC11-M1', 'RC11-M3', 'RC11-M2']);
       expect(changed[2].ShortDescription).to.equal('moved last');
-      await fixtures.ingest('Media', { MediaKey: 'RC11-M1', '@delete': true } as never);
+      await fixtures.ingest('Media', { MediaKey: 'RC11-M1', '@delete': true });
       expect(mediaKeys(await expanded('RC11'))).to.deep.equal(['RC11-M3', 'RC11-M2']);
       expect(only(await expanded('RC11')).Media).to.deep.equal(await storedMedia('RC11'));
     });
