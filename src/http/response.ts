@@ -33,8 +33,13 @@ const COMMA = Buffer.from(',');
  */
 export type RecordBytes = Buffer | readonly Buffer[];
 
+/** An expanded record's pieces: told apart by being an array, since a record read by a scan thread is a plain Uint8Array. */
+function isPieces(record: RecordBytes): record is readonly Buffer[] {
+  return Array.isArray(record);
+}
+
 function pushRecord(pieces: Buffer[], record: RecordBytes): number {
-  if (Buffer.isBuffer(record)) {
+  if (!isPieces(record)) {
     pieces.push(record);
     return record.length;
   }
@@ -51,7 +56,7 @@ function pushRecord(pieces: Buffer[], record: RecordBytes): number {
  * ETag is hashed from these bytes and the socket sends them as they are.
  */
 export function entityBody(context: string | undefined, bytes: RecordBytes): Buffer {
-  const record = Buffer.isBuffer(bytes) ? bytes : Buffer.concat(bytes);
+  const record = isPieces(bytes) ? Buffer.concat(bytes) : bytes;
   if (context === undefined) return record;
   const head = `{"@odata.context":${JSON.stringify(context)}${record.length > 2 ? ',' : '}'}`;
   return record.length > 2 ? Buffer.concat([Buffer.from(head, 'utf8'), record.subarray(1)]) : Buffer.from(head, 'utf8');
