@@ -951,7 +951,7 @@ async function replicationFamily(s: Servers, o: Options): Promise<FamilyRun> {
     runs.select.push(sel);
   }
   log(`replication: every walk returned the same ${expected.records} keys in the same order (sha256 ${expected.hash.slice(0, 12)}…)`);
-  runs.static = await staticWalks(s.product, prefer, o, (what, w) => check(what, w));
+  runs.static = await staticWalks(s.product, prefer, o, check);
 
   const rate = (w: WalkMeasurement) => w.records / w.seconds;
   const bestWalk = (ws: WalkMeasurement[]) => ws.reduce((a, b) => (rate(b) > rate(a) ? b : a));

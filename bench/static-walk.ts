@@ -5,8 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-const NEXT_LINK_MEMBER = ',"@odata.nextLink":';
+import { NEXT_LINK_MEMBER } from './walk';
 
 /** The pages of the walk from `first` (an absolute URL), written to `dir` as static-walk-<n>.json; their files, in order. */
 export async function captureWalk(first: string, headers: Record<string, string>, dir: string): Promise<string[]> {

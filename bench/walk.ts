@@ -41,7 +41,8 @@ export interface WalkResult {
   lastNextLink: string;
 }
 
-const NEXT_LINK_MEMBER = ',"@odata.nextLink":';
+/** How a page's nextLink member begins: the body's last member, read from the tail. */
+export const NEXT_LINK_MEMBER = ',"@odata.nextLink":';
 
 interface Response {
   status: number;

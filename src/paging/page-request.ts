@@ -19,8 +19,8 @@ export function pageSize(req: IncomingMessage, defaultSize: number, maxSize: num
 
 /**
  * The request's own URL (`path` from the service root, `search` its query as the client encoded it) with
- * `$skiptoken` replaced: every other option is repeated
- * exactly as the client encoded it, so following the link asks the same query for the next page.
+ * `$skiptoken` replaced: every other option is repeated exactly as the client encoded it, so following the link
+ * asks the same query for the next page.
  */
 export function nextLink(serviceRoot: string, path: string, search: string, skiptoken: string): string {
   const kept = search.split('&').filter((part) => {

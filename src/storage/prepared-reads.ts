@@ -11,7 +11,7 @@ import type { ReadPlan } from '../query/request-plan';
 import type { Fragment } from './fragment';
 import type { Statement } from './query-builder';
 import { RECORD_COLUMN, REVISION_COLUMN } from '../model/service-model';
-import type { RelatedRuns, TableRecordCache } from './record-cache';
+import { revisionOf, type TableRecordCache } from './record-cache';
 import { digestCount, digestOf, JOINED_LENGTH, PARENT, RecordQueries, type RelatedQuery } from './record-queries';
 import { scannedFields } from './scans';
 import { recordReader } from './record-codec';
@@ -118,7 +118,7 @@ export type RelatedRecords = readonly string[] | Buffer;
 
 /**
  * An expansion's read: the related records of many parents at once (one statement per batch, never per parent).
- * Read as stored, each parent's run of bytes is kept by the digest of its rows' revisions (RelatedRuns), for the
+ * Read as stored, each parent's run of bytes is kept by the digest of its rows' revisions (TableRecordCache.runs), for the
  * parents of a key fetch or a first page (`kept`), as a page's own records are (KeptRecords).
  */
 export class PreparedRelated {
@@ -200,7 +200,7 @@ function statementIdentity(read: Pick<ReadPlan, 'orderBy'> & { readonly foreignK
 class KeptRuns {
   digestsFirst = false;
 
-  constructor(private readonly runs: RelatedRuns) {}
+  constructor(private readonly runs: TableRecordCache) {}
 
   /**
    * Runs read joined with their digests: kept. Read whole (not `missed` by a look in memory first), they are
@@ -275,8 +275,9 @@ class KeptRecords {
   keep(rows: readonly Row[]): void {
     let known = 0;
     for (const row of rows) {
-      if (this.cache.has(row[this.key], row[REVISION_COLUMN])) known++;
-      else this.cache.put(row[this.key], row[REVISION_COLUMN], row[RECORD_COLUMN] as Buffer);
+      const revision = revisionOf(row[REVISION_COLUMN]);
+      if (this.cache.has(row[this.key], revision)) known++;
+      else this.cache.put(row[this.key], revision, row[RECORD_COLUMN] as Buffer);
     }
     this.cache.readFromDatabase(rows.length);
     this.positionsFirst = mostlyKept(known, rows.length, this.positionsFirst);
@@ -284,7 +285,7 @@ class KeptRecords {
 
   /** The records of rows read by position, in order; undefined when one was written since (read them whole). */
   async records(positions: readonly Row[]): Promise<Buffer[] | undefined> {
-    const records: (Buffer | undefined)[] = positions.map((row) => this.cache.get(row[this.key], row[REVISION_COLUMN]));
+    const records: (Buffer | undefined)[] = positions.map((row) => this.cache.get(row[this.key], revisionOf(row[REVISION_COLUMN])));
     const missing = positions.filter((_, i) => !records[i]);
     this.positionsFirst = mostlyKept(positions.length - missing.length, positions.length, this.positionsFirst);
     if (missing.length === 0) return records as Buffer[];
@@ -293,8 +294,8 @@ class KeptRecords {
     for (let i = 0; i < positions.length; i++) {
       if (records[i]) continue;
       const row = read.get(positions[i][this.key]);
-      const revision = positions[i][REVISION_COLUMN];
-      if (!row || revision === null || revision === undefined || Number(row[REVISION_COLUMN]) !== Number(revision)) return undefined;
+      const revision = revisionOf(positions[i][REVISION_COLUMN]);
+      if (!row || revision === undefined || revisionOf(row[REVISION_COLUMN]) !== revision) return undefined;
       const bytes = row[RECORD_COLUMN] as Buffer;
       this.cache.put(row[this.key], revision, bytes);
       records[i] = bytes;

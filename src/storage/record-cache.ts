@@ -1,6 +1,6 @@
 /**
  * Stored records' bytes kept in memory by table, key and revision (and an expansion's related records by parent,
- * at the digest of their revisions: RelatedRuns), up to a bound in bytes (RECORD_CACHE_MB), the
+ * at the digest of their revisions: TableRecordCache.runs), up to a bound in bytes (RECORD_CACHE_MB), the
  * least recently used given up first. A record's revision changes with every write of its text (REVISION_COLUMN,
  * record-codec.ts newRevision), so bytes kept for a revision are that row's bytes for as long as it holds that
  * revision: a read that finds the revision it was given here needs no invalidation, whichever process, worker or
@@ -19,8 +19,8 @@ import { LRUCache } from 'lru-cache';
 /** What an entry costs beyond its bytes (its key, the entry, the LRU's bookkeeping), counted against the bound. */
 const ENTRY_OVERHEAD = 200;
 
-/** What bytes are kept at: a row's revision, or the digest of a parent's related rows' revisions (RelatedRuns). */
-type Version = number | string;
+/** What bytes are kept at: a row's revision, or the digest of a parent's related rows' revisions. */
+export type Version = number | string;
 
 interface Kept {
   readonly version: Version;
@@ -86,69 +86,49 @@ export class RecordCache {
   }
 }
 
-/** A RecordCache seen from one table's reads: its records by key and revision (a row without one has none kept). */
-export class TableRecordCache {
-  constructor(private readonly cache: RecordCache, private readonly table: string) {}
-
-  get(key: unknown, revision: unknown): Buffer | undefined {
-    return this.cache.take(this.entry(key), revisionOf(revision));
-  }
-
-  has(key: unknown, revision: unknown): boolean {
-    return this.cache.has(this.entry(key), revisionOf(revision));
-  }
-
-  readFromDatabase(count: number): void {
-    this.cache.readFromDatabase(count);
-  }
-
-  put(key: unknown, revision: unknown, bytes: Uint8Array): void {
-    this.cache.keep(this.entry(key), revisionOf(revision), bytes);
-  }
-
-  /** The related runs one expansion statement reads (`statement`: what tells it from every other, RelatedRuns). */
-  runs(statement: string): RelatedRuns {
-    return new RelatedRuns(this.cache, `${this.table}\u0001${statement}`);
-  }
-
-  private entry(key: unknown): string {
-    return `${this.table}\u0000${String(key)}`;
-  }
-}
-
 /**
- * The related records of parents as one expansion statement reads them (its condition, licence included, and
- * order: `statement`), each parent's as the one run of bytes that statement joins them into, kept at the digest of
- * their revisions (RecordQueries.relatedDigests: their count and the sums of their revisions' halves). Any write of
- * one of them, one more, one fewer, changes the digest, as any write changes a row's revision (but for a chance of
- * 2^-48 a write); a run found at the digest its statement gives now is what that statement would join now.
+ * A RecordCache seen from one table's reads: its records by key, each at its row's revision (revisionOf); or, for
+ * one expansion statement (`runs`), its related runs by parent, each at the digest of their revisions.
+ *
+ * The runs: the related records of parents as one expansion statement reads them (its condition, licence
+ * included, and order: `statement`), each parent's as the one run of bytes that statement joins them into, kept at
+ * the digest of their revisions (RecordQueries.relatedDigests: their count and the sums of their revisions' halves).
+ * Any write of one of them, one more, one fewer, changes the digest, as any write changes a row's revision (but
+ * for a chance of 2^-48 a write); a run found at the digest its statement gives now is what that statement would
+ * join now.
  */
-export class RelatedRuns {
-  constructor(private readonly cache: RecordCache, private readonly statement: string) {}
+export class TableRecordCache {
+  private readonly prefix: string;
 
-  /** The parent's run if kept at `digest`; counted as its `records`. */
-  get(parent: unknown, digest: string, records: number): Buffer | undefined {
-    return this.cache.take(this.entry(parent), digest, records);
+  constructor(private readonly cache: RecordCache, private readonly table: string, statement?: string) {
+    this.prefix = statement === undefined ? `${table}\u0000` : `${table}\u0001${statement}\u0000`;
   }
 
-  has(parent: unknown, digest: string): boolean {
-    return this.cache.has(this.entry(parent), digest);
+  /** The related runs one expansion statement reads (`statement`: what tells it from every other). */
+  runs(statement: string): TableRecordCache {
+    return new TableRecordCache(this.cache, this.table, statement);
+  }
+
+  /** The bytes of `id` (a key, or a parent's) if kept at `version`; counted as its `records`, served or missed. */
+  get(id: unknown, version: Version | undefined, records = 1): Buffer | undefined {
+    return this.cache.take(this.prefix + String(id), version, records);
+  }
+
+  has(id: unknown, version: Version | undefined): boolean {
+    return this.cache.has(this.prefix + String(id), version);
   }
 
   readFromDatabase(count: number): void {
     this.cache.readFromDatabase(count);
   }
 
-  put(parent: unknown, digest: string, bytes: Uint8Array): void {
-    this.cache.keep(this.entry(parent), digest, bytes);
-  }
-
-  private entry(parent: unknown): string {
-    return `${this.statement}\u0000${String(parent)}`;
+  put(id: unknown, version: Version | undefined, bytes: Uint8Array): void {
+    this.cache.keep(this.prefix + String(id), version, bytes);
   }
 }
 
-function revisionOf(revision: unknown): number | undefined {
+/** A row's revision as records are kept at it (none for a row without one: nothing is kept for it). */
+export function revisionOf(revision: unknown): number | undefined {
   return revision === null || revision === undefined ? undefined : Number(revision);
 }
 

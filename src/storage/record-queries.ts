@@ -74,7 +74,7 @@ const ROW = '_row';
 export const JOINED_LENGTH = '_length';
 
 /**
- * Column aliases of a parent's related rows' digest (RelatedRuns, record-cache.ts): how many, and the sums of the
+ * Column aliases of a parent's related rows' digest (TableRecordCache.runs, record-cache.ts): how many, and the sums of the
  * low and the high 24 bits of their revisions (48 bits: halves, so that a sum stays within 64 bits for any count).
  */
 const DIGEST_COUNT = '_count';
