@@ -3,18 +3,17 @@
  * exactly as a replicating client does, and is the same code for the product and the baseline (whose walk
  * endpoint answers in the same shape: `{"value":[…],"@odata.nextLink":"…"}`).
  *
- * Pipelined like a client that wants its data fast: the next link is read from the end of the page (it is
- * the body's last member), the next request goes out, and only then is the page read.
- *
  * Pages are not JSON.parse'd: on this machine parsing a 5 MB page of 1000 listings takes 50–120 ms, longer
- * than the server needs to produce it, and the walk would measure the client. The client instead takes each
- * record's key from its `"<keyField>":"…"` member (records are flat objects, the key is a string member of
- * each, and in JSON text that exact sequence cannot occur inside a string value, whose quotes are escaped)
- * and hashes the keys in order, so that walks can be compared for the same keys, order and count.
- * `parse: true` also parses every page in full and checks the scan against it (the deep-page capture walk does).
+ * than the server needs to produce it, and the walk would measure the client. Each record's key is taken from
+ * its `"<keyField>":"…"` member in the bytes as they arrive (key-scan.ts), so the page is read while the server
+ * writes it, and the keys are hashed in order, so that walks can be compared for the same keys, order and count.
+ * The next link is read from the page's last bytes (it is the body's last member); the next request goes out as
+ * soon as a page has ended. `parse: true` also parses every page in full and checks the scan against it (the
+ * deep-page capture walk does).
  */
 import { createHash } from 'node:crypto';
 import * as http from 'node:http';
+import { KeyScanner } from './key-scan';
 
 export interface WalkOptions {
   /** Headers sent with every request (e.g. `Prefer: odata.maxpagesize=1000`). */
@@ -44,20 +43,39 @@ export interface WalkResult {
 /** How a page's nextLink member begins: the body's last member, read from the tail. */
 export const NEXT_LINK_MEMBER = ',"@odata.nextLink":';
 
-interface Response {
+/** A page as the walk reads it: its keys, scanned as it arrived, and its last bytes (where its nextLink is). */
+interface Page {
   status: number;
-  body: string;
+  keys: string[];
   bytes: number;
+  tail: string;
+  /** The whole body: when the walk parses its pages, or the status is not 200 (for the error). */
+  body?: string;
 }
 
-function getText(agent: http.Agent, url: URL, headers: Record<string, string>): Promise<Response> {
+/** Bytes kept from a page's end: its nextLink member, whole. */
+const TAIL_BYTES = 16 * 1024;
+
+function getPage(agent: http.Agent, url: URL, headers: Record<string, string>, keyField: string, whole: boolean): Promise<Page> {
   return new Promise((resolveGet, rejectGet) => {
     const req = http.get(url, { agent, headers }, (res) => {
+      const status = res.statusCode ?? 0;
+      const keep = whole || status !== 200;
+      const scanner = new KeyScanner(keyField);
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let tail: Buffer = Buffer.alloc(0);
+      let bytes = 0;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (keep) chunks.push(c);
+        else scanner.push(c);
+        tail = c.length >= TAIL_BYTES ? c.subarray(c.length - TAIL_BYTES) : Buffer.concat([tail, c]).subarray(-TAIL_BYTES);
+      });
       res.on('end', () => {
-        const all = Buffer.concat(chunks);
-        resolveGet({ status: res.statusCode ?? 0, body: all.toString('utf8'), bytes: all.length });
+        const body = keep ? Buffer.concat(chunks).toString('utf8') : undefined;
+        if (body !== undefined && status === 200) scanner.push(Buffer.from(body, 'utf8'));
+        if (scanner.pending) rejectGet(new Error(`GET ${url.pathname}: the page ended inside a record's key`));
+        else resolveGet({ status, keys: scanner.keys, bytes, tail: tail.toString('utf8'), body });
       });
       res.on('error', rejectGet);
     });
@@ -65,31 +83,19 @@ function getText(agent: http.Agent, url: URL, headers: Record<string, string>): 
   });
 }
 
-/** The page's nextLink, read from its tail without parsing the page; undefined on the last page. */
-function tailLink(body: string): string | undefined {
-  const i = body.lastIndexOf(NEXT_LINK_MEMBER);
-  if (i < 0 || i < body.lastIndexOf(']')) return undefined;
-  return JSON.parse(body.slice(i + NEXT_LINK_MEMBER.length, body.lastIndexOf('}'))) as string;
+/** The page's nextLink, read from its last bytes without parsing the page; undefined on the last page. */
+function tailLink(tail: string): string | undefined {
+  const i = tail.lastIndexOf(NEXT_LINK_MEMBER);
+  if (i < 0 || i < tail.lastIndexOf(']')) return undefined;
+  return JSON.parse(tail.slice(i + NEXT_LINK_MEMBER.length, tail.lastIndexOf('}'))) as string;
 }
 
-const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
-
-/** The keys of the page's records, in order, from their `"<field>":"…"` members within `value`. */
-function scanKeys(body: string, field: string, end: number): string[] {
-  const member = `"${field}":"`;
-  const keys: string[] = [];
-  let i = body.indexOf('"value":[');
-  if (i < 0) throw new Error(`a page without "value": ${body.slice(0, 200)}`);
-  for (;;) {
-    i = body.indexOf(member, i);
-    if (i < 0 || i > end) break;
-    const from = i + member.length - 1;
-    let j = from + 1;
-    while (body.charCodeAt(j) !== 34 /* " */) j += body.charCodeAt(j) === 92 /* \ */ ? 2 : 1;
-    keys.push(JSON.parse(body.slice(from, j + 1)) as string);
-    i = j;
-  }
-  return keys;
+/** The page parsed in full: its nextLink and its records' keys must be what was read from its bytes. */
+function checkScan(page: Page, next: string | undefined, keyField: string, at: URL): void {
+  const parsed = JSON.parse(page.body!) as { value: Record<string, unknown>[]; '@odata.nextLink'?: string };
+  if (parsed['@odata.nextLink'] !== next) throw new Error(`nextLink read from the page's end (${next}) is not the page's (${parsed['@odata.nextLink']})`);
+  const parsedKeys = parsed.value.map((r) => String(r[keyField]));
+  if (parsedKeys.join('\n') !== page.keys.join('\n')) throw new Error(`the keys scanned from a page are not its records' keys (${at.pathname}${at.search.slice(0, 120)})`);
 }
 
 /** Walks from `first` (an absolute URL) through every nextLink. */
@@ -104,39 +110,26 @@ export async function walk(first: string, o: WalkOptions): Promise<WalkResult> {
   let lastNextLink = '';
   const started = process.hrtime.bigint();
   try {
-    let url: URL | undefined = new URL(first);
-    let pending: Promise<Response> | undefined = getText(agent, url, headers);
+    let url = new URL(first);
+    const read = (at: URL) => getPage(agent, at, headers, o.keyField, o.parse === true);
+    let pending: Promise<Page> | undefined = read(url);
     while (pending) {
-      const { status, body, bytes: size } = await pending;
+      const page: Page = await pending;
       requests++;
-      bytes += size;
-      if (status !== 200) throw new Error(`GET ${url!.pathname}${url!.search.slice(0, 120)}: status ${status}\n${body.slice(0, 500)}`);
-      const next = tailLink(body);
-      const stopping = o.stopAfter !== undefined;
-      // Out goes the next request (unless this walk stops at a position), then this page is read.
-      const nextUrl: URL | undefined = next && !stopping ? new URL(next, url) : undefined;
-      pending = nextUrl ? getText(agent, nextUrl, headers) : undefined;
-      if (pending) await yieldToIo();
-      const pageKeys = scanKeys(body, o.keyField, next ? body.lastIndexOf(NEXT_LINK_MEMBER) : body.length);
-      if (o.parse) {
-        const page = JSON.parse(body) as { value: Record<string, unknown>[]; '@odata.nextLink'?: string };
-        if (page['@odata.nextLink'] !== next) throw new Error(`nextLink read from the page's end (${next}) is not the page's (${page['@odata.nextLink']})`);
-        const parsed = page.value.map((r) => String(r[o.keyField]));
-        if (parsed.join('\n') !== pageKeys.join('\n')) throw new Error(`the keys scanned from a page are not its records' keys (${url!.pathname}${url!.search.slice(0, 120)})`);
-      }
-      for (const k of pageKeys) {
+      bytes += page.bytes;
+      if (page.status !== 200) throw new Error(`GET ${url.pathname}${url.search.slice(0, 120)}: status ${page.status}\n${(page.body ?? '').slice(0, 500)}`);
+      const next = tailLink(page.tail);
+      if (o.parse) checkScan(page, next, o.keyField, url);
+      // Out goes the next request (none past the position a stopping walk stops at), then this page's keys are counted.
+      const stop = o.stopAfter !== undefined && records + page.keys.length >= o.stopAfter;
+      if (next !== undefined) url = new URL(next, url);
+      pending = next !== undefined && !stop ? read(url) : undefined;
+      for (const k of page.keys) {
         hash.update(k).update('\n');
         keys?.push(k);
       }
-      records += pageKeys.length;
+      records += page.keys.length;
       lastNextLink = next ?? '';
-      if (stopping) {
-        if (records >= o.stopAfter! || !next) break;
-        url = new URL(next, url);
-        pending = getText(agent, url, headers);
-        continue;
-      }
-      url = nextUrl;
     }
   } finally {
     agent.destroy();

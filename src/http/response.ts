@@ -118,8 +118,13 @@ export class ReaderGone extends Error {
 /** From this many characters, a whole body is encoded to bytes before it is sent (endWatched). */
 const ENCODE_ONCE_CHARS = 16 * 1024;
 
-/** Bytes per part of a streamed body. */
-const PART_BYTES = 64 * 1024;
+/**
+ * Bytes per part of a streamed body, at most: a batch of 100 listings (about 600 KB) goes out as one part. Each
+ * part is one chunk, one write and one wait for the socket; in parts of 64 KB a walk's page of 1000 listings
+ * (6.2 MB) took about 100 of each, and the walk cost 10–20% more server CPU (docs/benchmarks.md). What a slow
+ * reader holds in memory is the batches of its page and one part.
+ */
+const PART_BYTES = 1024 * 1024;
 
 /**
  * A response body written in parts with backpressure: once the socket's buffer is full, the next part waits
