@@ -47,7 +47,7 @@ export class KeyScanner {
     }
   }
 
-  /** Whether the last bytes pushed ended inside a member (a page cut short). */
+  /** Whether the last bytes pushed ended inside a key's value (a page cut short there). */
   get pending(): boolean {
     return this.carried !== undefined && this.carried.length >= this.member.length;
   }
