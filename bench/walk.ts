@@ -67,13 +67,12 @@ function getPage(agent: http.Agent, url: URL, headers: Record<string, string>, k
       let bytes = 0;
       res.on('data', (c: Buffer) => {
         bytes += c.length;
+        if (status === 200) scanner.push(c);
         if (keep) chunks.push(c);
-        else scanner.push(c);
         tail = c.length >= TAIL_BYTES ? c.subarray(c.length - TAIL_BYTES) : Buffer.concat([tail, c]).subarray(-TAIL_BYTES);
       });
       res.on('end', () => {
         const body = keep ? Buffer.concat(chunks).toString('utf8') : undefined;
-        if (body !== undefined && status === 200) scanner.push(Buffer.from(body, 'utf8'));
         if (scanner.pending) rejectGet(new Error(`GET ${url.pathname}: the page ended inside a record's key`));
         else resolveGet({ status, keys: scanner.keys, bytes, tail: tail.toString('utf8'), body });
       });
