@@ -14,7 +14,7 @@ import {
 } from './build-policy';
 import { buildChangeLogs } from './build-change-log';
 import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
-import { conventionalJoin } from './key-conventions';
+import { conventionalJoin, conventionalReference } from './key-conventions';
 import { valueTablesOf } from './value-tables';
 
 export interface BuiltEntitySet {
@@ -199,13 +199,15 @@ function navigationsOf(
       ? compact({ foreignKey: partner.constraint.property, referencedKey: partner.constraint.referencedProperty, discriminator })
       : n.constraint
         ? compact({ foreignKey: n.constraint.referencedProperty, referencedKey: n.constraint.property, discriminator })
-        : collection && !discriminator && typesByName.has(targetType)
-          ? conventionalJoin(typeDef, setDef.name, typesByName.get(targetType)!)
-          : undefined;
+        : discriminator || !typesByName.has(targetType)
+          ? undefined
+          : collection
+            ? conventionalJoin(typeDef, setDef.name, typesByName.get(targetType)!)
+            : conventionalReference(typeDef, n.name, typesByName.get(targetType)!);
     if (discriminator && !join) throw new DictionaryError(`${typeDef.name}.${n.name}: ResourceDiscriminator needs a referential constraint`);
     const where = `${typeDef.name}.${n.name}`;
     const { followable, navigable } = followingOf(n, { collection, join }, typeDef.key, typesByName.get(targetType)?.key, where);
-    if (n.charged && !followable) throw new DictionaryError(`${where}: ChargedExpansion on a navigation that cannot be expanded`);
+    if (n.charged && !followable && !navigable) throw new DictionaryError(`${where}: ChargedExpansion on a navigation that cannot be expanded`);
     return [compact({
       name: n.name,
       target,
@@ -228,23 +230,26 @@ function checkSingleListingRoot(sets: readonly BuiltEntitySet[]): void {
  * Columns that navigations join on must be indexed in the set that holds them, or expansion and scoping
  * would scan. The discriminators that qualify those joins need a column too, but no index of their own:
  * they are checked on the rows the join's index finds, and an index on a column with one or two values
- * (ResourceName) would tempt a planner away from the join's index into reading most of the table.
+ * (ResourceName) would tempt a planner away from the join's index into reading most of the table. The field by
+ * which a record names the one record a single-valued navigation leads to (ListAgentKey) is alike: read beside
+ * records found otherwise, for their expansion, never searched.
  */
 function indexJoinColumns(entitySets: BuiltEntitySet[]): void {
   const joinColumns = new Map<string, Set<string>>();
-  const discriminators = new Map<string, Set<string>>();
+  const residual = new Map<string, Set<string>>();
   const need = (to: Map<string, Set<string>>, set: string, field: string) => (to.get(set) ?? to.set(set, new Set()).get(set)!).add(field);
   for (const set of entitySets) {
     for (const n of set.navigations) {
       if (!n.join) continue;
       need(joinColumns, n.target, n.join.foreignKey);
       const d = n.join.discriminator;
-      if (d) need(discriminators, d.on === 'target' ? n.target : set.name, d.field);
+      if (d) need(residual, d.on === 'target' ? n.target : set.name, d.field);
+      if (n.navigable) need(residual, set.name, n.join.referencedKey);
     }
   }
   for (const set of entitySets) {
     const joins = joinColumns.get(set.name) ?? new Set<string>();
-    for (const name of new Set([...joins, ...(discriminators.get(set.name) ?? [])])) {
+    for (const name of new Set([...joins, ...(residual.get(set.name) ?? [])])) {
       const i = set.fields.findIndex((f) => f.name === name);
       if (i < 0) throw new DictionaryError(`${set.name}: navigation joins on unknown field ${name}`);
       const f = set.fields[i];
