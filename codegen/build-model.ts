@@ -14,7 +14,7 @@ import {
 } from './build-policy';
 import { buildChangeLogs } from './build-change-log';
 import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
-import { conventionalJoin, conventionalReference } from './key-conventions';
+import { conventionalJoin } from './key-conventions';
 import { valueTablesOf } from './value-tables';
 
 export interface BuiltEntitySet {
@@ -199,11 +199,7 @@ function navigationsOf(
       ? compact({ foreignKey: partner.constraint.property, referencedKey: partner.constraint.referencedProperty, discriminator })
       : n.constraint
         ? compact({ foreignKey: n.constraint.referencedProperty, referencedKey: n.constraint.property, discriminator })
-        : discriminator || !typesByName.has(targetType)
-          ? undefined
-          : collection
-            ? conventionalJoin(typeDef, setDef.name, typesByName.get(targetType)!)
-            : conventionalReference(typeDef, n.name, typesByName.get(targetType)!);
+        : discriminator ? undefined : conventionalJoin(typeDef, setDef.name, { name: n.name, collection }, typesByName.get(targetType));
     if (discriminator && !join) throw new DictionaryError(`${typeDef.name}.${n.name}: ResourceDiscriminator needs a referential constraint`);
     const where = `${typeDef.name}.${n.name}`;
     const { followable, navigable } = followingOf(n, { collection, join }, typeDef.key, typesByName.get(targetType)?.key, where);
@@ -230,9 +226,8 @@ function checkSingleListingRoot(sets: readonly BuiltEntitySet[]): void {
  * Columns that navigations join on must be indexed in the set that holds them, or expansion and scoping
  * would scan. The discriminators that qualify those joins need a column too, but no index of their own:
  * they are checked on the rows the join's index finds, and an index on a column with one or two values
- * (ResourceName) would tempt a planner away from the join's index into reading most of the table. The field by
- * which a record names the one record a single-valued navigation leads to (ListAgentKey) is alike: read beside
- * records found otherwise, for their expansion, never searched.
+ * (ResourceName) would tempt a planner away from the join's index into reading most of the table. The same for the
+ * field naming a single-valued navigation's record (ListAgentKey): read beside records found otherwise, never searched.
  */
 function indexJoinColumns(entitySets: BuiltEntitySet[]): void {
   const joinColumns = new Map<string, Set<string>>();

@@ -23,8 +23,16 @@ const KEYS_IN_OTHER_SYSTEMS = /(?:OriginatingSystem|SourceSystem)Key$/;
 
 const typeOf = (t: EntityTypeDef, name: string) => t.properties.find((p) => p.name === name)?.type;
 
-/** How `target` records join `source` by RESO's conventions, or undefined when neither applies. */
-export function conventionalJoin(source: EntityTypeDef, sourceSet: string, target: EntityTypeDef): NavigationSpec['join'] | undefined {
+/** How the navigation's `target` records join `source` by RESO's conventions, or undefined when none applies. */
+export function conventionalJoin(
+  source: EntityTypeDef, sourceSet: string, navigation: { readonly name: string; readonly collection: boolean }, target: EntityTypeDef | undefined,
+): NavigationSpec['join'] | undefined {
+  if (!target) return undefined;
+  return navigation.collection ? ownedJoin(source, sourceSet, target) : namedJoin(source, navigation.name, target);
+}
+
+/** A collection's records carrying their owner's key. */
+function ownedJoin(source: EntityTypeDef, sourceSet: string, target: EntityTypeDef): NavigationSpec['join'] | undefined {
   const keyType = typeOf(source, source.key);
   if (keyType !== undefined && typeOf(target, source.key) === keyType) {
     return { foreignKey: source.key, referencedKey: source.key };
@@ -48,7 +56,7 @@ export function conventionalJoin(source: EntityTypeDef, sourceSet: string, targe
  * exists (or it is one of KEYS_IN_OTHER_SYSTEMS), nothing identifies the related record and the navigation
  * stays closed.
  */
-export function conventionalReference(source: EntityTypeDef, name: string, target: EntityTypeDef): NavigationSpec['join'] | undefined {
+function namedJoin(source: EntityTypeDef, name: string, target: EntityTypeDef): NavigationSpec['join'] | undefined {
   const field = `${name}Key`;
   const keyType = typeOf(target, target.key);
   if (keyType === undefined || KEYS_IN_OTHER_SYSTEMS.test(field) || typeOf(source, field) !== keyType) return undefined;
