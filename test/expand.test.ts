@@ -33,7 +33,7 @@ describeEachDatabase('§4 Expansion rules for Property', (target) => {
   let db: TestDatabase;
   let server: RunningServer;
   let base: string;
-  let statements = 0;
+  let reads: { read(): number };
 
   before(async function () {
     this.timeout(180_000);
@@ -41,14 +41,7 @@ describeEachDatabase('§4 Expansion rules for Property', (target) => {
     server = await startTestServer(serviceModel, db.url, { pageSize: 20 });
     await seedDemoData(server.service, { listings: 45 });
     base = server.url;
-    // Count the data reads the service sends (they go through `all`; the meter applies its usage journal in its own transactions).
-    const database = server.service.db as unknown as { all: (sql: string, ...a: unknown[]) => Promise<unknown> };
-    const original = database.all.bind(database);
-    database.all = (sql: string, ...a: unknown[]) => {
-      // Token lookups (cached, but the cache expires), usage statements and the webhook worker's polls are not data reads.
-      if (/^\s*select/i.test(sql) && !/reso_(tokens|clients|server_settings|usage|webhooks)/.test(sql)) statements++;
-      return original(sql, ...a);
-    };
+    reads = countDataReads(server);
   });
   after(async () => {
     await server?.close();
@@ -117,10 +110,10 @@ describeEachDatabase('§4 Expansion rules for Property', (target) => {
 
   it('works on nextLink pages, and the number of queries per page is constant (one per navigation)', async () => {
     const perPage: number[] = [];
-    let before = statements;
+    let before = reads.read();
     const counted = async () => {
-      perPage.push(statements - before);
-      before = statements;
+      perPage.push(reads.read() - before);
+      before = reads.read();
     };
     const walk = await walkPages(`${base}/Property?$expand=Media,OpenHouse,historyTransactional,PropertyRooms,PropertyUnits`, { between: counted });
     await counted();
@@ -209,12 +202,16 @@ async function globalPacket(bytes: number): Promise<() => Promise<void>> {
   }
 }
 
-/** Counts the data reads the service sends from now on (as the suite above does): what `read()` answers. */
+/**
+ * Counts the data reads the service sends from now on: what `read()` answers. They go through `all`; the meter
+ * applies its usage journal in its own transactions.
+ */
 function countDataReads(server: RunningServer): { read(): number } {
   let statements = 0;
   const database = server.service.db as unknown as { all: (sql: string, ...a: unknown[]) => Promise<unknown> };
   const original = database.all.bind(database);
   database.all = (sql: string, ...a: unknown[]) => {
+    // Token lookups (cached, but the cache expires), usage statements and the webhook worker's polls are not data reads.
     if (/^\s*select/i.test(sql) && !/reso_(tokens|clients|server_settings|usage|webhooks)/.test(sql)) statements++;
     return original(sql, ...a);
   };
@@ -228,6 +225,21 @@ async function usageOf(base: string, client: string): Promise<{ A: number; B: nu
   const mine = (r.json.value as { client: string; class: 'A' | 'B'; count: number }[]).filter((u) => u.client === client);
   const sum = (c: 'A' | 'B') => mine.filter((u) => u.class === c).reduce((n, u) => n + u.count, 0);
   return { A: sum('A'), B: sum('B') };
+}
+
+/** Requests `path` (a cost each) as `client`, expecting 200, and the transactions each adds to its usage. */
+async function expectCharges(base: string, client: { id: string; token: string }, cases: readonly [string, { A: number; B: number }][]): Promise<void> {
+  for (const [path, cost] of cases) {
+    const before = await usageOf(base, client.id);
+    expect((await get(`${base}/${path}`, { Authorization: `Bearer ${client.token}` })).status, path).to.equal(200);
+    expect(await usageOf(base, client.id), path).to.deep.equal({ A: before.A + cost.A, B: before.B + cost.B });
+  }
+}
+
+/** A client added with this licence, and a token of it. */
+async function licensedClient(server: RunningServer, spec: Parameters<RunningServer['service']['clients']['add']>[0]): Promise<{ id: string; token: string }> {
+  const { client } = await server.service.clients.add(spec);
+  return { id: client.id, token: await server.service.clients.issueToken(client.id, 3600) };
 }
 
 /** A response's record without its context URL: what an expansion carries of the record another URL answers. */
@@ -262,13 +274,9 @@ describeEachDatabase('§2 Single-valued navigations: $expand=Listing is the one 
       f.photo('ONE-NO-SUCH-LISTING', 'ONE-ORPHAN'),
       // A photo written before resources were named: a listing's, as a navigation path reads it.
       { ...f.photo(listingKey, 'ONE-UNNAMED'), ResourceName: null });
-    const client = async (spec: Parameters<RunningServer['service']['clients']['add']>[0]) => {
-      const { client: c } = await server.service.clients.add(spec);
-      return { id: c.id, token: await server.service.clients.issueToken(c.id, 3600) };
-    };
-    priceHiding = (await client({ name: 'Price hiding', hiddenFields: ['ListPrice'] })).token;
-    ownerHiding = (await client({ name: 'Owner hiding', hiddenFields: ['Media.ResourceName'] })).token;
-    metered = await client({ name: 'Metered' });
+    priceHiding = (await licensedClient(server, { name: 'Price hiding', hiddenFields: ['ListPrice'] })).token;
+    ownerHiding = (await licensedClient(server, { name: 'Owner hiding', hiddenFields: ['Media.ResourceName'] })).token;
+    metered = await licensedClient(server, { name: 'Metered' });
     reads = countDataReads(server);
   });
   after(async () => {
@@ -402,16 +410,11 @@ describeEachDatabase('§2 Single-valued navigations: $expand=Listing is the one 
     });
 
     it('charges (spec §8): Listing, which the dictionary does not charge, adds nothing to the request\'s class; Property\'s Media still adds one B', async () => {
-      const cases: [string, { A: number; B: number }][] = [
+      await expectCharges(base, metered, [
         [`Media('${photoKey}')?$expand=Listing`, { A: 1, B: 0 }],
         ['Media?$top=5&$expand=Listing', { A: 0, B: 1 }],
         ['Property?$top=1&$expand=Media', { A: 0, B: 2 }],
-      ];
-      for (const [path, cost] of cases) {
-        const before = await usageOf(base, metered.id);
-        expect((await get(`${base}/${path}`, as(metered.token))).status, path).to.equal(200);
-        expect(await usageOf(base, metered.id), path).to.deep.equal({ A: before.A + cost.A, B: before.B + cost.B });
-      }
+      ]);
     });
   });
 });
@@ -460,16 +463,12 @@ describeEachDatabase('§2 Single-valued navigations: the related record under th
       line: i + 1, input: { ...template, MemberKey: key, MemberMlsId: key, FeaturedListingKey: listing },
     })), report);
     expect(report.errors).to.deep.equal([]);
-    const client = async (spec: Parameters<RunningServer['service']['clients']['add']>[0]) => {
-      const { client: c } = await server.service.clients.add(spec);
-      return { id: c.id, token: await server.service.clients.issueToken(c.id, 3600) };
-    };
     tokens = {
       open: TEST_TOKEN,
-      activeOnly: (await client({ name: 'Active only', scope: "MlsStatus eq 'Active'" })).token,
-      notDeleted: (await client({ name: 'Not deleted', scope: "MlsStatus ne 'Delete'" })).token,
+      activeOnly: (await licensedClient(server, { name: 'Active only', scope: "MlsStatus eq 'Active'" })).token,
+      notDeleted: (await licensedClient(server, { name: 'Not deleted', scope: "MlsStatus ne 'Delete'" })).token,
     };
-    metered = await client({ name: 'Metered' });
+    metered = await licensedClient(server, { name: 'Metered' });
   });
   after(async () => {
     await server?.close();
@@ -514,16 +513,11 @@ describeEachDatabase('§2 Single-valued navigations: the related record under th
   });
 
   it('a single-valued navigation the dictionary charges (Policy.ChargedExpansion) costs one class B more; $metadata offers it', async () => {
-    const cases: [string, { A: number; B: number }][] = [
+    await expectCharges(base, metered, [
       ["Member('FEAT-ACTIVE')?$expand=FeaturedListing", { A: 1, B: 1 }],
       ['Member?$top=5&$expand=FeaturedListing', { A: 0, B: 2 }],
       ['Member?$top=5', { A: 0, B: 1 }],
-    ];
-    for (const [path, cost] of cases) {
-      const before = await usageOf(base, metered.id);
-      expect((await get(`${base}/${path}`, as(metered.token))).status, path).to.equal(200);
-      expect(await usageOf(base, metered.id), path).to.deep.equal({ A: before.A + cost.A, B: before.B + cost.B });
-    }
+    ]);
     const metadata = await get(`${base}/$metadata?$format=json`);
     expect(metadata.json['org.reso.metadata'].Default.Member).to.not.have.property('@Capabilities.ExpandRestrictions');
     expect(metadata.json['org.reso.metadata'].Member.FeaturedListing).to.deep.include({ $Kind: 'NavigationProperty', $Type: 'org.reso.metadata.Property' });
