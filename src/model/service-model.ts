@@ -170,12 +170,15 @@ export function expandable(n: Pick<NavigationSpec, 'followable' | 'navigable'>):
   return n.followable === true || n.navigable === true;
 }
 
+/** A navigation with the join it is followed by. */
+export type JoinedNavigation = NavigationSpec & { readonly join: NonNullable<NavigationSpec['join']> };
+
 /**
  * The navigations whose target's records belong to a record of this set (a collection joined on its key: a
  * listing's media and rooms), which its scope hides and its changes move; not the records it names (its agent).
  */
-export function ownedNavigations(set: Pick<EntitySetSpec, 'navigations'>): (NavigationSpec & { readonly join: NonNullable<NavigationSpec['join']> })[] {
-  return set.navigations.filter((n): n is NavigationSpec & { readonly join: NonNullable<NavigationSpec['join']> } => n.collection && n.join !== undefined);
+export function ownedNavigations(set: Pick<EntitySetSpec, 'navigations'>): JoinedNavigation[] {
+  return set.navigations.filter((n): n is JoinedNavigation => n.collection && n.join !== undefined);
 }
 
 /** A navigation property as the dictionary declares it on an entity type; the metadata document states it as is. */
