@@ -4,6 +4,7 @@
  * resulting ChangeLogSpec and never names a set itself.
  */
 import type { ChangeLogSpec, ColumnSpec, FieldSpec, LoggedSetSpec, TableSpec } from '../src/model/service-model';
+import { ownedNavigations } from '../src/model/service-model';
 import type { BuiltEntitySet } from './build-model';
 import { DictionaryError } from './dictionary';
 
@@ -68,8 +69,9 @@ function loggedSet(set: BuiltEntitySet, root: BuiltEntitySet | undefined, where:
   const columns = own.map((n) => set.fields.find((f) => f.name === n)!.column!);
   if (!root) return { name: set.name, columns };
   if (set === root) return { name: set.name, listing: { foreignKey: root.key }, columns };
-  const nav = root.navigations.find((n) => n.target === set.name && n.join);
-  if (!nav?.join) return { name: set.name, columns };
+  // A set the listing names (its agent's Member) is no listing's: only the listing's own records reach it.
+  const nav = ownedNavigations(root).find((n) => n.target === set.name);
+  if (!nav) return { name: set.name, columns };
   if (nav.join.referencedKey !== root.key) throw new DictionaryError(`${where}: ${set.name} joins ${root.name} on another field than its key`);
   const d = nav.join.discriminator;
   const discriminator = d?.on === 'target' ? { field: d.field, value: d.value } : undefined;

@@ -199,13 +199,11 @@ function navigationsOf(
       ? compact({ foreignKey: partner.constraint.property, referencedKey: partner.constraint.referencedProperty, discriminator })
       : n.constraint
         ? compact({ foreignKey: n.constraint.referencedProperty, referencedKey: n.constraint.property, discriminator })
-        : collection && !discriminator && typesByName.has(targetType)
-          ? conventionalJoin(typeDef, setDef.name, typesByName.get(targetType)!)
-          : undefined;
+        : discriminator ? undefined : conventionalJoin(typeDef, setDef.name, { name: n.name, collection }, typesByName.get(targetType));
     if (discriminator && !join) throw new DictionaryError(`${typeDef.name}.${n.name}: ResourceDiscriminator needs a referential constraint`);
     const where = `${typeDef.name}.${n.name}`;
     const { followable, navigable } = followingOf(n, { collection, join }, typeDef.key, typesByName.get(targetType)?.key, where);
-    if (n.charged && !followable) throw new DictionaryError(`${where}: ChargedExpansion on a navigation that cannot be expanded`);
+    if (n.charged && !followable && !navigable) throw new DictionaryError(`${where}: ChargedExpansion on a navigation that cannot be expanded`);
     return [compact({
       name: n.name,
       target,
@@ -228,23 +226,25 @@ function checkSingleListingRoot(sets: readonly BuiltEntitySet[]): void {
  * Columns that navigations join on must be indexed in the set that holds them, or expansion and scoping
  * would scan. The discriminators that qualify those joins need a column too, but no index of their own:
  * they are checked on the rows the join's index finds, and an index on a column with one or two values
- * (ResourceName) would tempt a planner away from the join's index into reading most of the table.
+ * (ResourceName) would tempt a planner away from the join's index into reading most of the table. The same for the
+ * field naming a single-valued navigation's record (ListAgentKey): read beside records found otherwise, never searched.
  */
 function indexJoinColumns(entitySets: BuiltEntitySet[]): void {
   const joinColumns = new Map<string, Set<string>>();
-  const discriminators = new Map<string, Set<string>>();
+  const residual = new Map<string, Set<string>>();
   const need = (to: Map<string, Set<string>>, set: string, field: string) => (to.get(set) ?? to.set(set, new Set()).get(set)!).add(field);
   for (const set of entitySets) {
     for (const n of set.navigations) {
       if (!n.join) continue;
       need(joinColumns, n.target, n.join.foreignKey);
       const d = n.join.discriminator;
-      if (d) need(discriminators, d.on === 'target' ? n.target : set.name, d.field);
+      if (d) need(residual, d.on === 'target' ? n.target : set.name, d.field);
+      if (n.navigable) need(residual, set.name, n.join.referencedKey);
     }
   }
   for (const set of entitySets) {
     const joins = joinColumns.get(set.name) ?? new Set<string>();
-    for (const name of new Set([...joins, ...(discriminators.get(set.name) ?? [])])) {
+    for (const name of new Set([...joins, ...(residual.get(set.name) ?? [])])) {
       const i = set.fields.findIndex((f) => f.name === name);
       if (i < 0) throw new DictionaryError(`${set.name}: navigation joins on unknown field ${name}`);
       const f = set.fields[i];

@@ -69,7 +69,7 @@ export function discriminatorOf(
 /**
  * How a navigation can be followed, unless the dictionary turns it off (Followable false): a collection joined on
  * the source's key is a path and an expansion (followable); a single-valued one joined on the target's key is a
- * path to one record (navigable).
+ * path to one record and an expansion as that record or null (navigable).
  */
 export function followingOf(
   nav: NavigationDef, spec: Pick<NavigationSpec, 'collection' | 'join'>, key: string, targetKey: string | undefined, where: string,

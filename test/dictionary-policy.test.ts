@@ -151,14 +151,17 @@ describe('Dictionary policy: the generator refuses policy it cannot apply, namin
       .to.throw(/PublicRemarks: OrdersWhenFiltered needs a filterable and sortable Edm.DateTimeOffset field/);
   });
 
-  it('Followable on a navigation that cannot be followed (a single record not joined on its key), ChargedExpansion on one that cannot be expanded', () => {
+  it('Followable on a navigation that cannot be followed (a single record nothing identifies), ChargedExpansion on one that cannot be expanded', () => {
     const listing = '<NavigationProperty Name="Listing" Type="org.reso.metadata.Property" Partner="OpenHouse">';
     const joined = `${listing}\n          <ReferentialConstraint Property="ListingKey" ReferencedProperty="ListingKey"/>`;
-    // Without a constraint or a partner's, nothing says which field holds the listing's key.
-    const unjoined = '<NavigationProperty Name="Listing" Type="org.reso.metadata.Property"><Annotation Term="Policy.Followable"/>';
-    expect(buildEdited(joined, unjoined)).to.throw(/OpenHouse.Listing: Followable/);
+    // Without a constraint, a partner's, or a field named by RESO's convention (HomeKey), nothing says which field
+    // holds the listing's key.
+    const unjoined = (term: string) => `<NavigationProperty Name="Home" Type="org.reso.metadata.Property"><Annotation Term="Policy.${term}"/>`;
+    expect(buildEdited(joined, unjoined('Followable'))).to.throw(/OpenHouse.Home: Followable/);
+    expect(buildEdited(joined, unjoined('ChargedExpansion'))).to.throw(/OpenHouse.Home: ChargedExpansion/);
     expect(buildEdited(listing, `${listing}<Annotation Term="Policy.Followable"/>`)).not.to.throw();
-    expect(buildEdited(listing, `${listing}<Annotation Term="Policy.ChargedExpansion"/>`)).to.throw(/OpenHouse.Listing: ChargedExpansion/);
+    // A single record joined on its key expands (as itself or null): the dictionary may charge it.
+    expect(buildEdited(listing, `${listing}<Annotation Term="Policy.ChargedExpansion"/>`)).not.to.throw();
   });
 
   it('a ResourceDiscriminator without a referential constraint to qualify', () => {

@@ -59,16 +59,36 @@ for (const flavour of FLAVOURS) {
       });
       const member = model.entitySets.find((s) => s.name === 'Member')!;
       expect(member.navigations.find((n) => n.name === 'Media')!.join!.discriminator!.value).to.equal('Member');
-      // To-one navigations (ListAgent, ListOffice) stay closed: RESO's DD 2.0 declares them without a referential
-      // constraint, so nothing says which field holds the related record's key.
-      expect(property.navigations.find((n) => n.name === 'ListAgent')).to.not.have.any.keys('followable', 'navigable');
+    });
+
+    it('joins the single-valued navigations by RESO\'s <Navigation>Key convention, and leaves closed what no field identifies', () => {
+      const property = model.entitySets.find((s) => s.name === 'Property')!;
+      const nav = (set: string, name: string) => model.entitySets.find((s) => s.name === set)!.navigations.find((n) => n.name === name)!;
+      // DD 2.0 declares them without a referential constraint; ListAgentKey is its foreign key to Member's MemberKey.
+      expect(nav('Property', 'ListAgent')).to.deep.include({ collection: false, join: { foreignKey: 'MemberKey', referencedKey: 'ListAgentKey' }, navigable: true });
+      expect(nav('Property', 'ListOffice').join).to.deep.equal({ foreignKey: 'OfficeKey', referencedKey: 'ListOfficeKey' });
+      expect(nav('OpenHouse', 'Listing').join).to.deep.equal({ foreignKey: 'ListingKey', referencedKey: 'ListingKey' });
+      expect(nav('Media', 'ChangedByMember').join).to.deep.equal({ foreignKey: 'MemberKey', referencedKey: 'ChangedByMemberKey' });
+      expect(property.navigations.filter((n) => !n.collection && n.navigable).map((n) => n.name)).to.have.members([
+        'BuyerAgent', 'BuyerOffice', 'BuyerTeam', 'CoBuyerAgent', 'CoBuyerOffice', 'CoListAgent', 'CoListOffice', 'ListAgent', 'ListOffice', 'ListTeam']);
+      // OriginatingSystemKey is this listing's key in the originating system, not an OUID's key: closed, as a
+      // navigation without any <Navigation>Key field is (Association's AssociationMember).
+      for (const [set, name] of [['Property', 'OriginatingSystem'], ['Property', 'SourceSystem'], ['OpenHouse', 'OriginatingSystem'], ['Association', 'AssociationMember']]) {
+        expect(nav(set, name), `${set}.${name}`).to.not.have.any.keys('join', 'followable', 'navigable');
+      }
     });
 
     it('indexes only key and ModificationTimestamp where the dictionary states no policy', () => {
       const property = model.entitySets.find((s) => s.name === 'Property')!;
       expect(property.fields.filter((f) => f.filterable).map((f) => f.name)).to.have.members(['ListingKey', 'ModificationTimestamp']);
       const table = model.tables.find((t) => t.name === 'Property')!;
-      expect(table.columns.length).to.be.lessThan(10);
+      // Besides those, the record and its revision, a column for each field naming a single-valued navigation's
+      // record (read beside the listing for its expansion, never searched: no index).
+      const links = property.navigations.filter((n) => n.navigable).map((n) => n.join!.referencedKey);
+      expect(links).to.include('ListAgentKey');
+      expect(table.columns.map((c) => c.name)).to.have.members(['ListingKey', 'ModificationTimestamp', '_revision', '_record', ...links]);
+      const indexed = table.indexes.flatMap((i) => i.columns);
+      for (const link of links) expect(indexed).to.not.include(link);
     });
   });
 
@@ -96,6 +116,8 @@ for (const flavour of FLAVOURS) {
         BedroomsTotal: 3,
         ListingContractDate: '2019-12-30',
         NewConstructionYN: true,
+        ListAgentKey: 'AG-1',
+        ListOfficeKey: 'NO-SUCH-OFFICE',
         PublicRemarks: 'Full dictionary record',
         AccessibilityFeatures: ['Accessible Approach with Ramp'],
       };
@@ -104,6 +126,7 @@ for (const flavour of FLAVOURS) {
       // Related records joined by convention: a photo and a room of DD-1, and a member's photo under the same key.
       const media = server.service.store('Media');
       const rooms = server.service.store('PropertyRooms');
+      const members = server.service.store('Member');
       const at = '2026-03-04T05:06:07.089Z';
       await server.service.db.transaction(async (tx) => {
         await media.upsert(tx, [
@@ -111,6 +134,7 @@ for (const flavour of FLAVOURS) {
           media.encode({ MediaKey: 'M-2', ResourceRecordKey: 'DD-1', ResourceName: 'Member', ModificationTimestamp: at }),
         ]);
         await rooms.upsert(tx, [rooms.encode({ RoomKey: 'R-1', ListingKey: 'DD-1', ModificationTimestamp: at })]);
+        await members.upsert(tx, [members.encode({ MemberKey: 'AG-1', MemberFirstName: 'Ada', ModificationTimestamp: at })]);
       });
     });
     after(async () => {
@@ -151,7 +175,14 @@ for (const flavour of FLAVOURS) {
       const path = await get(`${server.url}/Property('DD-1')/Media?$select=MediaKey`);
       expect(path.status).to.equal(200);
       expect(path.json.value).to.deep.equal([{ MediaKey: 'M-1' }]);
-      expect((await get(`${server.url}/Property?$expand=ListAgent`)).status).to.equal(501);
+      // Single-valued: the record its <Navigation>Key names, or null; closed where no field identifies it.
+      const agent = await get(`${server.url}/Property('DD-1')?$select=ListingKey&$expand=ListAgent($select=MemberKey,MemberFirstName),ListOffice`);
+      expect(agent.status, agent.text.slice(0, 300)).to.equal(200);
+      expect(agent.json).to.deep.include({ ListingKey: 'DD-1', ListAgent: { MemberKey: 'AG-1', MemberFirstName: 'Ada' }, ListOffice: null });
+      const page = await get(`${server.url}/Property?$select=ListingKey&$expand=ListAgent($select=MemberKey)`);
+      expect(page.json.value).to.deep.equal([{ ListingKey: 'DD-1', ListAgent: { MemberKey: 'AG-1' } }]);
+      expect((await get(`${server.url}/Property('DD-1')/ListAgent?$select=MemberKey`)).json).to.deep.include({ MemberKey: 'AG-1' });
+      expect((await get(`${server.url}/Property?$expand=OriginatingSystem`)).status).to.equal(501);
     });
 
     it('serves the full metadata document', async () => {

@@ -8,6 +8,11 @@ import { expect } from 'chai';
 import {
   all, BY_DOCS, BY_PHOTOS, describeRequestTable, DOC, err, F, HALF_MS, MOD, none, ok, PHO, Statement, specSection, T, titled, utc,
 } from './support/request-table';
+import { serviceModel } from '../generated';
+import type { RunningServer } from '../src/server';
+import { seedDemoData } from '../src/seed/demo-data';
+import { describeEachDatabase, TestDatabase } from './support/databases';
+import { get, odataError, startTestServer } from './support/http';
 import { requireShared } from './support/shared';
 import { at, QUOTE_KEY, T0_MINUS_1MS, T0_PLUS_1MS, UNICODE_KEY } from './support/query-data';
 
@@ -345,9 +350,76 @@ const FILTER: Statement[] = [
       err(400, F('   '), { target: '$filter' }),
     ],
   },
+  {
+    title: '§4 Query options: $filter — numbers with the type suffixes OData 2.0/3.0 clients send (3L, 1.5M, 2.5d, 2f), read as the plain number',
+    rows: [
+      ok(F('length(ListingKey) eq 7L'), (r) => [...r.ListingKey].length === 7),
+      ok(F('length(ListingKey) le 7M'), (r) => [...r.ListingKey].length <= 7),
+      ok(F('length(MlsStatus) gt 6.5m'), (r) => (r.MlsStatus ?? '').length > 6.5),
+      ok(F('year(ModificationTimestamp) ge 2025d'), (r) => utc(MOD(r))!.getUTCFullYear() >= 2025),
+      ok(F('month(ModificationTimestamp) lt 6.5F'), (r) => utc(MOD(r))!.getUTCMonth() + 1 < 6.5),
+      ok(F('day(ModificationTimestamp) in (1L, 2M, 3d, 4f)'), (r) => [1, 2, 3, 4].includes(utc(MOD(r))!.getUTCDate())),
+      ok(F('year(ModificationTimestamp) eq 2.025e3D'), (r) => utc(MOD(r))!.getUTCFullYear() === 2025),
+      // Where the plain number does not fit the field, neither does the suffixed one (the same 400).
+      err(400, F('ListingKey gt 5L'), { target: '$filter' }),
+      err(400, F('MlsStatus eq 5M'), { target: '$filter' }),
+      err(400, F('ModificationTimestamp gt 5d'), { target: '$filter' }),
+      // Forms 3.0 never had: L after a fraction, M after an exponent, letters after the suffix.
+      err(400, F('length(ListingKey) eq 7.5L'), { target: '$filter' }),
+      err(400, F('length(ListingKey) eq 7e0M'), { target: '$filter' }),
+      err(400, F('length(ListingKey) eq 7Lx'), { target: '$filter' }),
+    ],
+  },
 ];
 
 describeRequestTable('Query options (spec §4, §7): $filter request table', FILTER, 150);
+
+describeEachDatabase('Query options: a number with a legacy suffix answers exactly as the plain number (Int64 fields and keys)', (target) => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  let base: string;
+
+  before(async function () {
+    this.timeout(120_000);
+    db = await target.create();
+    server = await startTestServer(serviceModel, db.url, { pageSize: 20 });
+    await seedDemoData(server.service, { listings: 5 });
+    base = server.url;
+  });
+  after(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  /** The same status, headers that matter, and body, for the suffixed and the plain request. */
+  const same = async (suffixed: string, plain: string) => {
+    const [a, b] = [await get(`${base}${suffixed}`), await get(`${base}${plain}`)];
+    expect([a.status, a.headers.get('content-type'), a.text], suffixed).to.deep.equal([b.status, b.headers.get('content-type'), b.text]);
+    return a;
+  };
+
+  it('SAP Cloud SDK\'s Int64 filter (EntityEventSequence gt 3L) pages as EntityEventSequence gt 3 does', async () => {
+    const r = await same('/EntityEvent?$filter=EntityEventSequence gt 3L&$top=5', '/EntityEvent?$filter=EntityEventSequence gt 3&$top=5');
+    expect(r.status).to.equal(200);
+    const sequences = r.json.value.map((e: any) => e.EntityEventSequence);
+    expect(sequences).to.have.length(5);
+    expect(sequences.every((n: number) => n > 3)).to.equal(true);
+    for (const filter of ['EntityEventSequence le 4M', 'EntityEventSequence in (1L, 2d, 3f)', 'EntityEventSequence eq 2.0D']) {
+      await same(`/EntityEvent?$filter=${filter}`, `/EntityEvent?$filter=${filter.replace(/(\d)[LMmdDfF]/g, '$1')}`);
+    }
+  });
+
+  it('an Int64 key with the suffix (EntityEvent(5L)) is the key; an error answers as the plain literal\'s does', async () => {
+    const r = await same('/EntityEvent(5L)', '/EntityEvent(5)');
+    expect(r.status).to.equal(200);
+    expect(r.json.EntityEventSequence).to.equal(5);
+    expect((await same('/EntityEvent(5L)/ResourceName', '/EntityEvent(5)/ResourceName')).status).to.equal(200);
+    const refused = await same("/Property?$filter=MlsStatus eq 3L", "/Property?$filter=MlsStatus eq 3");
+    expect(refused.status).to.equal(400);
+    expect(odataError(refused).code).to.equal('LiteralInvalid');
+    expect((await get(`${base}/EntityEvent(5M)`)).status).to.equal(400);
+  });
+});
 
 describe('Query options (spec §4): the $filter table covers the "Query options" table\'s $filter', () => {
   before(function () {

@@ -65,6 +65,11 @@ describe('SQL compiler: comparison operators', function () {
     // A nullable column: eq and ordering stay plain (null never matches them), ne admits null (null ne 5 is true).
     ['ListPrice eq 5', { sqlite: '`ListPrice` = ?', params: [5] }],
     ['ListPrice gt 100000', { sqlite: '`ListPrice` > ?', params: [100000] }],
+    // OData 2.0/3.0 suffixes (query/lexer.ts): the same statement as the plain number.
+    ['ListPrice gt 100000M', { sqlite: '`ListPrice` > ?', params: [100000] }],
+    ['ListPrice gt 100000.5m', { sqlite: '`ListPrice` > ?', params: [100000.5] }],
+    ['BedroomsTotal lt 3L', { sqlite: '`BedroomsTotal` < ?', params: [3] }],
+    ['ListPrice le 2.5e5d', { sqlite: '`ListPrice` <= ?', params: [250000] }],
     ['ListPrice le 5', { sqlite: '`ListPrice` <= ?', params: [5] }],
     ['ListPrice ne 5', { sqlite: '(`ListPrice` <> ? OR `ListPrice` IS NULL)', params: [5] }],
     // Two nullable columns: null eq null is true, null ne x is true.

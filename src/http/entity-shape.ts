@@ -6,7 +6,7 @@
  * with its control information (OData JSON Format 4.01 §4.5: type, id, readLink — read-only entities have no
  * editLink — property types and navigation links for the navigations the service follows).
  */
-import type { EntitySetSpec, FieldSpec } from '../model/service-model';
+import { EntitySetSpec, expandable, FieldSpec } from '../model/service-model';
 import { numbersAsStrings, withoutNulls } from '../storage/record-codec';
 import type { JsonFormat } from './json-format';
 
@@ -87,14 +87,14 @@ class FullMetadata implements EntityShaper {
       out[f.name] = v;
     }
     for (const n of set.navigations) {
-      if (url && (n.followable || n.navigable) && !expanded.includes(n.name)) out[`${n.name}@odata.navigationLink`] = `${url}/${n.name}`;
+      if (url && expandable(n) && !expanded.includes(n.name)) out[`${n.name}@odata.navigationLink`] = `${url}/${n.name}`;
     }
     return JSON.stringify(out);
   }
 
   beforeExpansion(set: EntitySetSpec, key: unknown, navigation: string): string {
     const nav = set.navigations.find((n) => n.name === navigation);
-    if (!nav?.followable) return '';
+    if (!nav || !expandable(nav)) return '';
     return `${JSON.stringify(`${navigation}@odata.navigationLink`)}:${JSON.stringify(`${this.root}/${set.name}${keySegment(key)}/${navigation}`)},`;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The key in `Property('<ListingKey>')`: an OData literal, bare (`'A1'`, `42`) or named
+ * The key in `Property('<ListingKey>')`: an OData literal, bare (`'A1'`, `42`, `42L`) or named
  * (`ListingKey='A1'`), with quotes inside strings doubled.
  */
 import type { EntitySetSpec } from '../model/service-model';
@@ -18,6 +18,8 @@ export function parseKeyPredicate(set: EntitySetSpec, raw: string): string | num
     if (!m) throw Errors.KeyInvalid(set.name, set.key, { expected: 'string' });
     return m[1].replace(/''/g, "'");
   }
-  if (!/^-?\d{1,15}$/.test(literal)) throw Errors.KeyInvalid(set.name, set.key, { expected: 'integer' });
-  return Number(literal);
+  // OData 2.0's Int64 suffix (`EntityEvent(42L)`), which clients generated for it still write (query/lexer.ts).
+  const m = /^(-?\d{1,15})L?$/.exec(literal);
+  if (!m) throw Errors.KeyInvalid(set.name, set.key, { expected: 'integer' });
+  return Number(m[1]);
 }

@@ -15,9 +15,9 @@
  * read one record by its key: class A, as a fetch by key. A navigation's `$count` counts the records of a query of
  * the related set: class B, as `<Set>/$count` and the navigation's own pages are.
  */
-import type { EntitySetSpec, FieldSpec, NavigationSpec } from '../model/service-model';
+import { EntitySetSpec, expandable, FieldSpec, NavigationSpec } from '../model/service-model';
 import { Errors } from '../errors/catalogue';
-import { relatedTo } from '../query/related-records';
+import { linkedKey, parentLinkOf, relatedTo } from '../query/related-records';
 import { entityTag, notModified } from './caching';
 import { isIeee754Sensitive, keySegment } from './entity-shape';
 import { preferenceApplied } from './json-format';
@@ -99,7 +99,7 @@ export class MemberRequests {
     const navigation = set.navigations.find((n) => n.name === name);
     if (navigation) {
       const target = this.requests.setNamed(navigation.target);
-      if (!target || !(navigation.followable || navigation.navigable)) throw Errors.NavigationNotFollowable(set.name, name);
+      if (!target || !expandable(navigation)) throw Errors.NavigationNotFollowable(set.name, name);
       return { kind: 'navigation', navigation, target };
     }
     const field = set.fieldsByName[name];
@@ -122,16 +122,14 @@ export class MemberRequests {
 
   /**
    * The one record a single-valued navigation leads to: the target whose key the source holds in the join's field,
-   * when the source's discriminator (if any) names the target's set or is empty, as the partner's expansion reads it.
+   * when the source's discriminator (if any) names the target's set or is empty, as its expansion reads it. None
+   * when the client's licence hides either field: the record shown would tell their values.
    */
   private async related(ctx: RequestContext, set: EntitySetSpec, key: string | number, navigation: NavigationSpec, target: EntitySetSpec): Promise<void> {
-    const join = navigation.join!;
-    const discriminator = join.discriminator?.on === 'source' ? join.discriminator : undefined;
-    const fields = [set.fieldsByName[join.referencedKey], ...(discriminator ? [set.fieldsByName[discriminator.field]] : [])];
-    const source = await this.requests.requireRecord(ctx, set, key, fields);
-    const targetKey = source[join.referencedKey];
-    const belongs = !discriminator || source[discriminator.field] === null || source[discriminator.field] === discriminator.value;
-    if (targetKey === null || targetKey === undefined || !belongs) {
+    const link = parentLinkOf(navigation, set, ctx.licence.hiddenIn(set));
+    const source = await this.requests.requireRecord(ctx, set, key, link ? [link.key, ...(link.owner ? [link.owner.field] : [])] : undefined);
+    const targetKey = link && linkedKey(link, (f) => source[f.name]);
+    if (targetKey === undefined) {
       await this.requests.charge(ctx);
       noContent(ctx.res);
       return;

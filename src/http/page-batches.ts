@@ -7,6 +7,7 @@
  * always was.
  */
 import type { PreparedRead, StoredRecord } from '../storage/record-store';
+import type { Parents } from './expansions';
 import type { RecordBytes } from './response';
 
 export interface PageRead {
@@ -21,10 +22,10 @@ export interface PageRead {
   /** Where the set's key is among the sort values. */
   readonly keyAt: number;
   /**
-   * Splices the expansions into a batch of records (http/expansions.ts), given their keys; `first`: the batch is
-   * read from no position, as a first page is (its related records are looked for in memory).
+   * Splices the expansions into a batch of records (http/expansions.ts), given their keys and links; `first`: the
+   * batch is read from no position, as a first page is (its related records are looked for in memory).
    */
-  readonly expand: (keys: readonly unknown[], records: readonly StoredRecord[], first: boolean) => Promise<RecordBytes[]>;
+  readonly expand: (parents: Parents, records: readonly StoredRecord[], first: boolean) => Promise<RecordBytes[]>;
 }
 
 /** One batch as read: its records (expanded), and what reading it told about the rows after it. */
@@ -84,7 +85,8 @@ export class PageBatches {
     const rows = await this.records.page({ after, limit: take + 1, offset });
     const n = Math.min(rows.records.length, take);
     const records = rows.records.length > n ? rows.records.slice(0, n) : rows.records;
-    const expanded = await p.expand(rows.sortValues.slice(0, n).map((v) => v[p.keyAt]), records, after === undefined);
+    const keys = rows.sortValues.slice(0, n).map((v) => v[p.keyAt]);
+    const expanded = await p.expand({ keys, links: rows.links?.slice(0, n) }, records, after === undefined);
     return { records: expanded, last: n > 0 ? rows.sortValues[n - 1] : undefined, moreRows: rows.records.length > take };
   }
 }

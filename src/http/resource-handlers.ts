@@ -159,7 +159,7 @@ export class ResourceRequests {
       skip: p.plan.query.skip,
       batch: this.options.pageBatchSize,
       keyAt: p.plan.keyAt,
-      expand: (keys, records, first) => withExpansions(p.expansions, keys, records, format, first),
+      expand: (parents, records, first) => withExpansions(p.expansions, parents, records, format, first),
     });
   }
 
@@ -208,15 +208,16 @@ export class ResourceRequests {
   async entity(ctx: RequestContext, set: EntitySetSpec, key: string | number, noContentWhenAbsent = false): Promise<void> {
     const p = this.plans.of(ctx, set, 'entity');
     // Outside the client's licence is indistinguishable from absent.
-    const stored = await p.read.byKey(key);
-    if (stored === undefined && noContentWhenAbsent) {
+    const found = await p.read.entity(key);
+    if (found === undefined && noContentWhenAbsent) {
       await this.charge(ctx);
       noContent(ctx.res);
       return;
     }
-    if (stored === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
+    if (found === undefined) throw Errors.RecordNotFound(set.name, set.key, key);
     // The stored bytes as they are, unless the plan changes the record (format, expansions).
-    const [record] = await withExpansions(p.expansions, [key], [stored], { set, shaper: this.shapers.shaper(ctx.format, ctx.root) }, true);
+    const parents = { keys: [key], links: found.links && [found.links] };
+    const [record] = await withExpansions(p.expansions, parents, [found.record], { set, shaper: this.shapers.shaper(ctx.format, ctx.root) }, true);
     preferenceApplied(ctx);
     const body = entityBody(ctx.context(`${ctx.root}/$metadata#${p.plan.context}`), record);
     await this.charge(ctx, p.plan.charge);

@@ -13,7 +13,7 @@
  * Which sets follow, by which join and discriminator, and which parent timestamps move, is the dictionary's
  * policy (ListingRoot, the navigations' referential constraints, RelatedTimestamps).
  */
-import { EntitySetSpec, FieldCondition, listingRootOf, ServiceModel } from '../model/service-model';
+import { EntitySetSpec, FieldCondition, listingRootOf, ownedNavigations, ServiceModel } from '../model/service-model';
 
 /** One set of related records that follows the parent set's visibility. */
 export interface Follower {
@@ -30,9 +30,9 @@ export interface Follower {
 /** The sets that follow `parent`: none unless it is the listing root, whose scopes hide its related records. */
 export function followersOf(model: ServiceModel, parent: EntitySetSpec): Follower[] {
   if (listingRootOf(model) !== parent) return [];
-  return parent.navigations.flatMap((nav) => {
+  return ownedNavigations(parent).flatMap((nav) => {
     const set = model.entitySets.find((s) => s.name === nav.target);
-    if (!nav.join || !set?.changeTimestamp) return [];
+    if (!set?.changeTimestamp) return [];
     const d = nav.join.discriminator;
     const moves = (parent.relatedTimestamps ?? []).filter((r) => r.navigation === nav.name && r.field !== parent.changeTimestamp);
     return [{

@@ -8,7 +8,7 @@
  * filtered and ordered without an index (Policy.UnindexedProperties), stated with the term declared in the
  * document, and only where a set has such fields.
  */
-import type { EntitySetSpec, FieldSpec, NavigationSpec, ServiceModel } from '../model/service-model';
+import { EntitySetSpec, expandable, FieldSpec, NavigationSpec, ServiceModel } from '../model/service-model';
 import { metadataJson } from './metadata-json';
 import { metadataXml } from './metadata-xml';
 import { ALL_ANNOTATIONS, type AnnotationChoice } from './annotation-choice';
@@ -139,8 +139,8 @@ function viewOf(model: MetadataModel, hidden: FieldMask, annotations: Annotation
         fields,
         nonFilterable: fields.filter((f) => !f.filterable).map((f) => f.name),
         nonSortable: fields.filter((f) => !f.sortable).map((f) => f.name),
-        nonExpandable: declaredExcept(set, (n) => n.followable),
-        nonNavigable: declaredExcept(set, (n) => n.followable || n.navigable),
+        nonExpandable: declaredExcept(set, expandable),
+        nonNavigable: declaredExcept(set, expandable),
         unindexed: fields.filter((f) => f.unindexed).map((f) => f.name),
       };
     }),

@@ -158,10 +158,27 @@ export interface NavigationSpec {
   /** May be followed as a path and expanded: a collection joined on this set's key. */
   readonly followable?: true;
   /**
-   * May be followed as a path to the one related record (`Media('<key>')/Listing`): a single-valued navigation
-   * whose join names the target's key. Not expanded.
+   * May be followed as a path to the one related record (`Media('<key>')/Listing`) and expanded as that record or
+   * null: a single-valued navigation whose join names the target's key (`join.referencedKey` is this set's field
+   * holding it).
    */
   readonly navigable?: true;
+}
+
+/** Whether `$expand` may name the navigation: a followable collection, or a navigable single record. */
+export function expandable(n: Pick<NavigationSpec, 'followable' | 'navigable'>): boolean {
+  return n.followable === true || n.navigable === true;
+}
+
+/** A navigation with the join it is followed by. */
+export type JoinedNavigation = NavigationSpec & { readonly join: NonNullable<NavigationSpec['join']> };
+
+/**
+ * The navigations whose target's records belong to a record of this set (a collection joined on its key: a
+ * listing's media and rooms), which its scope hides and its changes move; not the records it names (its agent).
+ */
+export function ownedNavigations(set: Pick<EntitySetSpec, 'navigations'>): JoinedNavigation[] {
+  return set.navigations.filter((n): n is JoinedNavigation => n.collection && n.join !== undefined);
 }
 
 /** A navigation property as the dictionary declares it on an entity type; the metadata document states it as is. */

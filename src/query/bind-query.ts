@@ -6,13 +6,13 @@
  * the key is always allowed.
  */
 import { Errors } from '../errors/catalogue';
-import type { EntitySetSpec, FieldSpec } from '../model/service-model';
+import { EntitySetSpec, expandable, FieldSpec } from '../model/service-model';
 import type { ExpandItem, QueryOptionsTree } from './ast';
 import type { Lookups } from './bind-enum';
 import { FilterBinder, licensedField } from './bind-filter';
 import type { BoundExpand, BoundOrder, BoundPredicate, BoundQuery } from './bound';
 import { allOf } from './predicates';
-import { discriminatorOf } from './related-records';
+import { discriminatorOf, parentLinkOf } from './related-records';
 import { requireJsonFormat } from './formats';
 
 export interface BindOptions {
@@ -141,22 +141,29 @@ function bindExpand(set: EntitySetSpec, items: readonly ExpandItem[], options: B
     if (seen.has(name)) throw Errors.ItemRepeated('$expand', name);
     seen.add(name);
     const target = options.sets?.get(navigation.target);
-    if (!target || !navigation.followable || !navigation.join) {
+    if (!target || !expandable(navigation) || !navigation.join) {
       throw Errors.NavigationNotExpandable(name, navigation.target);
     }
+    const single = !navigation.collection;
     const o = item.options;
-    const nested = [['$skip', o.skip], ['$count', o.count], ['$expand', o.expand], ['$skiptoken', o.skiptoken]] as const;
+    // A single record has nothing to order or cut: `$filter` alone applies (the record, or null when it fails it).
+    const nested = [['$skip', o.skip], ['$count', o.count], ['$expand', o.expand], ['$skiptoken', o.skiptoken],
+      ...(single ? [['$orderby', o.orderby], ['$top', o.top]] as const : [])] as const;
     for (const [option, value] of nested) {
       if (value !== undefined) throw Errors.ExpandOptionNotSupported([option], name);
     }
     if (o.unsupported.length) throw Errors.ExpandOptionNotSupported(o.unsupported, name);
     const bound = bindQuery(target, { ...o, expand: undefined }, { now: options.now, defaultOrder: navigation.order, hidden: options.hidden, lookups: options.lookups });
+    const link = single ? parentLinkOf(navigation, set, options.hidden?.(set) ?? NONE) : undefined;
     return {
       navigation,
       target,
       foreignKey: target.fieldsByName[navigation.join.foreignKey],
+      single,
+      ...(link ? { link } : {}),
       filter: allOf(bound.filter, discriminatorOf(navigation, target)),
-      orderBy: bound.orderBy,
+      // One record each: its key alone orders it (a joined read names an order: storage/record-queries.ts).
+      orderBy: single ? bound.orderBy.filter((o) => o.field.name === target.key) : bound.orderBy,
       select: bound.select,
       top: o.top,
     };

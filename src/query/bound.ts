@@ -126,12 +126,31 @@ export interface BoundOrder {
   readonly direction: 'asc' | 'desc';
 }
 
+/**
+ * How a record names the one record a single-valued navigation leads to: its field holding the related record's
+ * key, and, where records of several sets share that field, the field that must name the related set (or nothing).
+ */
+export interface ParentLink {
+  readonly key: FieldSpec;
+  readonly owner?: { readonly field: FieldSpec; readonly value: string };
+}
+
 /** One `$expand` item: a navigation of the set, with its own options bound against the target set. */
 export interface BoundExpand {
   readonly navigation: NavigationSpec;
   readonly target: EntitySetSpec;
-  /** The target's field holding the parent's key. */
+  /**
+   * The target's field the related records are found by: holding the parent's key (a collection), or the
+   * target's key (a single-valued navigation, found by the parent's `link`).
+   */
   readonly foreignKey: FieldSpec;
+  /** A single-valued navigation: its related record is written as itself or null, never as an array. */
+  readonly single: boolean;
+  /**
+   * A single-valued navigation's link; absent when the client's licence hides a field of it, so that no record's
+   * related record is shown (it would tell the hidden value).
+   */
+  readonly link?: ParentLink;
   readonly filter?: BoundPredicate;
   readonly orderBy: readonly BoundOrder[];
   readonly select?: readonly FieldSpec[];

@@ -30,6 +30,21 @@ const DATE = /^-?\d{4,}-\d{2}-\d{2}(?![\dTt:])/;
 const TIME_OF_DAY = /^\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?![\d:])/;
 const NUMBER = /^[-+]?\d+(\.\d+)?([eE][+-]?\d+)?/;
 
+/**
+ * Type suffixes of OData 2.0 and 3.0 numeric literals (`3L` Int64, `1.5M` Decimal, `2.5d` Double, `2.5f` Single),
+ * which 4.01 dropped but generated clients still send (SAP Cloud SDK writes Int64 values as `3L`). They are read
+ * leniently, as common servers do: the number as if unsuffixed, of the suffix's kind, so a suffixed literal meets
+ * a field exactly as the plain one would. The forms follow 3.0's ABNF: `L` after an integer, `M` after digits
+ * with an optional fraction, `d` and `f` after any number.
+ */
+function suffixed(number: RegExpExecArray, next: string | undefined): TokenKind | undefined {
+  const [, fraction, exponent] = number;
+  if (next === 'L') return fraction || exponent ? undefined : 'integer';
+  if (next === 'M' || next === 'm') return exponent ? undefined : 'decimal';
+  if (next === 'd' || next === 'D' || next === 'f' || next === 'F') return 'double';
+  return undefined;
+}
+
 export function tokenize(input: string, option: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
@@ -64,9 +79,11 @@ export function tokenize(input: string, option: string): Token[] {
       else if ((m = DATE.exec(rest))) push('date', m[0], i + m[0].length);
       else if ((m = TIME_OF_DAY.exec(rest))) push('timeOfDay', m[0], i + m[0].length);
       else if ((m = NUMBER.exec(rest))) {
-        const kind = m[2] ? 'double' : m[1] ? 'decimal' : 'integer';
-        if (IDENT_START.test(rest[m[0].length] ?? '')) throw Errors.QuerySyntax(option, i + m[0].length, 'a number must be followed by a space or an operator');
-        push(kind, m[0], i + m[0].length);
+        const suffix = suffixed(m, rest[m[0].length]);
+        const kind = suffix ?? (m[2] ? 'double' : m[1] ? 'decimal' : 'integer');
+        const end = i + m[0].length + (suffix ? 1 : 0);
+        if (IDENT_START.test(input[end] ?? '')) throw Errors.QuerySyntax(option, end, 'a number must be followed by a space or an operator');
+        push(kind, m[0], end);
       } else throw Errors.QuerySyntax(option, i, `unexpected "${c}"`);
       continue;
     }

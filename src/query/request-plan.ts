@@ -10,7 +10,7 @@ import type { EntitySetSpec } from '../model/service-model';
 import type { QueryOptionsTree } from './ast';
 import type { Lookups } from './bind-enum';
 import { bindQuery } from './bind-query';
-import type { BoundOrder, BoundPredicate, BoundQuery } from './bound';
+import type { BoundOrder, BoundPredicate, BoundQuery, ParentLink } from './bound';
 import { parseQueryOptions, ParseLimits } from './parse-options';
 import { allOf } from './predicates';
 import { Projection, projection, WHOLE_RECORD } from './projection';
@@ -45,14 +45,24 @@ export interface ReadPlan {
    * changes them. Otherwise they are decoded where they are changed, and encoded once after.
    */
   readonly undecoded: boolean;
+  /**
+   * Columns read beside each record, for its single-valued expansions: the fields by which it names their records
+   * (ExpansionPlan.link). None when nothing is expanded so.
+   */
+  readonly links?: readonly string[];
 }
 
 /** One `$expand` item: the related records of a page's records, read once per batch for all of them. */
 export interface ExpansionPlan extends ReadPlan {
   readonly navigation: string;
-  /** The target's column holding the parent's key. */
+  /** The target's column the related records are found by: the parent's key, or (single) the target's key. */
   readonly foreignKey: string;
   readonly perParent?: number;
+  /**
+   * A single-valued navigation: each parent's related record is the one its link names (`link` absent: none is
+   * shown, the licence hiding the link), written as itself or null.
+   */
+  readonly single?: { readonly link?: ParentLink };
 }
 
 export interface RequestPlan {
@@ -112,15 +122,21 @@ export function planRequest(r: PlanRequest, context: PlanContext): RequestPlan {
       set: e.target,
       navigation: e.navigation.name,
       foreignKey: e.foreignKey.column!,
+      // The licence's visibility of the related record too: one outside it is null, as a missing one.
       where: allOf(licence.visibility.of(e.target), e.filter),
       orderBy: e.orderBy,
       projection: shape,
       undecoded: asStored && shape === WHOLE_RECORD,
       perParent: e.top,
+      ...(e.single ? { single: { link: e.link } } : {}),
     };
   });
   const shape = projection(set, query.select, licence.hiddenIn(set));
-  const read = { set, where: allOf(licence.visibility.of(set), query.filter), orderBy: query.orderBy, projection: shape, undecoded: asStored && shape === WHOLE_RECORD };
+  const links = [...new Set(query.expand.flatMap((e) => (e.link ? [e.link.key, ...e.link.owner ? [e.link.owner.field] : []] : [])).map((f) => f.column!))];
+  const read = {
+    set, where: allOf(licence.visibility.of(set), query.filter), orderBy: query.orderBy, projection: shape, undecoded: asStored && shape === WHOLE_RECORD,
+    ...(links.length ? { links } : {}),
+  };
   return {
     kind: r.kind,
     tree,

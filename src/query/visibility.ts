@@ -8,7 +8,7 @@
  * lookup only hidden fields use) are absent the same way (see named-fields.ts).
  */
 import { scopeInvalid } from '../errors/admin-errors';
-import { EntitySetSpec, listingRootOf, ServiceModel } from '../model/service-model';
+import { EntitySetSpec, listingRootOf, ownedNavigations, ServiceModel } from '../model/service-model';
 import { bindQuery } from './bind-query';
 import { changeLogCondition } from './change-log-visibility';
 import type { BoundPredicate } from './bound';
@@ -53,8 +53,8 @@ export class Visibility {
     }
     this.bySet.set(listings.name, scope!);
     const key = fieldOf(listings.fieldsByName[listings.key]);
-    for (const nav of listings.navigations) {
-      if (!nav.join) continue;
+    // The listing's own records (its media, rooms), not the ones it names (its agent, whose Member is no listing's).
+    for (const nav of ownedNavigations(listings)) {
       const child = model.entitySets.find((s) => s.name === nav.target)!;
       // Hidden: records of a listing outside the scope. Records of other resources (a Member's media, told
       // apart by the join's discriminator) and records without a parent stay visible.

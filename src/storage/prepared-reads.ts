@@ -24,11 +24,22 @@ export type StoredRecord = string | Buffer;
 /** Runs a statement (`scanned`: the fields that make it a scan, scans.ts): RecordStore's reader. */
 export type StatementReader = (q: Statement, scanned?: readonly string[]) => Promise<Row[]>;
 
+/** A record's values of its plan's link columns (ReadPlan.links), by column. */
+export type RecordLinks = Readonly<Record<string, unknown>>;
+
 export interface RecordPage<R extends StoredRecord = string> {
   /** The records, in order. */
   readonly records: R[];
   /** Sort values of each record (for the keyset position of the last row). */
   readonly sortValues: unknown[][];
+  /** Each record's links, when the plan reads any. */
+  readonly links?: RecordLinks[];
+}
+
+/** One record found by key, with its links when the plan reads any. */
+export interface FoundRecord {
+  readonly record: StoredRecord;
+  readonly links?: RecordLinks;
 }
 
 /** Where a page starts and how many rows it takes. */
@@ -47,6 +58,8 @@ export class PreparedRead {
   /** The fields that make a count a scan (its condition's; a count has no order). */
   private readonly countScanned: readonly string[];
   private readonly orderColumns: readonly string[];
+  /** Columns read beside each record for its single-valued expansions (read in the same statement as it). */
+  private readonly links: readonly string[];
   private keyText?: string;
   private keyPositionText?: string;
   private counted?: Statement;
@@ -64,24 +77,44 @@ export class PreparedRead {
     this.scanned = scannedFields(read.where, read.orderBy);
     this.countScanned = scannedFields(read.where);
     this.orderColumns = read.orderBy.map((o) => o.column);
+    this.links = read.links ?? [];
     if (read.undecoded && cache && key) this.kept = new KeptRecords(cache, key, queries, reader);
   }
 
   /** One record (projected), or undefined when there is none the plan's condition admits. */
   async byKey(key: string | number): Promise<StoredRecord | undefined> {
+    return (await this.entity(key))?.record;
+  }
+
+  /** One record (projected) with its links, or undefined when there is none the plan's condition admits. */
+  async entity(key: string | number): Promise<FoundRecord | undefined> {
     const c = this.condition;
     const params = c ? [key, ...c.params] : [key];
     const kept = this.kept;
     if (kept?.positionsFirst) {
-      const sql = (this.keyPositionText ??= this.queries.byKey(key, kept.positionColumns, c, true).sql);
-      const found = await kept.records(await this.reader({ sql, params }));
-      if (found) return found[0];
+      const sql = (this.keyPositionText ??= this.queries.byKey(key, this.withLinks(kept.positionColumns), c, true).sql);
+      const positions = await this.reader({ sql, params });
+      const found = await kept.records(positions);
+      if (found) return found.length ? this.found(found[0], positions[0]) : undefined;
     }
-    const columns = kept ? kept.wholeColumns : recordReader(this.read.projection).columns;
+    const columns = this.withLinks(kept ? kept.wholeColumns : recordReader(this.read.projection).columns);
     const sql = (this.keyText ??= this.queries.byKey(key, columns, c, this.read.undecoded).sql);
     const rows = await this.reader({ sql, params });
     kept?.keep(rows);
-    return rows.length ? this.recordOf(rows[0]) : undefined;
+    return rows.length ? this.found(this.recordOf(rows[0]), rows[0]) : undefined;
+  }
+
+  private found(record: StoredRecord, row: Row): FoundRecord {
+    return this.links.length ? { record, links: this.linksOf(row) } : { record };
+  }
+
+  /** `columns` and the link columns (none twice). */
+  private withLinks(columns: readonly string[]): readonly string[] {
+    return this.links.length ? [...new Set([...columns, ...this.links])] : columns;
+  }
+
+  private linksOf(row: Row): RecordLinks {
+    return Object.fromEntries(this.links.map((c) => [c, row[c]]));
   }
 
   /** Records after a keyset position, in the plan's order, with their sort values. */
@@ -92,14 +125,16 @@ export class PreparedRead {
     const sortValues = (rows: Row[]) => rows.map((row) => columns.map((c) => row[c] ?? null));
     // Only a first page (a read from no position) is looked for in memory: a later page is a walk's.
     const kept = w.after === undefined ? this.kept : undefined;
+    const links = (rows: Row[]) => (this.links.length ? { links: rows.map((row) => this.linksOf(row)) } : {});
     if (kept?.positionsFirst) {
-      const positions = await this.reader(this.queries.page({ ...q, columns: kept.positionColumns }, this.scanned.length > 0), this.scanned);
+      const positions = await this.reader(this.queries.page({ ...q, columns: this.withLinks(kept.positionColumns) }, this.scanned.length > 0), this.scanned);
       const records = await kept.records(positions);
-      if (records) return { records, sortValues: sortValues(positions) };
+      if (records) return { records, sortValues: sortValues(positions), ...links(positions) };
     }
-    const rows = await this.reader(this.queries.page({ ...q, columns: kept?.wholeColumns }, this.scanned.length > 0), this.scanned);
+    const whole = kept?.wholeColumns ?? (this.links.length ? recordReader(r.projection).columns : undefined);
+    const rows = await this.reader(this.queries.page({ ...q, columns: whole && this.withLinks(whole) }, this.scanned.length > 0), this.scanned);
     kept?.keep(rows);
-    return { records: rows.map(this.recordOf), sortValues: sortValues(rows) };
+    return { records: rows.map(this.recordOf), sortValues: sortValues(rows), ...links(rows) };
   }
 
   async count(): Promise<number> {
