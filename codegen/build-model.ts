@@ -9,11 +9,12 @@ import type {
 } from '../src/model/service-model';
 import { RECORD_COLUMN, REVISION_COLUMN } from '../src/model/service-model';
 import {
-  changeTimestampOf, checkUnindexed, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf, lookupNamesOf, parseCondition,
+  changeTimestampOf, checkChangeTimestamp, checkUnindexed, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf, lookupNamesOf, parseCondition,
   relatedTimestampsOf,
 } from './build-policy';
 import { buildChangeLogs } from './build-change-log';
-import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
+import { Dictionary, EntitySetDef, EntityTypeDef } from './dictionary';
+import { DictionaryError, entitySetRef, entityTypeRef } from './dictionary-error';
 import { conventionalJoin } from './key-conventions';
 import { valueTablesOf } from './value-tables';
 
@@ -68,10 +69,14 @@ const DEFAULT_STRING_LENGTH = 255;
 export function buildModel(dict: Dictionary): BuiltModel {
   const typesByName = new Map(dict.entityTypes.map((t) => [`${dict.namespace}.${t.name}`, t]));
   const setsByType = new Map(dict.entitySets.map((s) => [s.entityType, s]));
-  const entitySets = dict.entitySets.map((setDef) => {
-    const typeDef = typesByName.get(setDef.entityType);
-    if (!typeDef) throw new DictionaryError(`entity set ${setDef.name}: unknown entity type ${setDef.entityType}`);
+  const setsByName = new Map(dict.entitySets.map((s) => [s.name, s]));
+  for (const setDef of dict.entitySets) {
+    if (!typesByName.has(setDef.entityType)) throw new DictionaryError(`entity set ${setDef.name}: unknown entity type ${setDef.entityType}`, entitySetRef(setDef.name));
     checkIdentifier(setDef.name, `entity set ${setDef.name}`);
+  }
+  const entitySets = dict.entitySets.map((setDef) => {
+    const typeDef = typesByName.get(setDef.entityType)!;
+    checkBindings(setDef, typeDef, setsByName);
     const fields = fieldsOf(setDef, typeDef);
     const navigations = navigationsOf(setDef, typeDef, typesByName, setsByType);
     return entitySetOf(setDef, typeDef, fields, navigations);
@@ -79,6 +84,7 @@ export function buildModel(dict: Dictionary): BuiltModel {
 
   checkPathsAreUnique(entitySets);
   checkSingleListingRoot(entitySets);
+  for (const set of entitySets) checkChangeTimestamp(set);
   const setOf = (name: string) => entitySets.find((t) => t.name === name)!;
   for (const set of entitySets) {
     const related = relatedTimestampsOf(set.typeDef, set.fields, set.navigations, setOf);
@@ -113,7 +119,8 @@ function entitySetOf(setDef: EntitySetDef, typeDef: EntityTypeDef, fields: Field
     defaultOrder: timestamp ? [timestamp.name, typeDef.key] : [typeDef.key],
     changeTimestamp: timestamp?.name,
     listingRoot: setDef.listingRoot || undefined,
-    deletedWhen: setDef.deletedWhen === undefined ? undefined : parseCondition(setDef.deletedWhen, `entity set ${setDef.name}: DeletedWhen`, fields),
+    deletedWhen: setDef.deletedWhen === undefined ? undefined
+      : parseCondition(setDef.deletedWhen, `entity set ${setDef.name}: DeletedWhen`, { set: setDef.name, fields }, entitySetRef(setDef.name)),
     dictionaryRows: dictionaryRowsOf(setDef, typeDef),
     namesFields: fieldNamesOf(typeDef),
     namesLookups: lookupNamesOf(typeDef),
@@ -172,7 +179,11 @@ function fieldsOf(setDef: EntitySetDef, typeDef: EntityTypeDef): FieldSpec[] {
   });
   checkUnindexed(setDef, typeDef, fields, timestamp);
   const keyField = fields.find((f) => f.name === typeDef.key);
-  if (!keyField || keyField.collection || !['Edm.String', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(keyField.type)) {
+  if (!keyField) {
+    throw new DictionaryError(`entity type ${typeDef.name}: its key ${typeDef.key} is not one of its properties: `
+      + `declare <Property Name="${typeDef.key}" Type="Edm.String" Nullable="false"/>, or name another property in its <Key>`, entityTypeRef(typeDef.name));
+  }
+  if (keyField.collection || !['Edm.String', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(keyField.type)) {
     throw new DictionaryError(`entity type ${typeDef.name}: key ${typeDef.key} must be a string or integer property`);
   }
   return fields;
@@ -217,6 +228,25 @@ function navigationsOf(
       navigable: navigable ? true as const : undefined,
     })];
   });
+}
+
+/**
+ * Each NavigationPropertyBinding names a navigation of the set's type and binds it to a set of the container whose
+ * type is the navigation's: a binding to a set that is not there would leave the navigation's records nowhere.
+ */
+function checkBindings(setDef: EntitySetDef, typeDef: EntityTypeDef, setsByName: ReadonlyMap<string, EntitySetDef>): void {
+  for (const b of setDef.bindings) {
+    const where = `entity set ${setDef.name}: NavigationPropertyBinding Path="${b.path}" Target="${b.target}"`;
+    const at = { kind: 'NavigationPropertyBinding', set: setDef.name, path: b.path } as const;
+    const nav = typeDef.navigations.find((n) => n.name === b.path);
+    if (!nav) throw new DictionaryError(`${where}: entity type ${typeDef.name} has no navigation property ${b.path}: correct the Path, or remove the binding`, at);
+    const target = setsByName.get(b.target);
+    if (!target) {
+      throw new DictionaryError(`${where}: the container has no entity set ${b.target}: add that set, or bind ${b.path} to one of the container's sets`, at);
+    }
+    const type = nav.type.startsWith('Collection(') ? nav.type.slice('Collection('.length, -1) : nav.type;
+    if (target.entityType !== type) throw new DictionaryError(`${where}: ${b.target} holds ${target.entityType}, but ${b.path} leads to ${type}`, at);
+  }
 }
 
 function checkSingleListingRoot(sets: readonly BuiltEntitySet[]): void {
