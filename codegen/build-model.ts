@@ -14,6 +14,7 @@ import {
 } from './build-policy';
 import { buildChangeLogs } from './build-change-log';
 import { Dictionary, EntitySetDef, EntityTypeDef } from './dictionary';
+import { checkBindings, checkIdentifier, checkPathsAreUnique, checkSingleListingRoot } from './container-checks';
 import { DictionaryError, entitySetRef, entityTypeRef } from './dictionary-error';
 import { conventionalJoin } from './key-conventions';
 import { valueTablesOf } from './value-tables';
@@ -58,8 +59,6 @@ const PRIMITIVES: ReadonlySet<string> = new Set<EdmPrimitive>([
   'Edm.Date', 'Edm.DateTimeOffset', 'Edm.TimeOfDay', 'Edm.Guid',
 ]);
 
-/** Identifiers become SQL identifiers; only this shape is allowed anywhere near SQL. */
-const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 /** Longest string an index may cover on MariaDB (utf8mb4, 3,072-byte key limit, beside the key and the revision). */
 const MAX_INDEXED_STRING = 510;
 /** MariaDB allows 64 indexes per table. */
@@ -231,30 +230,6 @@ function navigationsOf(
 }
 
 /**
- * Each NavigationPropertyBinding names a navigation of the set's type and binds it to a set of the container whose
- * type is the navigation's: a binding to a set that is not there would leave the navigation's records nowhere.
- */
-function checkBindings(setDef: EntitySetDef, typeDef: EntityTypeDef, setsByName: ReadonlyMap<string, EntitySetDef>): void {
-  for (const b of setDef.bindings) {
-    const where = `entity set ${setDef.name}: NavigationPropertyBinding Path="${b.path}" Target="${b.target}"`;
-    const at = { kind: 'NavigationPropertyBinding', set: setDef.name, path: b.path } as const;
-    const nav = typeDef.navigations.find((n) => n.name === b.path);
-    if (!nav) throw new DictionaryError(`${where}: entity type ${typeDef.name} has no navigation property ${b.path}: correct the Path, or remove the binding`, at);
-    const target = setsByName.get(b.target);
-    if (!target) {
-      throw new DictionaryError(`${where}: the container has no entity set ${b.target}: add that set, or bind ${b.path} to one of the container's sets`, at);
-    }
-    const type = nav.type.startsWith('Collection(') ? nav.type.slice('Collection('.length, -1) : nav.type;
-    if (target.entityType !== type) throw new DictionaryError(`${where}: ${b.target} holds ${target.entityType}, but ${b.path} leads to ${type}`, at);
-  }
-}
-
-function checkSingleListingRoot(sets: readonly BuiltEntitySet[]): void {
-  const roots = sets.filter((s) => s.listingRoot).map((s) => s.name);
-  if (roots.length > 1) throw new DictionaryError(`only one entity set can be the ListingRoot (${roots.join(', ')})`);
-}
-
-/**
  * Columns that navigations join on must be indexed in the set that holds them, or expansion and scoping
  * would scan. The discriminators that qualify those joins need a column too, but no index of their own:
  * they are checked on the rows the join's index finds, and an index on a column with one or two values
@@ -405,22 +380,6 @@ function lookupsOf(dict: Dictionary, sets: BuiltEntitySet[]): LookupSpec[] {
     .filter((e) => used.has(e.name))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((e) => ({ name: e.name, values: e.members.map((m) => ({ value: m.standardName, legacyODataValue: m.name })) }));
-}
-
-function checkPathsAreUnique(sets: BuiltEntitySet[]): void {
-  const seen = new Map<string, string>();
-  for (const s of sets) {
-    for (const p of [s.name, ...s.pathAliases]) {
-      checkIdentifier(p, `path of ${s.name}`);
-      const other = seen.get(p);
-      if (other) throw new DictionaryError(`path ${p} is claimed by both ${other} and ${s.name}`);
-      seen.set(p, s.name);
-    }
-  }
-}
-
-function checkIdentifier(name: string, where: string): void {
-  if (!IDENTIFIER.test(name)) throw new DictionaryError(`${where}: "${name}" is not a simple identifier this server can store`);
 }
 
 /** Drops undefined members so generated literals stay small and stable. */

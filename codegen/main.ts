@@ -11,6 +11,7 @@ import { refusalLine } from './dictionary-text';
 import { generate, REPO_ROOT } from './generate';
 
 export { CommandRefusal, DictionaryRefused } from './dictionary-error';
+export { runInit } from './init';
 
 /**
  * Generates, or with `check` compares; returns the exit code (1: the folder is not what the dictionary gives).

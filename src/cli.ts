@@ -1,7 +1,7 @@
 /** `reso-server <command>`: the operator's command line on commander (README "Command line"; exit codes in src/exit-codes.ts). */
 import cluster from 'node:cluster';
 import { Command } from 'commander';
-import { generateCommand } from '../codegen/command';
+import { generateCommand, initCommand } from '../codegen/command';
 import { serviceModel } from '../generated';
 import { CommandContext, CommandEnvironment, exitCodeOf, ServiceOpening, throwInsteadOfExiting, wholeNumber } from './admin/command-line';
 import { migrateCommand } from './admin/migrate-cli';
@@ -64,6 +64,7 @@ function commandLine(context: CommandContext): Command {
     program.addCommand(command(context));
   }
   program.addCommand(generateCommand((options) => context.run(() => withGenerator((g) => g.runGenerate(options)))));
+  program.addCommand(initCommand((options) => context.run(() => withGenerator((g) => g.runInit(options, log)))));
   throwInsteadOfExiting(program);
   return program;
 }
