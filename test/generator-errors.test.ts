@@ -3,7 +3,6 @@
  * edited to break one rule) goes in, and the generator refuses it with a message naming the problem,
  * writing nothing. Also the command line's and the literal writer's own refusals.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { generate } from '../codegen/generate';
 import { literal } from '../codegen/typescript-source';
 import { runCommandLine } from '../src/cli';
 import { OperatorError } from '../src/exit-codes';
+import { positionOf, runScript } from './support/node-script';
 import { REPO_ROOT } from './support/shared';
 
 const BASE = readFileSync(join(REPO_ROOT, 'test/fixtures/codegen/related/dictionary.xml'), 'utf8');
@@ -297,22 +297,7 @@ describe('Generator: its command line and its writer refuse what they cannot do'
   });
 });
 
-/** Line and column (1-based) of the `nth` occurrence of `needle` in `text`. */
-function positionOf(text: string, needle: string, nth = 1): string {
-  let at = -1;
-  for (let i = 0; i < nth; i++) at = text.indexOf(needle, at + 1);
-  if (at < 0) throw new Error(`no ${needle} in the text`);
-  const before = text.slice(0, at).split('\n');
-  return `${before.length}:${before[before.length - 1].length + 1}`;
-}
-
-function runNode(script: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, [join(REPO_ROOT, script), ...args], { cwd: REPO_ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
+const runNode = (script: string, args: readonly string[]) => runScript(join(REPO_ROOT, script), args, { cwd: REPO_ROOT });
 
 describe('Generator: a refused dictionary is one line naming the file, line, column and element, exit code 2', function () {
   this.timeout(120_000);

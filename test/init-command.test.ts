@@ -4,13 +4,13 @@
  * unchanged); RESO's DD 2.0 reference is copied with the policy init adds, given a migration history of its own,
  * generated and built, and then served; another dictionary does not replace it without --force.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { dictionaryWithDefaults } from '../codegen/init';
 import { request } from './support/http';
+import { positionOf, runScript } from './support/node-script';
 import { copyProject, ProjectCopy, watchedProcess } from './support/project-copy';
 import { REPO_ROOT, requireShared, sharedPath } from './support/shared';
 
@@ -20,21 +20,7 @@ const freshness = require(join(REPO_ROOT, 'scripts/freshness.js')) as {
   buildChange(root: string): unknown;
 };
 
-function init(root: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, [join(root, 'bin/reso-server.js'), 'init', ...args], { cwd: root, timeout: 480_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      done({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-/** Line and column (1-based) of the `nth` occurrence of `needle` in `text`. */
-function positionOf(text: string, needle: string, nth = 1): string {
-  let at = -1;
-  for (let i = 0; i < nth; i++) at = text.indexOf(needle, at + 1);
-  const before = text.slice(0, at).split('\n');
-  return `${before.length}:${before[before.length - 1].length + 1}`;
-}
+const init = (root: string, args: readonly string[]) => runScript(join(root, 'bin/reso-server.js'), ['init', ...args], { cwd: root, timeoutMs: 480_000 });
 
 describe('reso-server init: a deployment from your own dictionary, in one command', function () {
   this.timeout(600_000);

@@ -4,12 +4,13 @@
  * only where the set or field exists with the type it needs; an annotation the operator wrote is never changed.
  * On RESO's own DD 2.0 reference files (both lookup flavours) and on small dictionaries written here.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { BuiltEntitySet, BuiltModel } from '../codegen/build-model';
 import { modelOf } from '../codegen/generate';
-import { ADDED, dictionaryWithDefaults, isDemo } from '../codegen/init';
+import { ADDED, dictionaryWithDefaults, isDemo, replacing } from '../codegen/init';
 import { POLICY_SCHEMA } from '../codegen/policy-vocabulary';
 import { REPO_ROOT, requireShared, sharedPath } from './support/shared';
 
@@ -239,5 +240,24 @@ describe('init: what the operator wrote stays as written', () => {
     const inline = dictionaryWithDefaults(oneLine).text;
     expect(inline.split('\n')).to.have.length(1);
     expect(setOf(modelOf(inline), 'Property').listingRoot).to.equal(true);
+  });
+});
+
+describe('init: what it replaces in the project, and the migration history that follows', () => {
+  let dir: string;
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'reso-init-replacing-')); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('nothing there, or the demo dictionary: replaced (a new history); the same dictionary: kept; one of the operator\'s own: only with --force (its history kept)', () => {
+    const target = join(dir, 'reso-dictionary.xml');
+    const mine = small();
+    expect(replacing(target, mine, false, dir)).to.equal('none');
+    writeFileSync(target, SHIPPED);
+    expect(replacing(target, mine, false, dir)).to.equal('demo');
+    writeFileSync(target, mine);
+    expect(replacing(target, mine, false, dir)).to.equal('same');
+    const other = mine.replace('<!-- The operator\'s comment, kept. -->', '<!-- Another version. -->');
+    expect(() => replacing(target, other, false, dir)).to.throw(/ holds another dictionary, not the demo one \(it has no "reso-server demo dictionary" comment\): run init again with --force to replace it; its migration history in .+ is kept/);
+    expect(replacing(target, other, true, dir)).to.equal('own');
   });
 });
