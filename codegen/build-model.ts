@@ -9,11 +9,13 @@ import type {
 } from '../src/model/service-model';
 import { RECORD_COLUMN, REVISION_COLUMN } from '../src/model/service-model';
 import {
-  changeTimestampOf, checkUnindexed, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf, lookupNamesOf, parseCondition,
+  changeTimestampOf, checkChangeTimestamp, checkUnindexed, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf, lookupNamesOf, parseCondition,
   relatedTimestampsOf,
 } from './build-policy';
 import { buildChangeLogs } from './build-change-log';
-import { Dictionary, DictionaryError, EntitySetDef, EntityTypeDef } from './dictionary';
+import { Dictionary, EntitySetDef, EntityTypeDef } from './dictionary';
+import { checkBindings, checkIdentifier, checkPathsAreUnique, checkSingleListingRoot } from './container-checks';
+import { DictionaryError, entitySetRef, entityTypeRef } from './dictionary-error';
 import { conventionalJoin } from './key-conventions';
 import { valueTablesOf } from './value-tables';
 
@@ -57,8 +59,6 @@ const PRIMITIVES: ReadonlySet<string> = new Set<EdmPrimitive>([
   'Edm.Date', 'Edm.DateTimeOffset', 'Edm.TimeOfDay', 'Edm.Guid',
 ]);
 
-/** Identifiers become SQL identifiers; only this shape is allowed anywhere near SQL. */
-const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 /** Longest string an index may cover on MariaDB (utf8mb4, 3,072-byte key limit, beside the key and the revision). */
 const MAX_INDEXED_STRING = 510;
 /** MariaDB allows 64 indexes per table. */
@@ -68,10 +68,14 @@ const DEFAULT_STRING_LENGTH = 255;
 export function buildModel(dict: Dictionary): BuiltModel {
   const typesByName = new Map(dict.entityTypes.map((t) => [`${dict.namespace}.${t.name}`, t]));
   const setsByType = new Map(dict.entitySets.map((s) => [s.entityType, s]));
-  const entitySets = dict.entitySets.map((setDef) => {
-    const typeDef = typesByName.get(setDef.entityType);
-    if (!typeDef) throw new DictionaryError(`entity set ${setDef.name}: unknown entity type ${setDef.entityType}`);
+  const setsByName = new Map(dict.entitySets.map((s) => [s.name, s]));
+  for (const setDef of dict.entitySets) {
+    if (!typesByName.has(setDef.entityType)) throw new DictionaryError(`entity set ${setDef.name}: unknown entity type ${setDef.entityType}`, entitySetRef(setDef.name));
     checkIdentifier(setDef.name, `entity set ${setDef.name}`);
+  }
+  const entitySets = dict.entitySets.map((setDef) => {
+    const typeDef = typesByName.get(setDef.entityType)!;
+    checkBindings(setDef, typeDef, setsByName);
     const fields = fieldsOf(setDef, typeDef);
     const navigations = navigationsOf(setDef, typeDef, typesByName, setsByType);
     return entitySetOf(setDef, typeDef, fields, navigations);
@@ -79,6 +83,7 @@ export function buildModel(dict: Dictionary): BuiltModel {
 
   checkPathsAreUnique(entitySets);
   checkSingleListingRoot(entitySets);
+  for (const set of entitySets) checkChangeTimestamp(set);
   const setOf = (name: string) => entitySets.find((t) => t.name === name)!;
   for (const set of entitySets) {
     const related = relatedTimestampsOf(set.typeDef, set.fields, set.navigations, setOf);
@@ -113,7 +118,8 @@ function entitySetOf(setDef: EntitySetDef, typeDef: EntityTypeDef, fields: Field
     defaultOrder: timestamp ? [timestamp.name, typeDef.key] : [typeDef.key],
     changeTimestamp: timestamp?.name,
     listingRoot: setDef.listingRoot || undefined,
-    deletedWhen: setDef.deletedWhen === undefined ? undefined : parseCondition(setDef.deletedWhen, `entity set ${setDef.name}: DeletedWhen`, fields),
+    deletedWhen: setDef.deletedWhen === undefined ? undefined
+      : parseCondition(setDef.deletedWhen, `entity set ${setDef.name}: DeletedWhen`, { set: setDef.name, fields }, entitySetRef(setDef.name)),
     dictionaryRows: dictionaryRowsOf(setDef, typeDef),
     namesFields: fieldNamesOf(typeDef),
     namesLookups: lookupNamesOf(typeDef),
@@ -172,7 +178,11 @@ function fieldsOf(setDef: EntitySetDef, typeDef: EntityTypeDef): FieldSpec[] {
   });
   checkUnindexed(setDef, typeDef, fields, timestamp);
   const keyField = fields.find((f) => f.name === typeDef.key);
-  if (!keyField || keyField.collection || !['Edm.String', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(keyField.type)) {
+  if (!keyField) {
+    throw new DictionaryError(`entity type ${typeDef.name}: its key ${typeDef.key} is not one of its properties: `
+      + `declare <Property Name="${typeDef.key}" Type="Edm.String" Nullable="false"/>, or name another property in its <Key>`, entityTypeRef(typeDef.name));
+  }
+  if (keyField.collection || !['Edm.String', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(keyField.type)) {
     throw new DictionaryError(`entity type ${typeDef.name}: key ${typeDef.key} must be a string or integer property`);
   }
   return fields;
@@ -215,11 +225,6 @@ function navigationsOf(
       navigable: navigable ? true as const : undefined,
     })];
   });
-}
-
-function checkSingleListingRoot(sets: readonly BuiltEntitySet[]): void {
-  const roots = sets.filter((s) => s.listingRoot).map((s) => s.name);
-  if (roots.length > 1) throw new DictionaryError(`only one entity set can be the ListingRoot (${roots.join(', ')})`);
 }
 
 /**
@@ -375,22 +380,6 @@ function lookupsOf(dict: Dictionary, sets: BuiltEntitySet[]): LookupSpec[] {
     .filter((e) => used.has(e.name))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((e) => ({ name: e.name, values: e.members.map((m) => ({ value: m.standardName, legacyODataValue: m.name })) }));
-}
-
-function checkPathsAreUnique(sets: BuiltEntitySet[]): void {
-  const seen = new Map<string, string>();
-  for (const s of sets) {
-    for (const p of [s.name, ...s.pathAliases]) {
-      checkIdentifier(p, `path of ${s.name}`);
-      const other = seen.get(p);
-      if (other) throw new DictionaryError(`path ${p} is claimed by both ${other} and ${s.name}`);
-      seen.set(p, s.name);
-    }
-  }
-}
-
-function checkIdentifier(name: string, where: string): void {
-  if (!IDENTIFIER.test(name)) throw new DictionaryError(`${where}: "${name}" is not a simple identifier this server can store`);
 }
 
 /** Drops undefined members so generated literals stay small and stable. */

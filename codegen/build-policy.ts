@@ -5,32 +5,62 @@
 import type {
   DictionaryRowsSpec, FieldCondition, FieldNamesSpec, FieldSpec, NavigationSpec, RelatedTimestampSpec,
 } from '../src/model/service-model';
-import { DictionaryError, EntitySetDef, EntityTypeDef, NavigationDef, PropertyDef } from './dictionary';
+import { EntitySetDef, EntityTypeDef, NavigationDef, PropertyDef } from './dictionary';
+import { DictionaryError, ElementRef, entitySetRef, entityTypeRef, propertyRef } from './dictionary-error';
 
 /** RESO's name for the change timestamp, used when a type tags none (the full RESO dictionary states no policy). */
 const RESO_CHANGE_TIMESTAMP = 'ModificationTimestamp';
 
+/** Whose fields a condition names, to say where a field is missing. */
+export interface ConditionSubject {
+  readonly set: string;
+  readonly fields: readonly FieldSpec[];
+}
+
 /** `Field eq 'Value'`: the one condition form the policy terms take. */
-export function parseCondition(text: string, where: string, fields: readonly FieldSpec[]): FieldCondition {
+export function parseCondition(text: string, where: string, of: ConditionSubject, at?: ElementRef): FieldCondition {
   const m = /^\s*([A-Za-z][A-Za-z0-9_]*)\s+eq\s+'((?:[^']|'')*)'\s*$/.exec(text);
-  if (!m) throw new DictionaryError(`${where}: "${text}" is not a condition of the form Field eq 'Value'`);
-  const field = fields.find((f) => f.name === m[1]);
-  if (!field) throw new DictionaryError(`${where}: condition names unknown field ${m[1]}`);
-  if (field.type !== 'Edm.String' || field.collection) throw new DictionaryError(`${where}: condition field ${m[1]} must be a single string`);
+  if (!m) throw new DictionaryError(`${where}: "${text}" is not a condition of the form Field eq 'Value'`, at);
+  const field = of.fields.find((f) => f.name === m[1]);
+  if (!field) {
+    throw new DictionaryError(`${where}: "${text.trim()}" names unknown field ${m[1]}, which ${of.set} does not declare: `
+      + 'add it as a single Edm.String property, or change the condition', at);
+  }
+  if (field.type !== 'Edm.String' || field.collection) throw new DictionaryError(`${where}: condition field ${m[1]} must be a single string`, at);
   return { field: m[1], value: m[2].replace(/''/g, "'") };
 }
 
 /** The field tagged Policy.ChangeTimestamp, or RESO's ModificationTimestamp when none is tagged. */
 export function changeTimestampOf(typeDef: EntityTypeDef, fields: readonly FieldSpec[]): FieldSpec | undefined {
   const tagged = typeDef.properties.filter((p) => p.changeTimestamp).map((p) => p.name);
-  if (tagged.length > 1) throw new DictionaryError(`entity type ${typeDef.name}: more than one change timestamp (${tagged.join(', ')})`);
+  if (tagged.length > 1) throw new DictionaryError(`entity type ${typeDef.name}: more than one change timestamp (${tagged.join(', ')})`, entityTypeRef(typeDef.name));
   const name = tagged[0] ?? RESO_CHANGE_TIMESTAMP;
   const field = fields.find((f) => f.name === name);
   if (!field) return undefined;
   if (field.type !== 'Edm.DateTimeOffset' || field.collection) {
-    throw new DictionaryError(`entity type ${typeDef.name}: change timestamp ${name} must be Edm.DateTimeOffset`);
+    throw new DictionaryError(`entity type ${typeDef.name}: change timestamp ${name} must be Edm.DateTimeOffset`, propertyRef(typeDef.name, name));
   }
   return field;
+}
+
+/**
+ * The sets whose policy relies on a change timestamp, each refused without one: the listing root (the spec's
+ * replication by ModificationTimestamp, its default order, the mark a scope's change is judged by) and a set
+ * with timestamps its related records move (MovedByRelated: a related record's change moves the record's change
+ * timestamp with them, so a replicating client sees it). Sets logged by the change log need none: its events are
+ * ordered by their own sequence.
+ */
+export function checkChangeTimestamp(
+  set: { readonly name: string; readonly typeDef: EntityTypeDef; readonly changeTimestamp?: string; readonly listingRoot?: true },
+): void {
+  if (set.changeTimestamp) return;
+  const moved = set.typeDef.properties.filter((p) => p.movedByRelated !== undefined).map((p) => p.name);
+  const why = set.listingRoot ? 'is the listing root (Policy.ListingRoot)'
+    : moved.length ? `has timestamps its related records move (Policy.MovedByRelated on ${moved.join(', ')})` : undefined;
+  if (!why) return;
+  throw new DictionaryError(`entity set ${set.name} ${why}, which needs a change timestamp: add `
+    + `<Property Name="${RESO_CHANGE_TIMESTAMP}" Type="Edm.DateTimeOffset" Precision="3" Nullable="false"/> to entity type ${set.typeDef.name} `
+    + '(or tag an Edm.DateTimeOffset property of it with Policy.ChangeTimestamp)', entitySetRef(set.name));
 }
 
 interface RelatedSet {
@@ -44,14 +74,16 @@ export function relatedTimestampsOf(
 ): RelatedTimestampSpec[] {
   return typeDef.properties.filter((p) => p.movedByRelated !== undefined).flatMap((p) => {
     const where = `${typeDef.name}.${p.name}: MovedByRelated`;
+    const at = propertyRef(typeDef.name, p.name);
     const field = fields.find((f) => f.name === p.name)!;
-    if (field.type !== 'Edm.DateTimeOffset' || field.collection) throw new DictionaryError(`${where}: only an Edm.DateTimeOffset field can be moved`);
+    if (field.type !== 'Edm.DateTimeOffset' || field.collection) throw new DictionaryError(`${where}: only an Edm.DateTimeOffset field can be moved`, at);
     return p.movedByRelated!.split(',').map((entry) => {
       const slash = entry.indexOf('/');
       const navName = (slash < 0 ? entry : entry.slice(0, slash)).trim();
       const nav = navigations.find((n) => n.name === navName);
-      if (!nav?.followable) throw new DictionaryError(`${where}: ${navName} is not a followable navigation of ${typeDef.name}`);
-      const when = slash < 0 ? undefined : parseCondition(entry.slice(slash + 1), `${where} ${navName}`, setOf(nav.target).fields);
+      if (!nav?.followable) throw new DictionaryError(`${where}: ${navName} is not a followable navigation of ${typeDef.name}`, at);
+      const target = setOf(nav.target);
+      const when = slash < 0 ? undefined : parseCondition(entry.slice(slash + 1), `${where} ${navName}`, { set: target.name, fields: target.fields }, at);
       return when ? { field: p.name, navigation: navName, when } : { field: p.name, navigation: navName };
     });
   });

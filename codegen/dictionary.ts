@@ -3,7 +3,11 @@
  * This is the only place the dictionary's XML is understood; everything downstream works on these types.
  */
 import { XMLParser } from 'fast-xml-parser';
+import { DictionaryError, entityTypeRef, propertyRef } from './dictionary-error';
+import { checkDictionaryText } from './dictionary-text';
 import { EnumTypeRef, enumsAsLookups } from './enum-lookups';
+
+export { DictionaryError } from './dictionary-error';
 
 export interface PropertyDef {
   name: string;
@@ -101,8 +105,6 @@ type Node = Record<string, any>;
 const LOOKUP_TERM = 'RESO.OData.Metadata.LookupName';
 const STANDARD_NAME_TERM = 'RESO.OData.Metadata.StandardName';
 
-export class DictionaryError extends Error {}
-
 /** Finds annotations by qualified term, whether the dictionary names the term by namespace or by alias. */
 class Annotations {
   constructor(private readonly aliases: ReadonlyMap<string, string>) {}
@@ -135,6 +137,7 @@ class Annotations {
 const POLICY = 'ResoServer.Policy';
 
 export function readDictionary(xml: string): Dictionary {
+  checkDictionaryText(xml);
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '@',
@@ -184,10 +187,12 @@ function readEnum(e: Node, notes: Annotations): EnumDef {
   const byName = new Set<string>();
   const byValue = new Map<string, string>();
   for (const m of members) {
-    if (byName.has(m.name)) throw new DictionaryError(`lookup ${e['@Name']}: member ${m.name} is declared twice`);
+    if (byName.has(m.name)) throw new DictionaryError(`lookup ${e['@Name']}: member ${m.name} is declared twice`, { kind: 'EnumType', name: e['@Name'] });
     byName.add(m.name);
     const other = byValue.get(m.standardName);
-    if (other !== undefined) throw new DictionaryError(`lookup ${e['@Name']}: members ${other} and ${m.name} have the same standard name "${m.standardName}"`);
+    if (other !== undefined) {
+      throw new DictionaryError(`lookup ${e['@Name']}: members ${other} and ${m.name} have the same standard name "${m.standardName}"`, { kind: 'EnumType', name: e['@Name'] });
+    }
     byValue.set(m.standardName, m.name);
   }
   return { name: e['@Name'], members };
@@ -195,17 +200,21 @@ function readEnum(e: Node, notes: Annotations): EnumDef {
 
 function readEntityType(et: Node, notes: Annotations): EntityTypeDef {
   const keys = ((et.Key?.PropertyRef ?? []) as Node[]).map((r) => r['@Name'] as string);
-  if (keys.length !== 1) throw new DictionaryError(`entity type ${et['@Name']}: exactly one key property is supported, found ${keys.length}`);
+  const name: string = et['@Name'];
+  if (keys.length === 0) {
+    throw new DictionaryError(`entity type ${name} declares no key: add <Key><PropertyRef Name="…"/></Key> naming the property that identifies its records`, entityTypeRef(name));
+  }
+  if (keys.length !== 1) throw new DictionaryError(`entity type ${name}: exactly one key property is supported, found ${keys.length}`, entityTypeRef(name));
   return {
-    name: et['@Name'],
+    name,
     key: keys[0],
     properties: ((et.Property ?? []) as Node[]).map((p) => ({
       name: p['@Name'],
       type: p['@Type'],
       nullable: p['@Nullable'] !== 'false',
-      maxLength: optionalInt(p['@MaxLength']),
-      precision: optionalInt(p['@Precision']),
-      scale: optionalInt(p['@Scale']),
+      maxLength: optionalInt(p['@MaxLength'], name, p['@Name']),
+      precision: optionalInt(p['@Precision'], name, p['@Name']),
+      scale: optionalInt(p['@Scale'], name, p['@Name']),
       lookupName: notes.string(p, LOOKUP_TERM),
       restricted: notes.tag(p, `${POLICY}.Restricted`) ?? false,
       changeTimestamp: notes.tag(p, `${POLICY}.ChangeTimestamp`) ?? false,
@@ -251,10 +260,10 @@ function readEntitySet(es: Node, notes: Annotations, containerSkip: boolean): En
   };
 }
 
-function optionalInt(v: string | undefined): number | undefined {
+function optionalInt(v: string | undefined, type: string, property: string): number | undefined {
   if (v === undefined || v === 'max' || v === 'variable' || v === 'floating') return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n)) throw new DictionaryError(`expected an integer facet, got "${v}"`);
+  if (!Number.isInteger(n)) throw new DictionaryError(`expected an integer facet, got "${v}"`, propertyRef(type, property));
   return n;
 }
 

@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { StorageSnapshot } from '../src/model/migration';
 import { buildModel, BuiltModel } from './build-model';
 import { readDictionary } from './dictionary';
+import { DictionaryError } from './dictionary-error';
 import { emitDictionaryRecord } from './emit-dictionary-record';
 import { emitEntities } from './emit-entities';
 import { emitFieldTables } from './emit-field-tables';
@@ -50,8 +51,8 @@ const EMITTERS: readonly ((model: BuiltModel, context: EmitContext) => EmittedFi
 export function generate(options: GenerateOptions): GenerateResult {
   const dictionaryPath = resolve(options.dictionary);
   const outDir = resolve(options.outDir);
-  const bytes = readFileSync(dictionaryPath);
-  const model = buildModel(readDictionary(bytes.toString('utf8')));
+  const bytes = dictionaryBytes(dictionaryPath);
+  const model = modelOf(bytes.toString('utf8'));
   const source = relative(REPO_ROOT, dictionaryPath).split(sep).join('/');
   const header = `${GENERATED_MARK} from ${source.startsWith('..') ? dictionaryPath.split(sep).pop() : source}. Do not edit: change the dictionary and run \`npm run generate\`.`;
 
@@ -70,6 +71,29 @@ export function generate(options: GenerateOptions): GenerateResult {
     if (!written.has(stale) && readFileSync(stale, 'utf8').slice(0, 400).includes(GENERATED_MARK)) rmSync(stale);
   }
   return { model, files: files.map((f) => f.path).sort(), notices };
+}
+
+function dictionaryBytes(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new DictionaryError(`cannot read the dictionary: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (e as Error).message}`);
+  }
+}
+
+/**
+ * The model a dictionary gives. Reading and deciding the model work on the dictionary alone, so anything else
+ * they throw is about the dictionary too, a case the checks missed: refused as such, saying so, not a stack trace.
+ */
+export function modelOf(text: string): BuiltModel {
+  try {
+    return buildModel(readDictionary(text));
+  } catch (e) {
+    if (e instanceof DictionaryError) throw e;
+    throw new DictionaryError(`the generator cannot read this dictionary (${String((e as Error)?.message ?? e).split('\n')[0]}); `
+      + 'its checks should have named the cause: please report it with the dictionary');
+  }
 }
 
 /** The snapshot and migrations an earlier run left in `outDir`: the next migration is the difference from them. */

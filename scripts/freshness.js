@@ -145,11 +145,12 @@ const rebuild = () => ['run', 'build'];
  * Makes the project fresh before a command runs, or says why it will not: in development (`production` false) it
  * regenerates and rebuilds what is stale, its output on stderr (stdout is the command's); in production it changes
  * nothing. Returns undefined when the command may run, else { line, code } for bin/reso-server.js to print and
- * exit with. The command `generate` is never held up: regenerating is what it does, and it must run when
- * generated/ does not compile (it runs the generator dist/ holds; `npm run generate` compiles the generator first).
+ * exit with. The commands `generate` and `init` are never held up: regenerating is what they do, and they must run
+ * when generated/ does not compile (they run the generator dist/ holds; `npm run generate` compiles the generator
+ * first, and init runs it and the build itself).
  */
 function ensureFresh(root, { production, command }) {
-  if (command === 'generate') return undefined;
+  if (command === 'generate' || command === 'init') return undefined;
   const model = dictionaryChange(root);
   if (production) {
     if (model) return refusal(`${model.reason}: run npm run generate${model.dictionary === resolve(root, DEFAULT_DICTIONARY) ? '' : ` -- --dictionary ${shown(root, model.dictionary)}`}, then npm run build`);

@@ -1,7 +1,7 @@
 /** `reso-server <command>`: the operator's command line on commander (README "Command line"; exit codes in src/exit-codes.ts). */
 import cluster from 'node:cluster';
 import { Command } from 'commander';
-import { generateCommand } from '../codegen/command';
+import { generateCommand, initCommand } from '../codegen/command';
 import { serviceModel } from '../generated';
 import { CommandContext, CommandEnvironment, exitCodeOf, ServiceOpening, throwInsteadOfExiting, wholeNumber } from './admin/command-line';
 import { migrateCommand } from './admin/migrate-cli';
@@ -11,7 +11,7 @@ import { usageCommand } from './admin/usage-cli';
 import { webhooksCommand } from './admin/webhooks-cli';
 import { failed } from './cluster/messages';
 import { Config, configFromEnv, usageOptions } from './config';
-import { ExitCode, explainFailure } from './exit-codes';
+import { ExitCode, explainFailure, OperatorError } from './exit-codes';
 import { serve } from './serve';
 import { ListingService } from './service';
 import { openDatabase } from './storage/database';
@@ -63,7 +63,8 @@ function commandLine(context: CommandContext): Command {
   for (const command of [serveCommand, migrateCommand, seedCommand, ingestCommand, clientsCommand, webhooksCommand, usageCommand]) {
     program.addCommand(command(context));
   }
-  program.addCommand(generateCommand((options) => context.run(async () => (await loadGenerator()).runGenerate(options))));
+  program.addCommand(generateCommand((options) => context.run(() => withGenerator((g) => g.runGenerate(options)))));
+  program.addCommand(initCommand((options) => context.run(() => withGenerator((g) => g.runInit(options, log)))));
   throwInsteadOfExiting(program);
   return program;
 }
@@ -129,6 +130,17 @@ function failureContext(): { databaseUrl?: string; port?: number } {
     return { databaseUrl: config.databaseUrl, port: config.port };
   } catch {
     return { databaseUrl: process.env.DATABASE_URL };
+  }
+}
+
+/** Runs a generator command; what it refuses (a dictionary, a project) is the operator's one line, with its exit code. */
+async function withGenerator(work: (generator: typeof import('../codegen/main')) => number): Promise<number> {
+  const generator = await loadGenerator();
+  try {
+    return work(generator);
+  } catch (e) {
+    if (e instanceof generator.CommandRefusal) throw new OperatorError(e.message, e.exitCode);
+    throw e;
   }
 }
 

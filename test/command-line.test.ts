@@ -14,7 +14,7 @@ import { MYSQL_URL } from './support/databases';
 import { CliResult, pool, runCli } from './support/licence-http';
 import { spawnServer } from './support/server-process';
 
-const COMMANDS = ['serve', 'seed', 'ingest', 'clients', 'webhooks', 'usage', 'generate'];
+const COMMANDS = ['serve', 'seed', 'ingest', 'clients', 'webhooks', 'usage', 'generate', 'init'];
 
 /** `text` matched literally in a RegExp. */
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -58,6 +58,7 @@ describe('Command line: help, version and validation', () => {
       [['ingest'], /^Usage: reso-server ingest \[options\] <Resource> <file\.ndjson>/, ['--on-error <mode>', '--json']],
       [['usage'], /^Usage: reso-server usage /, ['--client <id>', '--from <date>', '--to <date>', '--by <period>', '--json', '--csv']],
       [['generate'], /^Usage: reso-server generate/, ['--dictionary <csdl.xml>', '--out <folder>']],
+      [['init'], /^Usage: reso-server init/, ['--dictionary <csdl.xml>', '--dir <folder>', '--force']],
       [['clients'], /^Usage: reso-server clients /, ['add', 'list', 'show', 'scope', 'revoke', 'rotate']],
       [['clients', 'add'], /^Usage: reso-server clients add/, ['--name <name>', '--id <id>', '--scope <filter>', '--hide <fields>', '--rate <requests/minute>', '--admin', '--static-token']],
       [['clients', 'list'], /^Usage: reso-server clients list/, ['--json']],
@@ -114,6 +115,9 @@ describe('Command line: help, version and validation', () => {
       [['usage', '--client'], /usage: option '--client <id>' argument missing/],
       [['usage', 'today'], /usage: too many arguments/],
       [['generate', '--bogus'], /generate: unknown option '--bogus'/],
+      [['init'], /init: required option '--dictionary <csdl\.xml>' not specified \(see reso-server init --help\)/],
+      [['init', '--dictionary', 'x.xml', '--forse'], /init: unknown option '--forse' \(Did you mean --force\?\)/],
+      [['init', '--dictionary', 'x.xml', '--dir', dir], new RegExp(`init: ${escape(dir)} is not a reso-server project \\(no package\\.json with the generate and build scripts, or no codegen/\\): give --dir the folder of a reso-server checkout`)],
       [['clients', 'add'], /clients add: required option '--name <name>' not specified/],
       [['clients', 'add', '--name', 'X', '--rate', 'fast'], /clients add: option '--rate <requests\/minute>' argument 'fast' is invalid/],
       [['clients', 'add', '--name', 'X', '--bogus'], /clients add: unknown option '--bogus'/],

@@ -60,7 +60,7 @@ describe('npm run dev: regenerate, rebuild and restart on every change', functio
     mark = dev.output().length;
     writeFileSync(dictionary, '<edmx:Edmx Version="4.0"/>\n');
     await dev.waitFor(new RegExp(`dev: generate failed \\(its error is above\\): the last good server runs on \\(pid ${second[1]}\\); waiting for the next change`), 120_000, mark);
-    expect(dev.output().slice(mark)).to.include('generate failed: no <Schema> found under edmx:Edmx/edmx:DataServices');
+    expect(dev.output().slice(mark)).to.include('generate failed: csdl/reso-dictionary.xml:1:1: not a CSDL dictionary: its namespace is not declared');
     expect(await metadata(second[2])).to.include('DevWatchProbe');
 
     dev.child.kill('SIGINT');

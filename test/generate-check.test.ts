@@ -3,25 +3,19 @@
  * nothing; it regenerates a copy of the output folder and compares: exit 0 and one line when the folder is what
  * the dictionary gives, else exit 1 listing each file that differs. Real processes of the compiled command line.
  */
-import { execFile } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { generate } from '../codegen/generate';
 import { snapshot } from './support/generated-folder';
+import { runScript } from './support/node-script';
 import { REPO_ROOT } from './support/shared';
 
 const FIXTURE = join(REPO_ROOT, 'test/fixtures/codegen/related/dictionary.xml');
 const FIXTURE_SHOWN = 'test/fixtures/codegen/related/dictionary.xml';
 
-function run(script: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, [join(REPO_ROOT, script), ...args], { cwd: REPO_ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
+const run = (script: string, args: readonly string[]) => runScript(join(REPO_ROOT, script), args, { cwd: REPO_ROOT });
 
 describe('generate --check: is the folder what the dictionary gives?', function () {
   this.timeout(120_000);

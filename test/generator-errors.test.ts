@@ -11,6 +11,8 @@ import { DictionaryError } from '../codegen/dictionary';
 import { generate } from '../codegen/generate';
 import { literal } from '../codegen/typescript-source';
 import { runCommandLine } from '../src/cli';
+import { OperatorError } from '../src/exit-codes';
+import { positionOf, runScript } from './support/node-script';
 import { REPO_ROOT } from './support/shared';
 
 const BASE = readFileSync(join(REPO_ROOT, 'test/fixtures/codegen/related/dictionary.xml'), 'utf8');
@@ -24,6 +26,9 @@ function edit(from: string | RegExp, to: string): string {
 
 const PROPERTY_OF_PARENT = '<Property Name="Status" Type="Edm.String" MaxLength="25"/>';
 const CHILD_POSITION = '<Property Name="Position" Type="Edm.Int32"/>';
+/** The first ModificationTimestamp of the base, Parent's. */
+const PARENT_TIMESTAMP = '<Property Name="ModificationTimestamp" Type="Edm.DateTimeOffset" Precision="3" Nullable="false"/>';
+const PARENT_SET = '<EntitySet Name="Parent" EntityType="test.related.Parent">';
 const UNINDEXED = (...fields: string[]) =>
   `<Annotation Term="Policy.UnindexedProperties">\n            <Collection>\n${fields.map((f) => `              <PropertyPath>${f}</PropertyPath>\n`).join('')}            </Collection>\n          </Annotation>`;
 const UNINDEXED_OF_PARENT = UNINDEXED('Rating');
@@ -35,7 +40,7 @@ const EMPTY_EDMX = (inner: string) =>
 
 const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
   // Reading the dictionary (codegen/dictionary.ts)
-  { rule: 'a dictionary has a schema', dictionary: () => EMPTY_EDMX(''), error: /^no <Schema> found under edmx:Edmx\/edmx:DataServices$/ },
+  { rule: 'a dictionary has a schema', dictionary: () => EMPTY_EDMX(''), error: /^<edmx:Edmx>: no <Schema> found under edmx:Edmx\/edmx:DataServices$/ },
   {
     rule: 'some schema declares entity types',
     dictionary: () => EMPTY_EDMX('<Schema Namespace="x" xmlns="http://docs.oasis-open.org/odata/ns/edm"><EnumType Name="E"/></Schema>'),
@@ -50,7 +55,7 @@ const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
   {
     rule: 'a lookup declares each member once',
     dictionary: () => edit('<EntityType Name="Parent">', `${LOOKUP('<Member Name="Red" Value="0"/><Member Name="Blue" Value="1"/><Member Name="Red" Value="2"/>')}<EntityType Name="Parent">`),
-    error: /^lookup Colour: member Red is declared twice$/,
+    error: /^<Member Name="Red">: lookup Colour declares the member Red twice \(first at line \d+\)$/,
   },
   {
     rule: 'a lookup gives each member a standard name of its own',
@@ -58,6 +63,19 @@ const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
     error: /^lookup Colour: members Red and Crimson have the same standard name "Red"$/,
   },
   { rule: 'facets are integers', dictionary: () => edit('MaxLength="25"', 'MaxLength="12.5"'), error: /^expected an integer facet, got "12\.5"$/ },
+  // The text before its content (codegen/dictionary-text.ts): well-formed, CSDL, each name declared once
+  { rule: 'a dictionary is well-formed XML', dictionary: () => edit('</EntityType>\n      <EntityType Name="Child">', '\n      <EntityType Name="Child">'), error: /^not well-formed XML: Expected closing tag 'EntityType' \(opened in line \d+, col \d+\) instead of closing tag 'Schema'\.$/ },
+  { rule: 'a dictionary is XML, not JSON', dictionary: () => '{"$Version": "4.0", "$EntityContainer": "x.Default"}', error: /^this is JSON, not CSDL XML: give the dictionary as CSDL XML/ },
+  { rule: 'a dictionary is not empty', dictionary: () => ' \n', error: /^the file is empty: a data dictionary is a CSDL XML document/ },
+  { rule: 'a dictionary is CSDL', dictionary: () => '<html><body>Not Found</body></html>', error: /^not a CSDL dictionary: its root element is <html>, where CSDL XML has <edmx:Edmx xmlns:edmx="http:\/\/docs\.oasis-open\.org\/odata\/ns\/edmx">$/ },
+  { rule: 'a dictionary is in the EDMX namespace', dictionary: () => edit('xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"', 'xmlns:edmx="urn:other"'), error: /^not a CSDL dictionary: its namespace is urn:other/ },
+  { rule: 'a document has one root element', dictionary: () => `${BASE}<edmx:Edmx Version="4.0"/>\n`, error: /^<edmx:Edmx>: a second root element \(an XML document has one\)$/ },
+  { rule: 'a property has a name and a type', dictionary: () => edit(PROPERTY_OF_PARENT, `${PROPERTY_OF_PARENT}<Property Name="Untyped"/>`), error: /^<Property Name="Untyped">: no Type attribute \(a Property needs Name and Type\)$/ },
+  { rule: 'an entity set names its entity type', dictionary: () => edit('<EntitySet Name="Child" EntityType="test.related.Child">', '<EntitySet Name="Child">'), error: /^<EntitySet Name="Child">: no EntityType attribute \(an? EntitySet needs Name and EntityType\)$/ },
+  { rule: 'a type declares each property once', dictionary: () => edit(PROPERTY_OF_PARENT, `${PROPERTY_OF_PARENT}\n        <Property Name="Status" Type="Edm.Int32"/>`), error: /^<Property Name="Status">: entity type Parent declares the property Status twice \(first at line \d+\)$/ },
+  { rule: 'a property and a navigation of a type have different names', dictionary: () => edit(PROPERTY_OF_PARENT, `${PROPERTY_OF_PARENT}<NavigationProperty Name="Status" Type="test.related.Owner"/>`), error: /^<NavigationProperty Name="Status">: entity type Parent declares the property Status twice/ },
+  { rule: 'a container declares each set once', dictionary: () => edit('<Annotation Term="Capabilities.SkipSupported"', '<EntitySet Name="Child" EntityType="test.related.Child"/><Annotation Term="Capabilities.SkipSupported"'), error: /^<EntitySet Name="Child">: entity container Default declares the set Child twice \(first at line \d+\)$/ },
+  { rule: 'a schema declares each type once', dictionary: () => edit('<EntityType Name="Owner">', '<EntityType Name="Parent"><Key><PropertyRef Name="K"/></Key><Property Name="K" Type="Edm.String"/></EntityType><EntityType Name="Owner">'), error: /^<EntityType Name="Parent">: schema test\.related declares the name Parent twice \(first at line \d+\)$/ },
   // Deciding the model (codegen/build-model.ts)
   {
     rule: 'an entity set names a declared entity type',
@@ -118,6 +136,52 @@ const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
     rule: 'a table has at most 60 indexes',
     dictionary: () => edit(PROPERTY_OF_PARENT, PROPERTY_OF_PARENT + Array.from({ length: 58 }, (_, i) => `<Property Name="F${i}" Type="Edm.Int32"/>`).join('')),
     error: /^Parent: 61 indexed fields exceed the limit of 60 \(list the ones to be answered by a bounded scan instead in the set's Policy\.UnindexedProperties\)$/,
+  },
+  // What a policy needs of the dictionary (codegen/build-model.ts, build-policy.ts)
+  {
+    rule: 'an entity type declares its key',
+    dictionary: () => edit('<Key><PropertyRef Name="ChildKey"/></Key>', ''),
+    error: /^entity type Child declares no key: add <Key><PropertyRef Name="…"\/><\/Key> naming the property that identifies its records$/,
+  },
+  {
+    rule: 'the key names a property of the type',
+    dictionary: () => edit('<Key><PropertyRef Name="ChildKey"/></Key>', '<Key><PropertyRef Name="ChildId"/></Key>'),
+    error: /^entity type Child: its key ChildId is not one of its properties: declare <Property Name="ChildId" Type="Edm\.String" Nullable="false"\/>, or name another property in its <Key>$/,
+  },
+  {
+    rule: 'the listing root has a change timestamp',
+    dictionary: () => edit(PARENT_TIMESTAMP, '').replace(PARENT_SET, `${PARENT_SET}<Annotation Term="Policy.ListingRoot"/>`),
+    error: /^entity set Parent is the listing root \(Policy\.ListingRoot\), which needs a change timestamp: add <Property Name="ModificationTimestamp" Type="Edm\.DateTimeOffset" Precision="3" Nullable="false"\/> to entity type Parent \(or tag an Edm\.DateTimeOffset property of it with Policy\.ChangeTimestamp\)$/,
+  },
+  {
+    rule: 'a set whose timestamps related records move has a change timestamp',
+    dictionary: () => edit(PARENT_TIMESTAMP, '<Property Name="Seen" Type="Edm.DateTimeOffset"><Annotation Term="Policy.MovedByRelated" String="Children"/></Property>'),
+    error: /^entity set Parent has timestamps its related records move \(Policy\.MovedByRelated on Seen\), which needs a change timestamp: add <Property Name="ModificationTimestamp"/,
+  },
+  {
+    rule: 'DeletedWhen names a field of the set',
+    dictionary: () => edit(PARENT_SET, `${PARENT_SET}<Annotation Term="Policy.DeletedWhen" String="MlsStatus eq 'Delete'"/>`),
+    error: /^entity set Parent: DeletedWhen: "MlsStatus eq 'Delete'" names unknown field MlsStatus, which Parent does not declare: add it as a single Edm\.String property, or change the condition$/,
+  },
+  {
+    rule: 'a navigation binding names a set of the container',
+    dictionary: () => edit('<NavigationPropertyBinding Path="Children" Target="Child"/>', '<NavigationPropertyBinding Path="Children" Target="Kids"/>'),
+    error: /^entity set Parent: NavigationPropertyBinding Path="Children" Target="Kids": the container has no entity set Kids: add that set, or bind Children to one of the container's sets$/,
+  },
+  {
+    rule: 'a navigation binding names a navigation of the type',
+    dictionary: () => edit('<NavigationPropertyBinding Path="Children" Target="Child"/>', '<NavigationPropertyBinding Path="Kids" Target="Child"/>'),
+    error: /^entity set Parent: NavigationPropertyBinding Path="Kids" Target="Child": entity type Parent has no navigation property Kids: correct the Path, or remove the binding$/,
+  },
+  {
+    rule: 'a navigation binding leads to a set of its type',
+    dictionary: () => edit('<NavigationPropertyBinding Path="Parent" Target="Parent"/>', '<NavigationPropertyBinding Path="Parent" Target="Child"/>'),
+    error: /^entity set Child: NavigationPropertyBinding Path="Parent" Target="Child": Child holds test\.related\.Child, but Parent leads to test\.related\.Parent$/,
+  },
+  {
+    rule: 'anything else the generator cannot read is refused as the dictionary\'s, saying so (an element where a path\'s text belongs)',
+    dictionary: () => edit('<PropertyPath>Secret</PropertyPath>', '<PropertyPath><Secret/></PropertyPath>'),
+    error: /^the generator cannot read this dictionary \(.+\); its checks should have named the cause: please report it with the dictionary$/,
   },
   // Fields answered without an index (Policy.UnindexedProperties, codegen/build-policy.ts)
   {
@@ -230,5 +294,52 @@ describe('Generator: its command line and its writer refuse what they cannot do'
   it('the literal writer refuses a value that is not plain data', () => {
     expect(() => literal({ at: null })).to.throw(/^cannot write null as a literal$/);
     expect(literal({ a: 'it\'s', b: [1, true], c: undefined })).to.equal("{ a: 'it\\'s', b: [1, true] }");
+  });
+});
+
+const runNode = (script: string, args: readonly string[]) => runScript(join(REPO_ROOT, script), args, { cwd: REPO_ROOT });
+
+describe('Generator: a refused dictionary is one line naming the file, line, column and element, exit code 2', function () {
+  this.timeout(120_000);
+  const DUPLICATE = edit(PROPERTY_OF_PARENT, `${PROPERTY_OF_PARENT}\n        <Property Name="Status" Type="Edm.Int32"/>`);
+  const UNBOUND = edit('<NavigationPropertyBinding Path="Children" Target="Child"/>', '<NavigationPropertyBinding Path="Children" Target="Kids"/>');
+  const NOT_CLOSED = edit('</EntityType>\n      <EntityType Name="Child">', '\n      <EntityType Name="Child">');
+  const REFUSALS = [
+    { label: 'not well-formed', text: NOT_CLOSED, at: () => positionOf(NOT_CLOSED, '</Schema>', 2), line: /not well-formed XML: Expected closing tag 'EntityType' \(opened in line 19, col 7\) instead of closing tag 'Schema'\.$/ },
+    { label: 'not CSDL', text: '<?xml version="1.0"?>\n<html><body>Not Found</body></html>\n', at: () => '2:1', line: /not a CSDL dictionary: its root element is <html>, where CSDL XML has <edmx:Edmx xmlns:edmx="[^"]+">$/ },
+    { label: 'a property declared twice', text: DUPLICATE, at: () => positionOf(DUPLICATE, '<Property Name="Status"', 2), line: /<Property Name="Status">: entity type Parent declares the property Status twice \(first at line 23\)$/ },
+    { label: 'a binding to a set the container does not have', text: UNBOUND, at: () => positionOf(UNBOUND, '<NavigationPropertyBinding Path="Children"'), line: /entity set Parent: NavigationPropertyBinding Path="Children" Target="Kids": the container has no entity set Kids: .+$/ },
+  ];
+  let dir: string;
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'reso-gen-refusals-')); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  REFUSALS.forEach(({ label, text, at, line }, i) => {
+    it(`${label}: npm run generate's entry and reso-server generate each print one line, exit 2, and write nothing`, async () => {
+      const file = join(dir, `refused-${i}.xml`);
+      writeFileSync(file, text);
+      const out = join(dir, `out-${i}`);
+      const expected = new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${at()}: ${line.source}`);
+      const npm = await runNode('dist/codegen/main.js', ['--dictionary', file, '--out', out]);
+      expect([npm.code, npm.stdout]).to.deep.equal([2, '']);
+      expect(npm.stderr.split('\n')).to.have.length(2);
+      expect(npm.stderr.trim().replace(/^generate failed: /, '')).to.match(expected);
+      const cli = await runCommandLine(['generate', '--dictionary', file, '--out', out], { log: () => undefined, config: () => { throw new Error('unused'); }, withService: () => { throw new Error('unused'); } })
+        .then(() => undefined, (e: unknown) => e);
+      expect(cli).to.be.instanceOf(OperatorError);
+      expect((cli as OperatorError).exitCode).to.equal(2);
+      expect((cli as OperatorError).message).to.match(expected);
+      expect(existsSync(out), 'nothing written').to.equal(false);
+    });
+  });
+
+  it('reso-server generate as a process: the line after "reso-server: ", no stack trace; a file that is not there, the same way', async () => {
+    const file = join(dir, 'duplicate.xml');
+    writeFileSync(file, DUPLICATE);
+    const r = await runNode('dist/src/cli.js', ['generate', '--dictionary', file, '--out', join(dir, 'never')]);
+    expect([r.code, r.stdout]).to.deep.equal([2, '']);
+    expect(r.stderr).to.equal(`reso-server: ${file}:${positionOf(DUPLICATE, '<Property Name="Status"', 2)}: <Property Name="Status">: entity type Parent declares the property Status twice (first at line 23)\n`);
+    const missing = await runNode('dist/src/cli.js', ['generate', '--dictionary', join(dir, 'nowhere.xml'), '--out', join(dir, 'never')]);
+    expect([missing.code, missing.stderr]).to.deep.equal([2, `reso-server: ${join(dir, 'nowhere.xml')}: cannot read the dictionary: no such file\n`]);
   });
 });

@@ -249,12 +249,12 @@ describe('Start check: what a start does about a stale project (real processes)'
     expect([again.code, again.stderr]).to.deep.equal([0, '']);
   });
 
-  it('development: a dictionary the generator refuses stops the start with one line naming the command, exit code 1', async () => {
+  it('development: a dictionary the generator refuses stops the start with one line naming the command (which exited 2, a refused dictionary), exit code 1', async () => {
     writeFileSync(join(project.root, 'csdl/reso-dictionary.xml'), '<edmx:Edmx Version="4.0"/>\n');
     const r = await start(project.root, ['--version'], DEV);
     expect(r.code).to.equal(1);
     expect(r.stdout).to.equal('');
-    expect(r.stderr).to.include('generate failed: no <Schema> found under edmx:Edmx/edmx:DataServices');
-    expect(r.stderr.trim().split('\n').pop()).to.match(/^reso-server: npm run generate -- --dictionary \S+ failed \(exit code 1\): correct what it printed above, then start again$/);
+    expect(r.stderr).to.include('generate failed: csdl/reso-dictionary.xml:1:1: not a CSDL dictionary: its namespace is not declared');
+    expect(r.stderr.trim().split('\n').pop()).to.match(/^reso-server: npm run generate -- --dictionary \S+ failed \(exit code 2\): correct what it printed above, then start again$/);
   });
 });
