@@ -14,7 +14,7 @@ import { storedShapeOf } from './migrate/record-migration';
 import { listingRootOf, ServiceModel } from './model/service-model';
 import { SkipTokens } from './paging/skiptoken';
 import { WHOLE_RECORD } from './query/projection';
-import { seedDemoData } from './seed/demo-data';
+import { seedDemoData } from './demo/demo-data';
 import type { Database } from './storage/database';
 import type { RecordStores } from './storage/record-stores';
 import type { RecordWriter } from './storage/record-writer';

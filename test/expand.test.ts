@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import * as mysql from 'mysql2/promise';
 import { describeEachDatabase, mariadbTarget, MYSQL_URL, TestDatabase } from './support/databases';
 import { listingFixtures } from './support/listing-fixtures';

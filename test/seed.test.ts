@@ -10,7 +10,7 @@ import { serviceModel } from '../generated';
 import { EntitySetSpec, FieldSpec, RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
 import { compile } from '../src/storage/query-builder';
 import { problemsText, recordCheck } from '../src/ingest/line-check';
-import { seedDemoData, SeedSummary } from '../src/seed/demo-data';
+import { seedDemoData, SeedSummary } from '../src/demo/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 

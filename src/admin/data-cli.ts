@@ -6,7 +6,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { ExitCode, OperatorError } from '../exit-codes';
 import { FileReport, ingestFile } from '../ingest/ndjson';
-import { seedDemoData } from '../seed/demo-data';
+import { seedDemoData } from '../demo/demo-data';
 import { CommandContext, wholeNumber } from './command-line';
 import { Progress } from './progress';
 

@@ -10,7 +10,7 @@ import type { RecordStores } from '../storage/record-stores';
 import type { RecordWriter } from '../storage/record-writer';
 import { LookupValues, RecordBuilder } from './field-values';
 import { planListings } from './listing-plan';
-import { buildListing, ListingBuilders } from './listings';
+import { buildListing, ListingBuilders } from './listing-story';
 import { memberRecord, officeRecord, planRoster } from './roster';
 
 export interface SeedOptions {
