@@ -1,68 +1,53 @@
 /**
- * One listing with everything that hangs off it, built from its own random stream (so listing i is the
- * same whatever the batch size): facts, timeline, agents, then child records, then the Property record,
- * whose summary fields (PhotosCount, change timestamps) are read off the children.
- *
- * A seed data table: buildPropertyRecord lists the Property fields one per line, in dictionary order, so a
- * reader checks it against the dictionary at a glance; split up, it would only scatter the table.
+ * One listing with everything that hangs off it, built from its own random stream (so listing i is the same whatever
+ * the batch size): facts, timeline, agents and address, then its child records, then the listing's own record, whose
+ * summary fields (PhotosCount, change timestamps) follow the children as planned.
  */
-import { BASE_TIME, DAY } from './calendar';
-import type { Entity } from '../../generated/entities';
-import type { FieldContext, Given, LookupValues, RecordBuilder } from './field-values';
-import { buildHistory, buildMedia, buildOpenHouses, buildRooms, buildUnits, ChildBuilders, DOCUMENT, ListingCore, PHOTO } from './listing-children';
-import { chooseFacts, STRUCTURE_OF } from './listing-facts';
+import { buildHistory, buildOpenHouses, buildRooms, buildUnits, ChildRecords, ListingCore, NONE } from './listing-children';
+import { chooseFacts } from './listing-facts';
+import { buildMedia, NO_MEDIA } from './listing-media';
 import type { ListingPlan } from './listing-plan';
 import { buildTimeline } from './listing-timeline';
+import { buildPropertyRecord } from './property-record';
 import { mixSeed, SeededRandom } from './random';
-import type { MemberInfo, Roster } from './roster';
-import {
-  PLACES, STREET_NAMES, STREET_SUFFIXES, HIGHWAYS, personName, privateRemarks, publicRemarks, showingInstructions, subdivisionName,
-} from './vocabulary';
+import type { DemoRecord } from './record-builder';
+import type { RecordMaker } from './record-maker';
+import type { Roster } from './roster';
+import { ChildRole, LISTING_IDENTIFIERS } from './standard-names';
+import { uniqueValue } from './unique-values';
+import { PLACES, STREET_NAMES, STREET_SUFFIXES } from './vocabulary';
 
 const SALT_LISTING = 31;
+
+/** The sets the story is told in, planned once for a seeding. */
+export interface ListingStory {
+  readonly listings: RecordMaker;
+  readonly children: Readonly<Partial<Record<ChildRole, RecordMaker>>>;
+  /** The listing's key and the fields its children are joined on: each holds a value of the listing's own. */
+  readonly identityFields: readonly string[];
+}
+
 export interface ListingBundle {
-  readonly property: Entity<'Property'>;
-  readonly media: Entity<'Media'>[];
-  readonly openHouses: Entity<'OpenHouse'>[];
-  readonly history: Entity<'HistoryTransactional'>[];
-  readonly rooms: Entity<'PropertyRooms'>[];
-  readonly units: Entity<'PropertyUnitTypes'>[];
+  readonly core: ListingCore;
+  readonly listing: DemoRecord;
+  /** The listing's values of `identityFields`, which its children point at. */
+  readonly identity: Readonly<DemoRecord>;
+  readonly children: Readonly<Record<ChildRole, DemoRecord[]>>;
 }
-
-export interface ListingBuilders extends ChildBuilders {
-  readonly property: RecordBuilder<'Property'>;
-}
-
-/** Structure fields that a parcel of land does not have. */
-const STRUCTURE_ONLY: readonly (keyof Entity<'Property'>)[] = [
-  'Appliances', 'ArchitecturalStyle', 'Basement', 'BasementYN', 'CommonWalls', 'ConstructionMaterials', 'Cooling', 'CoolingYN',
-  'DoorFeatures', 'FireplaceFeatures', 'Flooring', 'FoundationDetails', 'Heating', 'HeatingYN', 'InteriorFeatures', 'LaundryFeatures',
-  'Levels', 'PatioAndPorchFeatures', 'Roof', 'SecurityFeatures', 'SpaFeatures', 'SpaYN', 'WindowFeatures', 'GreenEnergyEfficient',
-  'PoolFeatures', 'PoolPrivateYN', 'HomeWarrantyYN', 'Furnished', 'ParkingFeatures',
-];
-const LEVELS: Readonly<Record<number, string>> = { 1: 'One', 2: 'Two', 3: 'Three Or More' };
 
 export function listingKey(index: number, count: number): string {
   return `L${String(index + 1).padStart(Math.max(6, String(count).length), '0')}`;
 }
 
-/** A member of `pool` other than `not` (pools hold each member once). */
-function otherAgent(rng: SeededRandom, pool: readonly MemberInfo[], not: MemberInfo): MemberInfo | undefined {
-  if (pool.length === 0 || (pool.length === 1 && pool[0] === not)) return undefined;
-  for (;;) {
-    const m = rng.pick(pool);
-    if (m !== not) return m;
-  }
-}
-
-export function buildListing(index: number, seed: number, plan: ListingPlan, roster: Roster, builders: ListingBuilders, lookups: LookupValues): ListingBundle {
+export function buildListing(index: number, seed: number, plan: ListingPlan, roster: Roster, story: ListingStory): ListingBundle {
   const rng = new SeededRandom(mixSeed(seed, index, SALT_LISTING));
+  const listings = story.listings.builder;
   const status = plan.status(index);
   const agent = rng.pick(roster.listingAgents);
   const office = agent.office;
   const nearby = PLACES.filter((p) => p.state === office.place.state);
   const place = rng.chance(0.7) ? office.place : rng.pick(nearby);
-  const facts = chooseFacts(rng, place, lookups);
+  const facts = chooseFacts(rng, place, (field, value) => listings.admits(field, value));
   const timeline = buildTimeline(rng, status, plan.contractedBefore2020(index), facts.price, facts.lease);
   const key = listingKey(index, plan.count);
   const listingId = `DM${24_000_000 + index + 1}`;
@@ -75,264 +60,41 @@ export function buildListing(index: number, seed: number, plan: ListingPlan, ros
   const unit = facts.stacked ? `${rng.int(1, 12)}${rng.pick(['01', '02', '03', '04', '05', '06', '07', '08', '10', '12'])}` : undefined;
   const postalCode = String(place.zip + rng.int(0, place.zips - 1)).padStart(5, '0');
   const streetLine = [streetNumber, dirPrefix, streetName, streetSuffix, unit && `Unit ${unit}`].filter(Boolean).join(' ');
-  const className = facts.type;
-  const core: ListingCore = { index, key, listingId, status, place, streetLine, facts, timeline, agent, className };
+  const core: ListingCore = {
+    index, setName: listings.set.name, key, listingId, status, place, streetLine, facts, timeline, agent, className: facts.type,
+  };
+  const identity = identityOf(story, core);
 
   // Children first: the listing summarises them.
-  const media = builders.media ? buildMedia(rng, core, builders.media) : [];
+  const { media: mediaMaker, openHouses: openHouseMaker, history: historyMaker, rooms: roomMaker, units: unitMaker } = story.children;
+  const media = mediaMaker ? buildMedia(rng, core, mediaMaker, identity) : NO_MEDIA;
   const showingAgents = office.members.filter((m) => m.active);
-  const openHouses = builders.openHouse ? buildOpenHouses(rng, core, builders.openHouse, showingAgents) : [];
-  const history = builders.history ? buildHistory(rng, core, builders.history) : [];
-  const rooms = builders.rooms ? buildRooms(rng, core, builders.rooms) : [];
-  const units = builders.units ? buildUnits(rng, core, builders.units) : [];
+  const openHouses = openHouseMaker ? buildOpenHouses(rng, core, openHouseMaker, identity, showingAgents) : NONE;
+  const history = historyMaker ? buildHistory(rng, core, historyMaker, identity, (field) => listings.has(field)) : NONE;
+  const rooms = roomMaker ? buildRooms(rng, core, roomMaker, identity) : NONE;
+  const units = unitMaker ? buildUnits(rng, core, unitMaker, identity) : NONE;
+  const kinds: readonly (ChildRecords | typeof media)[] = [media, openHouses, history, rooms, units];
+  const modified = Math.max(timeline.modified, ...kinds.map((k) => k.latest ?? 0));
 
-  const latest = (records: readonly { ModificationTimestamp: string; MediaCategory?: string | null }[], category?: string): number | undefined => {
-    let max: number | undefined;
-    for (const r of records) {
-      if (category !== undefined && r.MediaCategory !== category) continue;
-      const t = Date.parse(r.ModificationTimestamp);
-      if (max === undefined || t > max) max = t;
-    }
-    return max;
+  const listing = buildPropertyRecord(rng, core, story.listings, {
+    streetNumber, dirPrefix, streetName, streetSuffix, unit, postalCode, modified, media, accessibility: plan.accessibility(index), roster,
+  }, identity);
+  return {
+    core, listing, identity,
+    children: { media: media.records, openHouses: openHouses.records, history: history.records, rooms: rooms.records, units: units.records },
   };
-  const photos = media.filter((m) => m.MediaCategory === PHOTO);
-  const childLatest = Math.max(...[media, openHouses, history, rooms, units].map((rs) => latest(rs) ?? 0));
-  const modified = Math.max(timeline.modified, childLatest);
-  const tour = (category: string) => media.find((m) => m.MediaCategory === category)?.MediaURL ?? null;
-
-  const property = buildPropertyRecord(rng, core, builders.property, {
-    streetNumber, dirPrefix, streetName, streetSuffix, unit, postalCode,
-    modified,
-    photosCount: photos.length,
-    photosChanged: latest(photos),
-    documentsChanged: latest(media, DOCUMENT),
-    tourUnbranded: tour('Unbranded Virtual Tour'),
-    tourBranded: tour('Branded Virtual Tour'),
-    accessibility: plan.accessibility(index),
-    roster,
-  });
-  return { property, media, openHouses, history, rooms, units };
 }
 
-interface PropertyExtras {
-  readonly streetNumber: string;
-  readonly dirPrefix?: string;
-  readonly streetName: string;
-  readonly streetSuffix: string;
-  readonly unit?: string;
-  readonly postalCode: string;
-  readonly modified: number;
-  readonly photosCount: number;
-  readonly photosChanged?: number;
-  readonly documentsChanged?: number;
-  readonly tourUnbranded: unknown;
-  readonly tourBranded: unknown;
-  readonly accessibility: 'none' | 'single' | 'multiple';
-  readonly roster: Roster;
-}
-
-function buildPropertyRecord(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'Property'>, x: PropertyExtras): Entity<'Property'> {
-  const { facts: f, timeline: t, place, agent, status } = core;
-  const office = agent.office;
-  const ctx: FieldContext = { rng, place, from: t.entry, to: t.modified };
-  const home = f.kind === 'home';
-  const sample = (field: keyof Entity<'Property'> & string, min: number, max: number) => builder.lookupSample(field, rng, min, max);
-
-  // Agents: co-listing agent (often from the same office) and, once under contract, the buyer's side.
-  const coList = rng.chance(0.15)
-    ? (rng.chance(0.7) ? otherAgent(rng, office.members.filter((m) => m.active), agent) : undefined) ?? otherAgent(rng, x.roster.listingAgents, agent)
-    : undefined;
-  const underContract = ['Active Under Contract', 'Pending', 'Closed'].includes(status);
-  const buyer = underContract && rng.chance(0.92) ? otherAgent(rng, x.roster.listingAgents, agent) : undefined;
-  const coBuyer = buyer && rng.chance(0.08) ? otherAgent(rng, x.roster.listingAgents, buyer) : undefined;
-
-  const statusEvents = t.events.filter((e) => e.field === 'StandardStatus');
-  const lastStatus = statusEvents[statusEvents.length - 1];
-  const priceEvents = t.events.filter((e) => e.field === 'ListPrice');
-  const lastEvent = t.events[t.events.length - 1];
-  const acres = f.acres;
-  const sqft = acres !== undefined ? acres * 43_560 : undefined;
-  const subdivision = home && rng.chance(0.65) ? subdivisionName(rng) : undefined;
-  const assessed = Math.round((f.lease ? f.price * 180 : f.price) * rng.between(0.7, 0.95));
-  const bathsTotal = home ? f.bathsFull! + f.bathsHalf! + f.bathsThreeQuarter! + f.bathsQuarter! : undefined;
-  const accessibility = x.accessibility === 'none' ? [] : sample('AccessibilityFeatures', x.accessibility === 'single' ? 1 : 2, x.accessibility === 'single' ? 1 : 4);
-  const owner = personName(rng);
-  const newConstruction = f.yearBuilt !== undefined && f.yearBuilt >= 2024;
-  const unparsed = `${core.streetLine}, ${place.city}, ${place.state} ${x.postalCode}`;
-
-  const given: Given<'Property'> = {
-    ListingKey: core.key,
-    ListingId: core.listingId,
-    ModificationTimestamp: x.modified,
-    OriginalEntryTimestamp: t.entry,
-    StandardStatus: status,
-    MlsStatus: status,
-    StatusChangeTimestamp: lastStatus.at,
-    ContractStatusChangeDate: lastStatus.at,
-    PriceChangeTimestamp: priceEvents.length ? priceEvents[priceEvents.length - 1].at : null,
-    MajorChangeTimestamp: lastEvent.at,
-    MajorChangeType: lastEvent.changeType,
-    PhotosCount: x.photosCount,
-    PhotosChangeTimestamp: x.photosChanged ?? null,
-    DocumentsChangeTimestamp: x.documentsChanged ?? null,
-    ListingContractDate: t.contractDate,
-    OnMarketDate: t.onMarket,
-    OffMarketDate: status === 'Active Under Contract' ? null : t.offMarket ?? null,
-    PurchaseContractDate: t.purchaseContract ?? null,
-    CloseDate: t.close ?? null,
-    ClosePrice: t.closePrice ?? null,
-    ExpirationDate: t.expiration,
-    WithdrawnDate: t.withdrawn ?? null,
-    CancellationDate: t.cancellation ?? null,
-    DaysOnMarket: t.daysOnMarket,
-    CumulativeDaysOnMarket: t.daysOnMarket + (rng.chance(0.1) ? rng.int(10, 90) : 0),
-    ListPrice: t.listPrice,
-    OriginalListPrice: t.originalPrice,
-    PreviousListPrice: t.previousPrice ?? null,
-    ListPriceLow: null,
-
-    PropertyType: f.type,
-    PropertySubType: f.subType,
-    StructureType: STRUCTURE_OF[f.subType] && f.kind !== 'land' ? [STRUCTURE_OF[f.subType]] : [],
-    PropertyAttachedYN: f.kind === 'land' ? null : f.attached,
-    CommonWalls: f.attached ? sample('CommonWalls', 1, 1) : [],
-    ListingAgreement: f.lease ? 'Exclusive Right To Lease' : rng.chance(0.92) ? 'Exclusive Right To Sell' : 'Exclusive Agency',
-    SpecialListingConditions: f.lease ? [] : rng.chance(0.9) ? ['Standard'] : sample('SpecialListingConditions', 1, 1),
-    Furnished: f.lease && home ? rng.weighted([['Unfurnished', 70], ['Furnished', 15], ['Partially', 10], ['Negotiable', 5]] as const) : null,
-    LeaseConsideredYN: f.lease ? null : rng.chance(0.08),
-    BuyerFinancing: status === 'Closed' && !f.lease ? sample('BuyerFinancing', 1, 2) : [],
-
-    StreetNumber: x.streetNumber,
-    StreetDirPrefix: x.dirPrefix ?? null,
-    StreetName: x.streetName,
-    StreetSuffix: x.streetSuffix,
-    StreetDirSuffix: null,
-    UnitNumber: x.unit ?? null,
-    City: place.city,
-    StateOrProvince: place.state,
-    PostalCode: x.postalCode,
-    PostalCodePlus4: rng.chance(0.6) ? rng.digits(4) : null,
-    CountyOrParish: place.county,
-    Country: 'US',
-    UnparsedAddress: unparsed,
-    Latitude: place.lat + rng.between(-0.05, 0.05),
-    Longitude: place.lng + rng.between(-0.05, 0.05),
-    SubdivisionName: subdivision ?? null,
-    Directions: `From ${rng.pick(HIGHWAYS)}, take the ${rng.pick(STREET_NAMES)} exit and head ${rng.pick(['north', 'south', 'east', 'west'])}; turn onto ${x.streetName} ${x.streetSuffix}. ${rng.pick(['Home is on the right.', 'Property is on the left.', 'Sign on property.'])}`,
-    ElementarySchool: home ? `${rng.pick(STREET_NAMES)} Elementary` : null,
-    HighSchool: home ? `${place.city} ${rng.pick(['High', 'Central High', 'North High', 'South High'])}` : null,
-    ParcelNumber: `${rng.digits(3)}-${rng.digits(2)}-${rng.digits(3)}-${rng.digits(3)}`,
-    TaxLegalDescription: `LOT ${rng.int(1, 40)} BLOCK ${rng.int(1, 12)} ${(subdivision ?? `${place.city} ${rng.pick(['ADDITION', 'SUBDIVISION', 'TRACT'])}`).toUpperCase()}`,
-    Zoning: home ? rng.pick(f.attached ? ['RM-1', 'RM-2', 'R-3'] : ['R-1', 'R-2', 'RS-6']) : f.kind === 'land' ? rng.pick(['A-1', 'A-2', 'R-1', 'PUD']) : rng.pick(['C-1', 'C-2', 'I-1', 'MU-2']),
-    ZoningDescription: home ? 'Residential' : f.kind === 'land' ? rng.pick(['Agricultural', 'Residential', 'Planned Unit Development']) : rng.pick(['Commercial', 'Industrial', 'Mixed Use']),
-    Topography: f.kind === 'land' ? rng.pick(['Level', 'Gently Rolling', 'Rolling', 'Sloped', 'Hilly']) : null,
-
-    BedroomsTotal: f.bedrooms ?? null,
-    BedroomsPossible: f.bedrooms !== undefined && f.basement && rng.chance(0.3) ? f.bedrooms + 1 : null,
-    MainLevelBedrooms: f.bedrooms === undefined ? null : f.stories === 1 ? f.bedrooms : rng.int(0, Math.min(2, f.bedrooms)),
-    BathroomsFull: f.bathsFull ?? null,
-    BathroomsHalf: f.bathsHalf ?? null,
-    BathroomsThreeQuarter: f.bathsThreeQuarter ?? null,
-    BathroomsOneQuarter: f.bathsQuarter ?? null,
-    BathroomsPartial: home ? f.bathsHalf! + f.bathsThreeQuarter! + f.bathsQuarter! : null,
-    BathroomsTotalInteger: bathsTotal ?? null,
-    MainLevelBathrooms: bathsTotal === undefined ? null : f.stories === 1 ? bathsTotal : Math.min(bathsTotal, rng.int(1, 2)),
-    LivingArea: f.livingArea ?? null,
-    LivingAreaUnits: f.livingArea !== undefined ? 'Square Feet' : null,
-    AboveGradeFinishedArea: f.livingArea !== undefined ? f.livingArea - (f.belowGradeFinished ?? 0) : null,
-    BelowGradeFinishedArea: f.belowGradeFinished ?? (f.basement ? 0 : null),
-    BuildingAreaTotal: f.buildingArea ?? null,
-    Basement: f.basement ? sample('Basement', 1, 2) : [],
-    BasementYN: f.kind === 'land' ? null : f.basement,
-    StoriesTotal: f.stories ?? null,
-    Levels: f.stories && home ? [rng.chance(0.1) ? rng.pick(['Multi/Split', 'Tri-Level', 'Bi-Level']) : LEVELS[f.stories]] : [],
-    YearBuilt: f.yearBuilt ?? null,
-    YearBuiltSource: f.yearBuilt === undefined ? null : newConstruction ? 'Builder' : rng.chance(0.85) ? 'Public Records' : 'Assessor',
-    NewConstructionYN: f.kind === 'land' ? null : newConstruction,
-    BuilderName: newConstruction || (f.yearBuilt !== undefined && f.yearBuilt >= 2000 && rng.chance(0.3)) ? `${rng.pick(STREET_NAMES)} ${rng.pick(['Homes', 'Builders', 'Construction', 'Communities'])}` : null,
-    GarageSpaces: f.kind === 'land' ? null : f.garage,
-    GarageYN: f.kind === 'land' ? null : f.garage > 0,
-    AttachedGarageYN: f.garage > 0 ? rng.chance(0.8) : null,
-    CarportSpaces: f.carport > 0 ? f.carport : null,
-    CarportYN: f.kind === 'land' ? null : f.carport > 0,
-    CoveredSpaces: f.kind === 'land' ? null : f.garage + f.carport,
-    ParkingTotal: f.kind === 'land' ? null : f.garage + f.carport + (f.kind === 'commercial' ? rng.int(4, 60) : rng.int(0, 2)),
-    FireplacesTotal: home ? f.fireplaces : null,
-    FireplaceYN: home ? f.fireplaces > 0 : null,
-    FireplaceFeatures: home && f.fireplaces > 0 ? sample('FireplaceFeatures', 1, 2) : [],
-    LotSizeAcres: acres ?? null,
-    LotSizeSquareFeet: sqft ?? null,
-    LotSizeArea: acres === undefined ? null : acres >= 1 ? acres : sqft,
-    LotSizeUnits: acres === undefined ? null : acres >= 1 ? 'Acres' : 'Square Feet',
-    LotSizeDimensions: sqft !== undefined && acres! < 1 ? (() => { const w = rng.int(4, 12) * 10; return `${w} x ${Math.round(sqft / w)}`; })() : null,
-
-    AssociationYN: f.kind === 'home' ? f.hoa : null,
-    AssociationName: f.hoa ? `${subdivision ?? `${x.streetName} ${rng.pick(['Place', 'Commons', 'Village'])}`} ${rng.pick(['HOA', 'Homeowners Association', 'Owners Association'])}` : null,
-    AssociationFee: f.hoa ? (f.stacked || f.subType === 'Townhouse' ? rng.int(18, 70) * 10 : rng.int(3, 15) * 10) : null,
-    AssociationFeeFrequency: f.hoa ? (rng.chance(0.85) ? 'Monthly' : rng.pick(['Quarterly', 'Annually'])) : null,
-    AssociationFeeIncludes: f.hoa ? sample('AssociationFeeIncludes', 1, 4) : [],
-    AssociationAmenities: f.hoa ? sample('AssociationAmenities', 0, 4) : [],
-    TaxAssessedValue: f.lease ? null : assessed,
-    TaxAnnualAmount: f.lease ? null : assessed * rng.between(0.005, 0.021),
-    TaxYear: f.lease ? null : new Date(Math.min(t.contractDate, BASE_TIME - 200 * DAY)).getUTCFullYear() - 1,
-
-    AccessibilityFeatures: accessibility,
-    Cooling: home ? rng.sample(['Central Air', 'Ceiling Fan(s)', 'Evaporative Cooling', 'Heat Pump', 'Window Unit(s)', 'Ductless', 'Whole House Fan', 'Zoned'], rng.int(0, 2)) : f.kind === 'commercial' ? ['Central Air'] : [],
-    Heating: f.kind === 'land' ? [] : rng.sample(['Forced Air', 'Natural Gas', 'Central', 'Electric', 'Heat Pump', 'Radiant Floor', 'Baseboard', 'Fireplace(s)'], rng.int(1, 2)),
-    CurrentUse: home ? [f.type === 'Residential Income' ? 'Multi-Family' : f.type === 'Farm' ? 'Farm' : rng.pick(['Residential', 'Single Family'])]
-      : f.kind === 'land' ? rng.sample(['Agricultural', 'Development', 'Grazing', 'Recreational', 'Residential', 'Timber', 'Vacant', 'Pasture'], rng.int(1, 2))
-        : [rng.pick(['Office', 'Retail', 'Industrial', 'Warehouse', 'Commercial', 'Mixed Use'])],
-    ListingTerms: f.lease ? [] : rng.sample(['Cash', 'Conventional', 'FHA', 'VA Loan', 'USDA Loan', '1031 Exchange', 'Owner Will Carry'], rng.int(1, 4)),
-    Possession: f.lease ? ['Rental Agreement'] : [rng.pick(['Close Of Escrow', 'Close Plus 30 Days', 'Negotiable', 'Close Plus 3 to 5 Days', 'Seller Rent Back'])],
-    PetsAllowed: f.lease ? rng.sample(['Cats OK', 'Dogs OK', 'Breed Restrictions', 'Number Limit', 'Size Limit'], rng.int(1, 3)) : [],
-
-    ListAgentKey: agent.key,
-    ListAgentMlsId: agent.mlsId,
-    ListAgentFirstName: agent.first,
-    ListAgentLastName: agent.last,
-    ListAgentFullName: agent.fullName,
-    ListAgentEmail: agent.email,
-    ListAgentDirectPhone: agent.phone,
-    ListOfficeKey: office.key,
-    ListOfficeMlsId: office.mlsId,
-    ListOfficeName: office.name,
-    ListOfficePhone: office.phone,
-    CoListAgentKey: coList?.key ?? null,
-    CoListAgentMlsId: coList?.mlsId ?? null,
-    CoListAgentFirstName: coList?.first ?? null,
-    CoListAgentFullName: coList?.fullName ?? null,
-    CoListOfficeKey: coList?.office.key ?? null,
-    CoListOfficeMlsId: coList?.office.mlsId ?? null,
-    CoListOfficeName: coList?.office.name ?? null,
-    BuyerAgentKey: buyer?.key ?? null,
-    BuyerAgentMlsId: buyer?.mlsId ?? null,
-    BuyerAgentFullName: buyer?.fullName ?? null,
-    BuyerOfficeKey: buyer?.office.key ?? null,
-    BuyerOfficeMlsId: buyer?.office.mlsId ?? null,
-    BuyerOfficeName: buyer?.office.name ?? null,
-    CoBuyerAgentKey: coBuyer?.key ?? null,
-    CoBuyerOfficeKey: coBuyer?.office.key ?? null,
-
-    PublicRemarks: publicRemarks(rng, {
-      subType: f.subType, city: place.city, propertyType: f.type, bedrooms: f.bedrooms, bathrooms: f.bathsFull, livingArea: f.livingArea, acres: f.acres,
-    }),
-    PrivateRemarks: rng.chance(0.88) ? privateRemarks(rng) : null,
-    ShowingInstructions: rng.chance(0.9) ? showingInstructions(rng, agent.phone) : null,
-    OwnerName: rng.chance(0.85)
-      ? rng.weighted([[`${owner.first} ${owner.last}`, 70], [`${owner.last} Family Trust`, 15], [`${rng.pick(STREET_NAMES)} Holdings LLC`, 15]] as const)
-      : null,
-    LockBoxSerialNumber: rng.chance(0.8) ? `${rng.pick(['SB', 'KB', 'SL'])}${rng.digits(8)}` : null,
-    InternetEntireListingDisplayYN: !rng.chance(0.03),
-    InternetAddressDisplayYN: !rng.chance(0.04),
-    InternetAutomatedValuationDisplayYN: !rng.chance(0.05),
-    ListingURL: `https://www.example.com/listing/${core.key}`,
-    VirtualTourURLUnbranded: x.tourUnbranded,
-    VirtualTourURLBranded: x.tourBranded,
-    OriginatingSystemKey: core.key,
-    OriginatingSystemName: 'Demo MLS',
-    SourceSystemKey: core.key,
-    SourceSystemName: 'Demo MLS',
-  };
-  if (f.kind === 'land') for (const name of STRUCTURE_ONLY) if (!(name in given)) given[name] = null;
-  return builder.build(given, ctx);
+/**
+ * The listing's values of the fields its children point at: the story's own identifiers (ListingKey, ListingId) where
+ * the field holds them as they are, else a value unique to the listing of the field's type.
+ */
+function identityOf(story: ListingStory, core: ListingCore): DemoRecord {
+  const builder = story.listings.builder;
+  const identity: DemoRecord = {};
+  for (const field of story.identityFields) {
+    const own = field in LISTING_IDENTIFIERS ? core[LISTING_IDENTIFIERS[field as keyof typeof LISTING_IDENTIFIERS]] : undefined;
+    identity[field] = own !== undefined && builder.holdsExactly(field, own) ? own : uniqueValue(builder, field, core.index);
+  }
+  return identity;
 }

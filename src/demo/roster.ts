@@ -1,18 +1,13 @@
 /**
- * The brokerages and agents of the demo MLS: who they are is planned up front (listings refer to them),
- * their full records are built on demand, each from a random stream of its own.
+ * The brokerages and agents of the demo MLS: who they are is planned up front (listings refer to them); their records
+ * are made from these plans (roster-records.ts).
  */
-import { BASE_TIME, DAY, HISTORY_START } from './calendar';
-import type { Entity } from '../../generated/entities';
-import type { FieldContext, RecordBuilder } from './field-values';
 import { mixSeed, SeededRandom } from './random';
 import {
   FRANCHISES, PLACES, Place, STREET_NAMES, STREET_SUFFIXES, brokerageName, personName, phoneNumber, slug,
 } from './vocabulary';
 
 const SALT_ROSTER = 11;
-const SALT_OFFICE = 12;
-const SALT_MEMBER = 13;
 
 export interface OfficeInfo {
   readonly index: number;
@@ -110,90 +105,4 @@ export function planRoster(listings: number, seed: number): Roster {
   let listingAgents = members.filter((m) => m.active && LISTING_TYPES.has(m.type));
   if (listingAgents.length === 0) listingAgents = members.filter((m) => m.active);
   return { offices, members, listingAgents };
-}
-
-function timestamps(rng: SeededRandom): { entry: number; modified: number } {
-  const entry = Math.floor(rng.between(HISTORY_START, BASE_TIME - 60 * DAY));
-  return { entry, modified: Math.floor(rng.between(entry, BASE_TIME)) };
-}
-
-export function officeRecord(office: OfficeInfo, builder: RecordBuilder<'Office'>, seed: number): Entity<'Office'> {
-  const rng = new SeededRandom(mixSeed(seed, office.index, SALT_OFFICE));
-  const { entry, modified } = timestamps(rng);
-  const ctx: FieldContext = { rng, place: office.place, from: entry, to: modified };
-  const broker = office.members[0];
-  const manager = office.members.find((m) => m.type === 'Office Manager') ?? broker;
-  return builder.build({
-    OfficeKey: office.key,
-    ModificationTimestamp: modified,
-    OriginalEntryTimestamp: entry,
-    OfficeMlsId: office.mlsId,
-    OfficeName: office.name,
-    OfficeStatus: office.active ? 'Active' : 'Inactive',
-    OfficeType: office.main ? 'Realtor Branch Office' : 'Realtor Office',
-    MainOfficeKey: office.main?.key ?? office.key,
-    FranchiseAffiliation: office.franchise ?? null,
-    IDXOfficeParticipationYN: rng.chance(0.9),
-    OfficeAddress1: office.address1,
-    OfficeAddress2: rng.chance(0.4) ? `Suite ${rng.int(1, 9) * 100}` : null,
-    OfficeCity: office.place.city,
-    OfficeStateOrProvince: office.place.state,
-    OfficePostalCode: office.postalCode,
-    OfficeCountry: 'US',
-    OfficeAOR: `${office.place.metro} REALTORS`,
-    OfficePhone: office.phone,
-    OfficeFax: rng.chance(0.3) ? phoneNumber(rng, office.place.areaCode) : null,
-    OfficeEmail: `info@${office.domain}`,
-    OfficeBrokerKey: broker?.key ?? null,
-    OfficeBrokerMlsId: broker?.mlsId ?? null,
-    OfficeManagerKey: manager?.key ?? null,
-    OfficeNationalAssociationId: rng.digits(9),
-    OriginatingSystemOfficeKey: office.key,
-    OriginatingSystemName: 'Demo MLS',
-    SourceSystemName: 'Demo MLS',
-  }, ctx);
-}
-
-export function memberRecord(member: MemberInfo, builder: RecordBuilder<'Member'>, seed: number): Entity<'Member'> {
-  const rng = new SeededRandom(mixSeed(seed, member.index, SALT_MEMBER));
-  const { entry, modified } = timestamps(rng);
-  const office = member.office;
-  const ctx: FieldContext = { rng, place: office.place, from: entry, to: modified };
-  const designations = rng.chance(0.35) ? builder.lookupSample('MemberDesignation', rng, 1, 2) : [];
-  const languages = ['English', ...(rng.chance(0.2) ? [rng.pick(['Spanish', 'Mandarin', 'Vietnamese', 'Hindi', 'French', 'German', 'Korean'])] : [])];
-  return builder.build({
-    MemberKey: member.key,
-    ModificationTimestamp: modified,
-    OriginalEntryTimestamp: entry,
-    MemberMlsId: member.mlsId,
-    MemberFirstName: member.first,
-    MemberLastName: member.last,
-    MemberMiddleName: rng.chance(0.2) ? rng.pick(['A.', 'J.', 'M.', 'R.', 'L.']) : null,
-    MemberNickname: null,
-    MemberFullName: member.fullName,
-    MemberEmail: member.email,
-    MemberDirectPhone: member.phone,
-    MemberMobilePhone: rng.chance(0.7) ? member.phone : phoneNumber(rng, office.place.areaCode),
-    MemberOfficePhone: office.phone,
-    MemberAddress1: office.address1,
-    MemberAddress2: null,
-    MemberCity: office.place.city,
-    MemberStateOrProvince: office.place.state,
-    MemberPostalCode: office.postalCode,
-    MemberCountry: 'US',
-    MemberStatus: member.active ? 'Active' : 'Inactive',
-    MemberType: member.type,
-    MemberDesignation: designations,
-    MemberLanguages: languages,
-    MemberNationalAssociationId: rng.digits(9),
-    MemberStateLicense: /Unlicensed|Photographer/.test(member.type) ? null : `${office.place.state}${rng.digits(8)}`,
-    MemberStateLicenseState: office.place.state,
-    MemberStateLicenseExpirationDate: BASE_TIME + rng.int(member.active ? 30 : -400, 900) * DAY,
-    OfficeKey: office.key,
-    OfficeMlsId: office.mlsId,
-    OfficeName: office.name,
-    OriginatingSystemMemberKey: member.key,
-    OriginatingSystemName: 'Demo MLS',
-    SourceSystemName: 'Demo MLS',
-  }, ctx);
 }
