@@ -6,6 +6,7 @@
  * Sets whose rows are the dictionary itself and the change log are the service's, never the demo's.
  */
 import { EntitySetSpec, FieldCondition, listingRootOf, ServiceModel } from '../model/service-model';
+import { EVENT_FIELDS } from './listing-timeline';
 import { CHILD_ROLES, ChildRole, NOT_DEMO_SETS, STORY_SETS } from './standard-names';
 
 /** A set hanging off the listings: `set.foreignKey` holds the listing's `referencedKey`, `discriminator` names the listings. */
@@ -86,7 +87,9 @@ export function planDemoSets(model: Pick<ServiceModel, 'entitySets'>): DemoSetPl
       ...(d?.on === 'target' && set.fieldsByName[d.field] ? { discriminator: { field: d.field, value: d.value } } : {}),
     };
     const role = CHILD_ROLES.find((r) => STORY_SETS[r] === set.name);
-    if (role) children[role] = link;
+    // History names the listing fields its events change: without them, the set is one the story does not tell.
+    const told = role !== 'history' || EVENT_FIELDS.some((f) => listings.fieldsByName[f]);
+    if (role && told) children[role] = link;
     else otherChildren.push(link);
   }
   const standalone = sets.filter((s) => !placed.has(s.name)).map((s) => ({ set: s, links: linksOf(s, byName) }));
