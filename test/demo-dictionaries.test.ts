@@ -11,15 +11,15 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { expect } from 'chai';
 import * as ts from 'typescript';
 import { generate } from '../codegen/generate';
-import { seedDemoData, SeedSummary } from '../src/demo/demo-data';
+import type { SeedSummary } from '../src/demo/demo-data';
 import { SeededRandom } from '../src/demo/random';
 import { PLACES } from '../src/demo/vocabulary';
-import { problemsText, recordCheck } from '../src/ingest/line-check';
 import { EntitySetSpec, RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 import { compile } from '../src/storage/query-builder';
 import { DatabaseTarget, describeEachDatabase, sqliteTarget, TestDatabase } from './support/databases';
+import { schemaProblems, seedCapturing } from './support/demo-records';
 import { DictionaryVersions, editProperty, removeDeclaration, removeField, within } from './support/dictionary-versions';
 import { loadGenerated } from './support/generated-folder';
 import type { Rec } from './support/next-links';
@@ -32,7 +32,6 @@ interface Seeded {
   /** Records as the demo handed them to the stores, and as stored (parsed), by set. */
   readonly written: Map<string, Rec[]>;
   readonly stored: Map<string, Rec[]>;
-  readonly storedJson: Map<string, string[]>;
 }
 
 /** Seeds `listings` demo listings of `model` into a fresh database of `target`, capturing what was written. */
@@ -41,15 +40,7 @@ async function seedModel(model: ServiceModel, target: DatabaseTarget, listings: 
   const service = new ListingService(model, openDatabase(db.url));
   cleanup.push(async () => { await service.close(); await db.drop(); });
   await service.prepare();
-  const written = new Map<string, Rec[]>();
-  const stores: ListingService['stores'] = {
-    store: (set) => {
-      const store = service.store(set);
-      const seen = written.get(store.set.name) ?? written.set(store.set.name, []).get(store.set.name)!;
-      return Object.assign(Object.create(store), { encode: (r: Rec) => { seen.push(r); return store.encode(r); } });
-    },
-  };
-  const summary = await seedDemoData({ model, stores, writer: service.writer, db: service.db }, { listings, seed: 3 });
+  const { summary, written } = await seedCapturing(service, { listings, seed: 3 });
   const stored = new Map<string, Rec[]>();
   const storedJson = new Map<string, string[]>();
   for (const set of model.entitySets) {
@@ -65,23 +56,12 @@ async function seedModel(model: ServiceModel, target: DatabaseTarget, listings: 
     const store = service.store(set);
     for (const json of storedJson.get(set.name)!) expect(store.encode(JSON.parse(json)).json, set.name).to.equal(json);
   }
-  return { summary, written, stored, storedJson };
+  return { summary, written, stored };
 }
 
-/** Records, written or stored, that the set's generated schema refuses. */
-function schemaProblems(model: ServiceModel, seeded: Seeded): string[] {
-  const problems: string[] = [];
-  for (const records of [seeded.written, seeded.stored]) {
-    for (const [name, list] of records) {
-      const set = model.entitySets.find((s) => s.name === name)!;
-      const valid = recordCheck(set, model.recordSchemas[name]);
-      for (const r of list) {
-        const found = valid(r);
-        if (found.length) problems.push(`${name} ${r[set.key]}: ${problemsText(found)}`);
-      }
-    }
-  }
-  return problems.slice(0, 10);
+/** Records, written or stored, that the set's generated schema refuses (the first ten). */
+function schemaRefusals(model: ServiceModel, seeded: Seeded): string[] {
+  return schemaProblems(model, [...seeded.written, ...seeded.stored]).slice(0, 10);
 }
 
 /**
@@ -241,7 +221,7 @@ describe('Demo data from the dictionary alone', function () {
     it('every demo set gets records, each valid for the store and the schema, children pointing at their listings', () => {
       expect(setsWithRecords(seeded)).to.have.members(demoSetNames(model));
       expect(seeded.summary.listings).to.equal(40);
-      expect(schemaProblems(model, seeded)).to.deep.equal([]);
+      expect(schemaRefusals(model, seeded)).to.deep.equal([]);
       const joins = joinProblems(model, seeded.stored, 'Property');
       expect(joins.problems).to.deep.equal([]);
       expect(joins.children.Media).to.equal(seeded.summary.media).and.be.greaterThan(0);
@@ -277,7 +257,7 @@ describe('Demo data from the dictionary alone', function () {
 
     it('every demo set gets records, each valid for the store and the schema, children pointing at their listings', () => {
       expect(setsWithRecords(seeded)).to.have.members(demoSetNames(model));
-      expect(schemaProblems(model, seeded)).to.deep.equal([]);
+      expect(schemaRefusals(model, seeded)).to.deep.equal([]);
       expect(joinProblems(model, seeded.stored, 'Property').problems).to.deep.equal([]);
     });
 
@@ -329,7 +309,7 @@ describe('Demo data from the dictionary alone', function () {
         const names = model.entitySets.map((s) => s.name).filter((n) => !NOT_DEMO.includes(n));
         expect(names).to.have.length(38);
         expect(setsWithRecords(seeded)).to.have.members(names);
-        expect(schemaProblems(model, seeded)).to.deep.equal([]);
+        expect(schemaRefusals(model, seeded)).to.deep.equal([]);
         expect(seeded.summary.listings).to.equal(30);
       });
 
@@ -395,7 +375,7 @@ ${sets.join('\n')}
       expect(seeded.stored.get('Property')!.map((l) => l.ListingKey).slice(0, 2)).to.deep.equal(['L000001', 'L000002']);
       expect(seeded.summary).to.include({ listings: 30, offices: 3, members: 10 });
       expect(seeded.summary.others).to.include({ Media: 3, OpenHouse: 3 });
-      expect(schemaProblems(model, seeded)).to.deep.equal([]);
+      expect(schemaRefusals(model, seeded)).to.deep.equal([]);
       for (const l of seeded.stored.get('Property')!) expect(l.ModificationTimestamp <= '2026-06-01T00:00:00.000Z').to.equal(true);
     });
 
