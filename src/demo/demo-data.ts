@@ -14,6 +14,7 @@ import { linkGroups, otherChildRecords, standaloneCount, standaloneRecord } from
 import { planListings } from './listing-plan';
 import { buildListing, ListingBundle, ListingStory } from './listing-story';
 import type { DemoRecord } from './record-builder';
+import type { RecordMaker } from './record-maker';
 import { memberRecord, officeRecord } from './roster-records';
 import { planRoster, Roster } from './roster';
 import { CHILD_ROLES, ChildRole } from './standard-names';
@@ -163,7 +164,8 @@ async function writeStandalone(
   write: BatchWriter, demo: DemoSetup, seed: number, count: number, children: boolean, wrote: (name: string, n: number) => void,
 ): Promise<void> {
   // Records point only at records written: not at children left unwritten, nor at sets still to come.
-  const written = new Set([demo.story?.listings, demo.offices, demo.members, ...(children ? [...Object.values(demo.story?.children ?? {}), ...demo.otherChildren] : [])]);
+  const told = [demo.story?.listings, demo.offices, demo.members, ...(children ? [...Object.values(demo.story?.children ?? {}), ...demo.otherChildren] : [])];
+  const written = new Set(told.filter((m): m is RecordMaker => m !== undefined));
   const parents = (name: string) => {
     const maker = demo.makers.get(name);
     return maker && written.has(maker) ? maker : undefined;

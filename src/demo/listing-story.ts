@@ -3,7 +3,7 @@
  * the batch size): facts, timeline, agents and address, then its child records, then the listing's own record, whose
  * summary fields (PhotosCount, change timestamps) follow the children as planned.
  */
-import { buildHistory, buildOpenHouses, buildRooms, buildUnits, ChildRecords, ListingCore, NONE } from './listing-children';
+import { buildHistory, buildOpenHouses, buildRooms, buildUnits, ListingCore, NONE } from './listing-children';
 import { chooseFacts } from './listing-facts';
 import { buildMedia, NO_MEDIA } from './listing-media';
 import type { ListingPlan } from './listing-plan';
@@ -73,7 +73,7 @@ export function buildListing(index: number, seed: number, plan: ListingPlan, ros
   const history = historyMaker ? buildHistory(rng, core, historyMaker, identity, (field) => listings.has(field)) : NONE;
   const rooms = roomMaker ? buildRooms(rng, core, roomMaker, identity) : NONE;
   const units = unitMaker ? buildUnits(rng, core, unitMaker, identity) : NONE;
-  const kinds: readonly (ChildRecords | typeof media)[] = [media, openHouses, history, rooms, units];
+  const kinds: readonly { readonly latest?: number }[] = [media, openHouses, history, rooms, units];
   const modified = Math.max(timeline.modified, ...kinds.map((k) => k.latest ?? 0));
 
   const listing = buildPropertyRecord(rng, core, story.listings, {
