@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch, IngestItem } from '../src/ingest/ingest';
 import type { ServiceModel } from '../src/model/service-model';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 import { freshDatabase } from './fresh-database';

@@ -12,7 +12,7 @@
  */
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch, IngestItem } from '../src/ingest/ingest';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 import { freshDatabase } from './fresh-database';

@@ -15,7 +15,7 @@ import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch, IngestItem, IngestTarget } from '../src/ingest/ingest';
 import { lineCheck } from '../src/ingest/line-check';
 import type { RecordSchema, ServiceModel } from '../src/model/service-model';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 import { freshDatabase } from './fresh-database';

@@ -23,7 +23,7 @@ import { join, relative, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import * as mysql from 'mysql2/promise';
 import { serviceModel } from '../generated';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 import { CLIENTS_TABLE, SETTINGS_TABLE, TOKENS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE } from '../src/storage/internal-schema';
@@ -166,7 +166,7 @@ function dataFingerprint(listings: number, withoutChildren: boolean): string {
     join(ROOT, 'dist/generated/field-tables.js'),
     join(ROOT, 'dist/src/storage/record-codec.js'),
   ];
-  const seedDir = join(ROOT, 'dist/src/seed');
+  const seedDir = join(ROOT, 'dist/src/demo');
   if (existsSync(seedDir)) for (const f of readdirSync(seedDir).sort()) if (f.endsWith('.js')) files.push(join(seedDir, f));
   for (const f of files) if (existsSync(f)) h.update(f).update(readFileSync(f));
   return h.digest('hex').slice(0, 16);

@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { generate } from '../codegen/generate';
 import { loadGenerated } from '../codegen/load-generated';
 import type { EntitySetSpec, FieldSpec, ServiceModel } from '../src/model/service-model';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { ListingService } from '../src/service';
 import { DEFAULT_TIMEOUTS, openDatabase } from '../src/storage/database';
 import { writeBenchSection } from './doc-section';

@@ -10,7 +10,7 @@ import * as mysql from 'mysql2/promise';
 import { generate } from '../codegen/generate';
 import { loadGenerated } from '../codegen/load-generated';
 import { configFromEnv } from '../src/config';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { RunningServer, startServer } from '../src/server';
 
 export type DatabaseKind = 'SQLite' | 'MariaDB';

@@ -11,10 +11,11 @@ import type { ClientRegistry } from './auth/clients';
 import { licenceProblems } from './auth/licence';
 import { migrate } from './migrate/migrate';
 import { storedShapeOf } from './migrate/record-migration';
-import { listingRootOf, ServiceModel } from './model/service-model';
+import type { ServiceModel } from './model/service-model';
 import { SkipTokens } from './paging/skiptoken';
 import { WHOLE_RECORD } from './query/projection';
-import { seedDemoData } from './seed/demo-data';
+import { seedDemoData } from './demo/demo-data';
+import { demoAnchor } from './demo/set-plan';
 import type { Database } from './storage/database';
 import type { RecordStores } from './storage/record-stores';
 import type { RecordWriter } from './storage/record-writer';
@@ -48,7 +49,7 @@ export interface StartupOptions {
   readonly pagingSecret?: string;
   /** Registered as a static token of the `demo` client. */
   readonly demoToken?: string;
-  /** Demo listings written when the database has no listings (the server's SEED_LISTINGS); none by default. */
+  /** Demo listings written when the database has no demo data yet (the server's SEED_LISTINGS); none by default. */
   readonly seedListings?: number;
   readonly log?: (line: string) => void;
 }
@@ -113,8 +114,9 @@ export async function ensureDemoClient(clients: ClientRegistry, token?: string):
 }
 
 /**
- * Writes the demo data when there are no listings, or when a start that was writing it died halfway (the
- * data is deterministic and written by key, so writing it again completes it); returns whether it wrote.
+ * Writes the demo data when there is none (no listings, or for a dictionary without listings, no record of the first
+ * set the demo writes), or when a start that was writing it died halfway (the data is deterministic and written by key,
+ * so writing it again completes it); returns whether it wrote.
  */
 async function seedIfEmpty(parts: StartupParts, listings: number, log?: (line: string) => void): Promise<boolean> {
   if (!(await seedingNeeded(parts, listings))) return false;
@@ -127,11 +129,11 @@ async function seedIfEmpty(parts: StartupParts, listings: number, log?: (line: s
 }
 
 async function seedingNeeded(parts: StartupParts, listings: number): Promise<boolean> {
-  const root = listingRootOf(parts.model);
-  if (listings <= 0 || !root) return false;
+  const anchor = demoAnchor(parts.model);
+  if (listings <= 0 || !anchor) return false;
   if ((await parts.settings.get(SEEDING)) !== undefined) return true;
-  // Whether there is any listing, without counting them all.
-  const key = root.fieldsByName[root.key];
-  const first = await parts.stores.store(root).query({ orderBy: [{ field: key, column: key.column!, direction: 'asc' }], limit: 1, projection: WHOLE_RECORD });
+  // Whether there is any record, without counting them all.
+  const key = anchor.fieldsByName[anchor.key];
+  const first = await parts.stores.store(anchor).query({ orderBy: [{ field: key, column: key.column!, direction: 'asc' }], limit: 1, projection: WHOLE_RECORD });
   return first.records.length === 0;
 }

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { HttpResult, odataError, request, startTestServer, TEST_TOKEN } from './support/http';
 import { originOf, parseCredentials, requestToken, runCli } from './support/licence-http';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { generate } from '../codegen/generate';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { loadGenerated } from './support/generated-folder';
 import { get, odataError, startTestServer } from './support/http';

@@ -13,7 +13,7 @@ import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { ServiceModel } from '../src/model/service-model';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { dictionaryWithFilterableCollections } from './support/collection-dictionary';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, odataError, startTestServer } from './support/http';

@@ -15,7 +15,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { ListingService } from '../src/service';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { DEMO_CLIENT } from '../src/startup';
 import { ClientTable } from '../src/storage/client-table';
 import { Database, openDatabase, sqliteFile } from '../src/storage/database';

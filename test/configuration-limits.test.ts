@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { connect } from 'node:net';
 import { serviceModel } from '../generated';
 import { configFromEnv } from '../src/config';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import type { RunningServer } from '../src/server';
 import { DatabaseTarget, describeEachDatabase, TestDatabase } from './support/databases';
 import { get, HttpResult, odataError, startTestServer } from './support/http';

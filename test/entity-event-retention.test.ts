@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch } from '../src/ingest/ingest';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { ChangeLogRetention } from '../src/storage/change-log-retention';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';

@@ -14,7 +14,7 @@ import { WHOLE_RECORD } from '../src/query/projection';
 import { Visibility } from '../src/query/visibility';
 import { RecordQueries } from '../src/storage/record-queries';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { ListingFixtures, listingFixtures } from './support/listing-fixtures';
 import type { IngestLine } from './support/typed-records';

@@ -15,7 +15,7 @@ import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { ListingService } from '../src/service';
 import { CREDENTIAL_CHECK_MS } from '../src/auth/clients';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { openDatabase } from '../src/storage/database';
 import { SchemaMigrator } from '../src/storage/migrations/schema-migrator';
 import { until } from './support/poll';

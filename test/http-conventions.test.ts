@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { until } from './support/poll';
 import { request, startTestServer, TEST_TOKEN } from './support/http';

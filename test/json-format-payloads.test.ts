@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { EntitySetSpec } from '../src/model/service-model';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { RECORD_SHAPE } from '../src/migrate/record-migration';
 import { PREPARED_FOR } from '../src/startup';
 import { withoutNulls } from '../src/storage/record-codec';

@@ -16,7 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['model'],
   ['query', 'metadata'],
   ['storage'],
-  ['auth', 'metering', 'ingest', 'seed'],
+  ['auth', 'metering', 'ingest', 'demo'],
   ['paging', 'migrate'],
   ['webhooks', 'exit-codes', 'readiness', 'startup'],
   ['config', 'service'],

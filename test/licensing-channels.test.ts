@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { EntitySetSpec } from '../src/model/service-model';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { HttpResult, request, startTestServer } from './support/http';
 import { pool } from './support/licence-http';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { usageJournalDirFor } from '../src/config';
 import { Meter } from '../src/metering/meter';
 import { UsageTable } from '../src/storage/usage-table';

@@ -13,7 +13,7 @@ import { serviceModel } from '../generated';
 import { createLogger } from '../src/observability/logger';
 import { operationConfigFromEnv } from '../src/operation-config';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, odataError, request, startTestServer, TEST_TOKEN } from './support/http';
 import { parsePrometheus, sample } from './support/prometheus';

@@ -12,7 +12,7 @@ import { request as httpRequest } from 'node:http';
 import { serviceModel } from '../generated';
 import { configFromEnv } from '../src/config';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { DatabaseTarget, describeEachDatabase, TestDatabase } from './support/databases';
 import { startTestServer, TEST_TOKEN } from './support/http';
 import { plantEdgeCases } from './support/query-data';

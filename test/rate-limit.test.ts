@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { RATE_WINDOWS_TABLE } from '../src/storage/internal-schema';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { HttpResult, request, startTestServer } from './support/http';

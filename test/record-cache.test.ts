@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
 import { ListingService } from '../src/service';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { openDatabase } from '../src/storage/database';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, HttpResult, startTestServer } from './support/http';

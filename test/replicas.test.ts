@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import type { ReplicatedDatabase } from '../src/storage/replicated-database';
 import { GALERA } from './support/galera';
 import { get, startTestServer } from './support/http';

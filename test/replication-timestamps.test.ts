@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { EntitySetName, Lookups } from '../generated/entities';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { ListingFixtures, listingFixtures } from './support/listing-fixtures';
 import type { IngestLine } from './support/typed-records';

@@ -9,11 +9,11 @@ import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { EntitySetSpec, FieldSpec, RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
 import { compile } from '../src/storage/query-builder';
-import { problemsText, recordCheck } from '../src/ingest/line-check';
-import { seedDemoData, SeedSummary } from '../src/seed/demo-data';
+import { seedDemoData, SeedSummary } from '../src/demo/demo-data';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 
+import { schemaProblems, seedCapturing } from './support/demo-records';
 import type { Rec } from './support/next-links';
 
 const SEEDED_SETS = ['Office', 'Member', 'Property', 'Media', 'OpenHouse', 'HistoryTransactional', 'PropertyRooms', 'PropertyUnitTypes'];
@@ -131,28 +131,10 @@ describe('Demo data', function () {
     services.push(service);
     await service.prepare();
     // The records as the seed hands them to the stores, before the codec normalises them.
-    const written = new Map<string, Rec[]>();
-    const stores: ListingService['stores'] = {
-      store: (set) => {
-        const store = service.store(set);
-        const seen = written.get(store.set.name) ?? written.set(store.set.name, []).get(store.set.name)!;
-        return Object.assign(Object.create(store), { encode: (r: Rec) => { seen.push(r); return store.encode(r); } });
-      },
-    };
-    await seedDemoData({ model: service.model, stores, writer: service.writer, db: service.db }, { listings: 60 });
+    const { written } = await seedCapturing(service, { listings: 60 });
     expect([...written.keys()].sort()).to.deep.equal([...SEEDED_SETS].sort());
-    const problems: string[] = [];
-    const check = (name: string, records: readonly Rec[]) => {
-      const set = serviceModel.entitySets.find((s) => s.name === name)!;
-      const valid = recordCheck(set, serviceModel.recordSchemas[name]);
-      for (const r of records) {
-        const found = valid(r);
-        if (found.length) problems.push(`${name} ${r[set.key]}: ${problemsText(found)}`);
-      }
-    };
-    for (const [name, records] of written) check(name, records);
-    for (const name of SEEDED_SETS) check(name, a.json[name].map((j) => JSON.parse(j) as Rec));
-    expect(problems).to.deep.equal([]);
+    const stored = SEEDED_SETS.map((name) => [name, a.json[name].map((j) => JSON.parse(j) as Rec)] as const);
+    expect(schemaProblems(serviceModel, [...written, ...stored])).to.deep.equal([]);
   });
 
   it('media belong to listings: 5 to 30 each, ordered 1..n, summarised by PhotosCount and the change timestamps', () => {

@@ -11,7 +11,7 @@ import { generate } from '../codegen/generate';
 import { serviceModel } from '../generated';
 import type { ServiceModel } from '../src/model/service-model';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { loadGenerated } from './support/generated-folder';
 import { get, odataError, startTestServer } from './support/http';

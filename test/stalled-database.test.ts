@@ -14,7 +14,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serviceModel } from '../generated';
 import { configFromEnv } from '../src/config';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import type { RunningServer } from '../src/server';
 import { ListingService } from '../src/service';
 import { openDatabase, sqliteFile, type DatabaseTimeouts } from '../src/storage/database';

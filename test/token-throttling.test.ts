@@ -13,7 +13,7 @@ import type { TokenIssuer } from '../src/auth/clients';
 import { DEFAULT_THROTTLE, TokenThrottle } from '../src/auth/token-throttle';
 import { tokenEndpoint } from '../src/http/authentication';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { Ask, HttpResult, request, startTestServer, TEST_TOKEN } from './support/http';
 import { originOf, requestToken } from './support/licence-http';

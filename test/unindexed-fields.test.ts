@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { xml2json } from 'odata-csdl';
 import type { ServiceModel } from '../src/model/service-model';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { DictionaryVersion, DictionaryVersions, makeQueryable, makeUnindexed, within } from './support/dictionary-versions';
 import { get, odataError, startTestServer } from './support/http';

@@ -6,7 +6,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { ExitCode, OperatorError } from '../exit-codes';
 import { FileReport, ingestFile } from '../ingest/ndjson';
-import { seedDemoData } from '../seed/demo-data';
+import { seedDemoData } from '../demo/demo-data';
 import { CommandContext, wholeNumber } from './command-line';
 import { Progress } from './progress';
 
@@ -19,8 +19,8 @@ interface SeedOptions {
 export function seedCommand(context: CommandContext): Command {
   return new Command('seed')
     .summary('Write deterministic demo listings and everything that hangs off them')
-    .description('Write deterministic demo listings with their offices, members, media, open houses, history, rooms and units '
-      + 'into $DATABASE_URL (the same N and S give the same records); progress on stderr')
+    .description('Write deterministic demo listings with their offices, members, media, open houses, history, rooms and units, '
+      + 'and records of every other set of the dictionary, into $DATABASE_URL (the same N and S give the same records); progress on stderr')
     .usage('--listings N [--seed S] [--json]')
     .requiredOption('--listings <N>', 'listings to write', wholeNumber(0))
     .option('--seed <S>', 'random seed', wholeNumber(), 1)

@@ -84,8 +84,13 @@ export function editProperty(xml: string, type: string, field: string, edit: (de
 
 /** Removes a field's declaration (with its annotations) and every mention of it in its set's Capabilities. */
 export function removeField(xml: string, type: string, set: string, field: string): string {
+  return mentionsRemoved(removeDeclaration(xml, type, field), set, field);
+}
+
+/** Removes a field's declaration (with its annotations) from its entity type. */
+export function removeDeclaration(xml: string, type: string, field: string): string {
   const declaration = new RegExp(`\\n\\s*<Property Name="${field}"[^>]*/>|\\n\\s*<Property Name="${field}"[^>]*[^/]>[\\s\\S]*?</Property>`);
-  return mentionsRemoved(within(xml, 'EntityType', type, (text) => text.replace(declaration, '')), set, field);
+  return within(xml, 'EntityType', type, (text) => text.replace(declaration, ''));
 }
 
 /** Makes a field filterable and sortable: its set's NonFilterable and NonSortable lists leave it out. */

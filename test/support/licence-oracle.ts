@@ -10,7 +10,7 @@ import type { Rec } from './next-links';
 export type { Rec };
 
 /** The seeded PRNG (mulberry32) the demo data uses, so every run draws the same clients and queries. */
-import { SeededRandom as Prng } from '../../src/seed/random';
+import { SeededRandom as Prng } from '../../src/demo/random';
 
 export { Prng };
 

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../../generated';
 import type { RunningServer } from '../../src/server';
-import { seedDemoData } from '../../src/seed/demo-data';
+import { seedDemoData } from '../../src/demo/demo-data';
 import type { DatabaseTarget, TestDatabase } from './databases';
 import { HttpResult, startTestServer } from './http';
 import { pool } from './licence-http';

@@ -7,7 +7,7 @@
 import type { ServiceModel } from '../../src/model/service-model';
 import { emptyReport, ingestBatch, IngestReport } from '../../src/ingest/ingest';
 import { RunningServer, startServer } from '../../src/server';
-import { seedDemoData } from '../../src/seed/demo-data';
+import { seedDemoData } from '../../src/demo/demo-data';
 import type { DatabaseTarget, TestDatabase } from './databases';
 import { startTestServer, TEST_TOKEN, testConfig } from './http';
 import { allDifferences, nullsAsAbsent, servedOverHttp, withoutDeleted } from './replication-compare';

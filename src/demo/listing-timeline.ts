@@ -9,11 +9,14 @@
 import { BASE_TIME, DAY, HISTORY_START, HOUR, MINUTE, startOfDay } from './calendar';
 import type { SeededRandom } from './random';
 
+/** The listing fields a timeline's events change (RESO's names): a history record names one of them. */
+export const EVENT_FIELDS = ['StandardStatus', 'ListPrice'] as const;
+
 export interface ListingEvent {
   readonly at: number;
   /** A ChangeType lookup value. */
   readonly changeType: string;
-  readonly field: 'StandardStatus' | 'ListPrice';
+  readonly field: typeof EVENT_FIELDS[number];
   readonly previous?: string;
   readonly next: string;
 }

@@ -88,3 +88,10 @@ export class SeededRandom {
     return s;
   }
 }
+
+/** A salt from a name (FNV-1a): each set's own random streams, whatever other sets the dictionary has. */
+export function saltOf(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}

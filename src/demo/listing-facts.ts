@@ -5,7 +5,6 @@
  * A seed data table: chooseFacts is the table of property kinds and their proportions, kept in one place
  * so that the proportions can be read against each other.
  */
-import type { LookupValues } from './field-values';
 import { roundPrice } from './listing-timeline';
 import type { SeededRandom } from './random';
 import type { Place } from './vocabulary';
@@ -97,11 +96,13 @@ function planUnits(rng: SeededRandom, subType: string, type: string, place: Plac
   });
 }
 
-export function chooseFacts(rng: SeededRandom, place: Place, lookups: LookupValues): PropertyFacts {
-  const types = PROPERTY_TYPES.filter(([t]) => lookups.ifPresent('PropertyType', t) !== undefined);
+/** `admits`: whether the listings' field (PropertyType, PropertySubType) may hold the value (see RecordBuilder.admits). */
+export function chooseFacts(rng: SeededRandom, place: Place, admits: (field: string, value: string) => boolean): PropertyFacts {
+  const known = PROPERTY_TYPES.filter(([t]) => admits('PropertyType', t));
+  const types = known.length ? known : PROPERTY_TYPES;
   const [type, , subTypes] = rng.weighted(types.map((t) => [t, t[1]] as const));
-  const known = subTypes.filter(([s]) => lookups.ifPresent('PropertySubType', s) !== undefined);
-  const subType = known.length ? rng.weighted(known) : subTypes[0][0];
+  const knownSubTypes = subTypes.filter(([s]) => admits('PropertySubType', s));
+  const subType = knownSubTypes.length ? rng.weighted(knownSubTypes) : subTypes[0][0];
   const kind: Kind = type === 'Land' ? 'land' : /Commercial|Business/.test(type) ? 'commercial' : 'home';
   const lease = /Lease/.test(type);
   const attached = SHARED_WALLS.has(subType);

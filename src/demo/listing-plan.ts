@@ -3,7 +3,6 @@
  * statuses (with exact shares, so small sets still show every case the brief asks for), which listings
  * carry accessibility features, and which were contracted before 2020. One byte per listing.
  */
-import type { LookupValues } from './field-values';
 import { mixSeed, SeededRandom } from './random';
 
 const SALT_PLAN = 21;
@@ -52,9 +51,11 @@ function allocate(rng: SeededRandom, n: number, shares: readonly number[], minim
   return rng.shuffle(out);
 }
 
-export function planListings(n: number, seed: number, lookups: LookupValues): ListingPlan {
+/** `admits`: whether the listings' StandardStatus may hold a status (all may where the dictionary has none). */
+export function planListings(n: number, seed: number, admits: (status: string) => boolean): ListingPlan {
   const rng = new SeededRandom(mixSeed(seed, 0, SALT_PLAN));
-  const shares = STATUS_SHARES.filter(([s]) => lookups.ifPresent('StandardStatus', s) !== undefined);
+  const known = STATUS_SHARES.filter(([s]) => admits(s));
+  const shares = known.length ? known : STATUS_SHARES;
   const names = shares.map(([s]) => s);
   const minimums = names.map((s) => (s === 'Active Under Contract' ? 1 : s === 'Delete' && n >= 20 ? 1 : 0));
   const statuses = allocate(rng, n, shares.map(([, w]) => w), minimums);

@@ -1,18 +1,21 @@
 /**
- * The records that hang off one listing: media, open houses, history, rooms and unit types. Each is
- * timestamped within the listing's life and never after the listing's own ModificationTimestamp.
+ * The records that hang off one listing besides its media: open houses, history, rooms and unit types. Each is
+ * timestamped within the listing's life and never after the listing's own ModificationTimestamp; each builder answers
+ * its records and the latest of their change times, as planned (the listing's own timestamp follows them).
  */
-import { BASE_TIME, DAY, HOUR, MINUTE, clamp, startOfDay } from './calendar';
-import type { Entity } from '../../generated/entities';
-import type { FieldContext, RecordBuilder } from './field-values';
+import { BASE_TIME, DAY, HOUR, clamp, startOfDay, when } from './calendar';
 import type { PropertyFacts } from './listing-facts';
 import type { Timeline } from './listing-timeline';
 import type { SeededRandom } from './random';
+import type { DemoRecord, FieldContext } from './record-builder';
+import type { RecordMaker } from './record-maker';
 import type { MemberInfo } from './roster';
 import type { Place } from './vocabulary';
 
 export interface ListingCore {
   readonly index: number;
+  /** The name of the listings' set (RESO's Property), which child records name their listing's set by. */
+  readonly setName: string;
   readonly key: string;
   readonly listingId: string;
   readonly status: string;
@@ -25,93 +28,16 @@ export interface ListingCore {
   readonly className: string;
 }
 
-export interface ChildBuilders {
-  readonly media?: RecordBuilder<'Media'>;
-  readonly openHouse?: RecordBuilder<'OpenHouse'>;
-  readonly history?: RecordBuilder<'HistoryTransactional'>;
-  readonly rooms?: RecordBuilder<'PropertyRooms'>;
-  readonly units?: RecordBuilder<'PropertyUnitTypes'>;
+/** Records of one kind that hang off a listing, and the latest of their change times. */
+export interface ChildRecords {
+  readonly records: DemoRecord[];
+  readonly latest?: number;
 }
 
-export const PHOTO = 'Photo';
-export const DOCUMENT = 'Document';
-
+/** No records of a kind (the dictionary has no such set, or the listing none). */
+export const NONE: ChildRecords = { records: [] };
 const SOURCE = { OriginatingSystemName: 'Demo MLS', SourceSystemName: 'Demo MLS' };
 const pad2 = (n: number) => String(n).padStart(2, '0');
-const MEDIA_HOST = 'https://media.example.com/listings';
-
-const HOME_SHOTS = [
-  'Living Room', 'Kitchen', 'Dining Room', 'Master Bedroom', 'Master Bathroom', 'Bedroom', 'Bathroom', 'Family Room', 'Back of Structure',
-  'Yard', 'Patio', 'Garage', 'Laundry', 'Office', 'Deck', 'View', 'Aerial View', 'Entry', 'Great Room', 'Bonus Room', 'Walk-In Closet(s)',
-  'Pantry', 'Side of Structure', 'Fireplace', 'Hallway', 'Stairs', 'Loft', 'Community', 'Pool', 'Basement',
-];
-const LAND_SHOTS = ['Lot', 'Aerial View', 'View', 'Plat Map', 'Map', 'Lot', 'Aerial View', 'Pond', 'Out Buildings'];
-const COMMERCIAL_SHOTS = ['Lobby', 'Reception', 'Office', 'Showroom', 'Parking', 'Loading Dock', 'Storage', 'Aerial View', 'Side of Structure', 'Back of Structure'];
-
-export function buildMedia(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'Media'>): Entity<'Media'>[] {
-  const { timeline: t, key } = core;
-  const total = rng.int(5, 30);
-  const extras: string[] = [];
-  if (rng.chance(0.1)) extras.push('Floor Plan');
-  if (rng.chance(0.2)) extras.push(...Array(rng.int(1, 2)).fill(DOCUMENT));
-  if (rng.chance(0.12)) extras.push('Unbranded Virtual Tour');
-  if (rng.chance(0.06)) extras.push('Branded Virtual Tour');
-  if (rng.chance(0.04)) extras.push('Video');
-  const photos = total - extras.length;
-  const shots = core.facts.kind === 'land' ? LAND_SHOTS : core.facts.kind === 'commercial' ? COMMERCIAL_SHOTS : HOME_SHOTS;
-  const firstShot = core.facts.kind === 'land' ? 'Lot' : 'Front of Structure';
-
-  const uploaded = clamp(Math.floor(t.entry + rng.between(0, 2) * DAY), t.entry, t.modified);
-  const refreshed = new Set(rng.chance(0.25) ? rng.sample(Array.from({ length: photos }, (_, i) => i + 1), rng.int(1, 5)) : []);
-  const ctx: FieldContext = { rng, place: core.place, from: t.entry, to: t.modified };
-
-  const out: Entity<'Media'>[] = [];
-  for (let order = 1; order <= total; order++) {
-    const category = order <= photos ? PHOTO : extras[order - photos - 1];
-    const mediaKey = `${key}-M${pad2(order)}`;
-    let at = Math.min(uploaded + order * MINUTE, t.modified);
-    if (refreshed.has(order)) at = Math.floor(rng.between(at, t.modified));
-    const photo = category === PHOTO;
-    const imageOf = photo ? (order === 1 ? firstShot : shots[(order - 2) % shots.length]) : category === 'Floor Plan' ? 'Floor Plan' : null;
-    const tour = /Virtual Tour/.test(category);
-    const url = photo ? `${MEDIA_HOST}/${key}/${pad2(order)}.jpg`
-      : category === DOCUMENT ? `${MEDIA_HOST}/${key}/documents/${rng.pick(['disclosures', 'hoa-documents', 'survey', 'inspection-report', 'seller-property-disclosure'])}-${order}.pdf`
-        : category === 'Floor Plan' ? `${MEDIA_HOST}/${key}/floor-plan.pdf`
-          : category === 'Video' ? `${MEDIA_HOST}/${key}/walkthrough.mp4`
-            : `https://tours.example.com/${key}${category === 'Branded Virtual Tour' ? '/branded' : ''}`;
-    const [width, height] = rng.pick([[2048, 1365], [1536, 1024], [3000, 2000], [1024, 683]] as const);
-    out.push(builder.build({
-      MediaKey: mediaKey,
-      ModificationTimestamp: at,
-      MediaModificationTimestamp: at,
-      ChangedByMemberKey: core.agent.key,
-      ClassName: core.className,
-      MediaCategory: category,
-      MediaType: photo ? 'jpeg' : category === 'Video' ? 'mp4' : tour ? null : 'pdf',
-      MediaURL: url,
-      MediaHTML: tour ? `<iframe src="${url}" width="100%" height="480" allowfullscreen></iframe>` : null,
-      MediaObjectID: `${key}-${url.slice(url.lastIndexOf('/') + 1)}`,
-      MediaStatus: 'Active',
-      Order: order,
-      ImageOf: imageOf,
-      ImageWidth: photo ? width : null,
-      ImageHeight: photo ? height : null,
-      ImageSizeDescription: photo ? 'Large' : null,
-      ShortDescription: imageOf ?? category,
-      LongDescription: photo ? `${imageOf} - ${core.streetLine}` : `${category} for ${core.streetLine}`,
-      MediaAlteration: photo && rng.chance(0.05) ? ['Virtual Staging - Item Addition'] : [],
-      Permission: category === DOCUMENT ? ['Agent Only'] : ['Public'],
-      PreferredPhotoYN: photo ? order === 1 : null,
-      ResourceName: 'Property',
-      ResourceRecordID: core.listingId,
-      ResourceRecordKey: key,
-      OriginatingSystemMediaKey: mediaKey,
-      SourceSystemMediaKey: mediaKey,
-      ...SOURCE,
-    }, ctx));
-  }
-  return out;
-}
 
 /** The window in which a listing held open houses (day starts), or undefined. */
 function openHouseWindow(core: ListingCore): [number, number] | undefined {
@@ -124,10 +50,10 @@ function openHouseWindow(core: ListingCore): [number, number] | undefined {
 }
 
 export function buildOpenHouses(
-  rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'OpenHouse'>, showingAgents: readonly MemberInfo[],
-): Entity<'OpenHouse'>[] {
+  rng: SeededRandom, core: ListingCore, maker: RecordMaker, listing: Readonly<DemoRecord>, showingAgents: readonly MemberInfo[],
+): ChildRecords {
   const window = openHouseWindow(core);
-  if (!window) return [];
+  if (!window) return NONE;
   const t = core.timeline;
   const count = core.facts.kind !== 'home' && rng.chance(0.8) ? 0
     : core.status === 'Active' ? rng.weighted([[0, 35], [1, 30], [2, 20], [3, 15]] as const)
@@ -142,7 +68,8 @@ export function buildOpenHouses(
     days.add(day);
   }
   const ctx: FieldContext = { rng, place: core.place, from: t.entry, to: t.modified };
-  return [...days].sort((a, b) => a - b).map((day, i) => {
+  let latest: number | undefined;
+  const records = [...days].sort((a, b) => a - b).map((day, i) => {
     const n = i + 1;
     const start = day + (rng.pick([10, 11, 13, 14]) - core.place.utcOffset) * HOUR;
     const end = start + rng.pick([2, 2, 3]) * HOUR;
@@ -152,16 +79,17 @@ export function buildOpenHouses(
     const modified = status === 'Active' ? created : clamp(Math.floor(rng.between(created, Math.max(created, Math.min(end + DAY, t.modified)))), created, t.modified);
     const showing = rng.chance(0.6) || showingAgents.length === 0 ? core.agent : rng.pick(showingAgents);
     const key = `${core.key}-OH${n}`;
-    return builder.build({
+    latest = Math.max(latest ?? modified, modified);
+    return maker.make({
       OpenHouseKey: key,
-      ModificationTimestamp: modified,
-      OriginalEntryTimestamp: created,
+      ModificationTimestamp: when(modified),
+      OriginalEntryTimestamp: when(created),
       ListingKey: core.key,
       ListingId: core.listingId,
       OpenHouseId: `${core.listingId}-${n}`,
-      OpenHouseDate: day,
-      OpenHouseStartTime: start,
-      OpenHouseEndTime: end,
+      OpenHouseDate: when(day),
+      OpenHouseStartTime: when(start),
+      OpenHouseEndTime: when(end),
       OpenHouseStatus: status,
       OpenHouseType: type,
       OpenHouseAttendedBy: 'Agent',
@@ -178,30 +106,34 @@ export function buildOpenHouses(
       SourceSystemKey: key,
       SourceSystemID: 'DEMO',
       ...SOURCE,
-    }, ctx);
+    }, ctx, listing);
   });
+  return { records, latest };
 }
 
-export function buildHistory(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'HistoryTransactional'>): Entity<'HistoryTransactional'>[] {
-  const all = core.timeline.events;
+/** `recorded`: whether the listings have the field an event changed (an event of a field they lack is no history). */
+export function buildHistory(
+  rng: SeededRandom, core: ListingCore, maker: RecordMaker, listing: Readonly<DemoRecord>, recorded: (field: string) => boolean,
+): ChildRecords {
+  const all = core.timeline.events.filter((e) => recorded(e.field));
   // At most five: the new listing and the latest four changes.
   const events = all.length <= 5 ? all : [all[0], ...all.slice(-4)];
   const ctx: FieldContext = { rng, place: core.place, from: core.timeline.entry, to: core.timeline.modified };
-  return events.map((e, i) => {
+  const records = events.map((e, i) => {
     const key = `${core.key}-H${i + 1}`;
-    return builder.build({
+    return maker.make({
       HistoryTransactionalKey: key,
-      ModificationTimestamp: e.at,
+      ModificationTimestamp: when(e.at),
       ChangedByMemberID: core.agent.mlsId,
       ChangedByMemberKey: core.agent.key,
       ChangeType: e.changeType,
       ClassName: core.className,
       EntityEventSequence: core.index * 10 + i + 1,
-      FieldKey: `Property.${e.field}`,
+      FieldKey: `${core.setName}.${e.field}`,
       FieldName: e.field,
       PreviousValue: e.previous ?? null,
       NewValue: e.next,
-      ResourceName: 'Property',
+      ResourceName: core.setName,
       ResourceRecordID: core.listingId,
       ResourceRecordKey: core.key,
       OriginatingSystemHistoryKey: key,
@@ -209,8 +141,9 @@ export function buildHistory(rng: SeededRandom, core: ListingCore, builder: Reco
       SourceSystemHistoryKey: key,
       SourceSystemID: 'DEMO',
       ...SOURCE,
-    }, ctx);
+    }, ctx, listing);
   });
+  return { records, latest: events.length ? Math.max(...events.map((e) => e.at)) : undefined };
 }
 
 const ROOM_SIZES: readonly (readonly [RegExp, number, number, number, number])[] = [
@@ -235,20 +168,20 @@ function roomTypes(rng: SeededRandom, facts: PropertyFacts): string[] {
   return [...base, ...bedrooms, ...extras].slice(0, count);
 }
 
-export function buildRooms(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'PropertyRooms'>): Entity<'PropertyRooms'>[] {
+export function buildRooms(rng: SeededRandom, core: ListingCore, maker: RecordMaker, listing: Readonly<DemoRecord>): ChildRecords {
   const t = core.timeline;
   const ctx: FieldContext = { rng, place: core.place, from: t.entry, to: t.modified };
   const at = clamp(Math.floor(t.entry + rng.between(0, 1) * DAY), t.entry, t.modified);
   const stories = core.facts.stories ?? 1;
-  return roomTypes(rng, core.facts).map((type, i) => {
+  const records = roomTypes(rng, core.facts).map((type, i) => {
     const [, l0, l1, w0, w1] = ROOM_SIZES.find(([re]) => re.test(type)) ?? [/./, 10, 18, 9, 15];
     const length = rng.int(l0, l1);
     const width = rng.int(w0, w1);
     const bedroom = /Bedroom/.test(type);
     const level = type === 'Basement' ? 'Basement' : stories > 1 && bedroom ? 'Upper' : 'Main';
-    return builder.build({
+    return maker.make({
       RoomKey: `${core.key}-R${pad2(i + 1)}`,
-      ModificationTimestamp: at,
+      ModificationTimestamp: when(at),
       ListingKey: core.key,
       ListingId: core.listingId,
       RoomType: type,
@@ -263,17 +196,18 @@ export function buildRooms(rng: SeededRandom, core: ListingCore, builder: Record
       RoomLengthWidthSource: rng.pick(['Measured', 'Estimated', 'Owner']),
       BedroomClosetType: bedroom ? (/Master/.test(type) ? 'Walk-in Closet' : 'Built-in Closet') : null,
       RoomDescription: `${type} on the ${level.toLowerCase()} level, ${length} x ${width} ft.`,
-    }, ctx, { emptyShare: 0.5 });
+    }, ctx, listing, { emptyShare: 0.5 });
   });
+  return { records, latest: records.length ? at : undefined };
 }
 
-export function buildUnits(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'PropertyUnitTypes'>): Entity<'PropertyUnitTypes'>[] {
+export function buildUnits(rng: SeededRandom, core: ListingCore, maker: RecordMaker, listing: Readonly<DemoRecord>): ChildRecords {
   const t = core.timeline;
   const ctx: FieldContext = { rng, place: core.place, from: t.entry, to: t.modified };
   const at = clamp(Math.floor(t.entry + rng.between(0, 1) * DAY), t.entry, t.modified);
-  return core.facts.units.map((u, i) => builder.build({
+  const records = core.facts.units.map((u, i) => maker.make({
     UnitTypeKey: `${core.key}-U${i + 1}`,
-    ModificationTimestamp: at,
+    ModificationTimestamp: when(at),
     ListingKey: core.key,
     ListingId: core.listingId,
     UnitTypeType: u.type,
@@ -287,5 +221,6 @@ export function buildUnits(rng: SeededRandom, core: ListingCore, builder: Record
     UnitTypeGarageAttachedYN: rng.chance(0.3),
     UnitTypeGarageSpaces: rng.int(0, 2),
     UnitTypeDescription: `${u.units} x ${u.type}, ${u.baths} bath${u.baths > 1 ? 's' : ''}`,
-  }, ctx));
+  }, ctx, listing));
+  return { records, latest: records.length ? at : undefined };
 }

@@ -1,50 +1,28 @@
 /**
- * One listing with everything that hangs off it, built from its own random stream (so listing i is the
- * same whatever the batch size): facts, timeline, agents, then child records, then the Property record,
- * whose summary fields (PhotosCount, change timestamps) are read off the children.
+ * The listing's own record: RESO's Property fields, one per line, in dictionary order, each a rule giving the value
+ * the listing's story (facts, timeline, address, agents, media) says it holds. A field the dictionary lacks, or types
+ * so that the value does not fit, is made as any other field (record-builder.ts).
  *
- * A seed data table: buildPropertyRecord lists the Property fields one per line, in dictionary order, so a
- * reader checks it against the dictionary at a glance; split up, it would only scatter the table.
+ * A seed data table: split up, it would only scatter the table a reader checks against the dictionary at a glance.
  */
-import { BASE_TIME, DAY } from './calendar';
-import type { Entity } from '../../generated/entities';
-import type { FieldContext, Given, LookupValues, RecordBuilder } from './field-values';
-import { buildHistory, buildMedia, buildOpenHouses, buildRooms, buildUnits, ChildBuilders, DOCUMENT, ListingCore, PHOTO } from './listing-children';
-import { chooseFacts, STRUCTURE_OF } from './listing-facts';
-import type { ListingPlan } from './listing-plan';
-import { buildTimeline } from './listing-timeline';
-import { mixSeed, SeededRandom } from './random';
+import { BASE_TIME, DAY, when } from './calendar';
+import type { ListingCore } from './listing-children';
+import { STRUCTURE_OF } from './listing-facts';
+import type { ListingMedia } from './listing-media';
+import type { SeededRandom } from './random';
+import type { DemoRecord, FieldContext } from './record-builder';
+import type { RecordMaker } from './record-maker';
 import type { MemberInfo, Roster } from './roster';
-import {
-  PLACES, STREET_NAMES, STREET_SUFFIXES, HIGHWAYS, personName, privateRemarks, publicRemarks, showingInstructions, subdivisionName,
-} from './vocabulary';
-
-const SALT_LISTING = 31;
-export interface ListingBundle {
-  readonly property: Entity<'Property'>;
-  readonly media: Entity<'Media'>[];
-  readonly openHouses: Entity<'OpenHouse'>[];
-  readonly history: Entity<'HistoryTransactional'>[];
-  readonly rooms: Entity<'PropertyRooms'>[];
-  readonly units: Entity<'PropertyUnitTypes'>[];
-}
-
-export interface ListingBuilders extends ChildBuilders {
-  readonly property: RecordBuilder<'Property'>;
-}
+import { HIGHWAYS, personName, privateRemarks, publicRemarks, showingInstructions, STREET_NAMES, subdivisionName } from './vocabulary';
 
 /** Structure fields that a parcel of land does not have. */
-const STRUCTURE_ONLY: readonly (keyof Entity<'Property'>)[] = [
+const STRUCTURE_ONLY: readonly string[] = [
   'Appliances', 'ArchitecturalStyle', 'Basement', 'BasementYN', 'CommonWalls', 'ConstructionMaterials', 'Cooling', 'CoolingYN',
   'DoorFeatures', 'FireplaceFeatures', 'Flooring', 'FoundationDetails', 'Heating', 'HeatingYN', 'InteriorFeatures', 'LaundryFeatures',
   'Levels', 'PatioAndPorchFeatures', 'Roof', 'SecurityFeatures', 'SpaFeatures', 'SpaYN', 'WindowFeatures', 'GreenEnergyEfficient',
   'PoolFeatures', 'PoolPrivateYN', 'HomeWarrantyYN', 'Furnished', 'ParkingFeatures',
 ];
 const LEVELS: Readonly<Record<number, string>> = { 1: 'One', 2: 'Two', 3: 'Three Or More' };
-
-export function listingKey(index: number, count: number): string {
-  return `L${String(index + 1).padStart(Math.max(6, String(count).length), '0')}`;
-}
 
 /** A member of `pool` other than `not` (pools hold each member once). */
 function otherAgent(rng: SeededRandom, pool: readonly MemberInfo[], not: MemberInfo): MemberInfo | undefined {
@@ -55,66 +33,7 @@ function otherAgent(rng: SeededRandom, pool: readonly MemberInfo[], not: MemberI
   }
 }
 
-export function buildListing(index: number, seed: number, plan: ListingPlan, roster: Roster, builders: ListingBuilders, lookups: LookupValues): ListingBundle {
-  const rng = new SeededRandom(mixSeed(seed, index, SALT_LISTING));
-  const status = plan.status(index);
-  const agent = rng.pick(roster.listingAgents);
-  const office = agent.office;
-  const nearby = PLACES.filter((p) => p.state === office.place.state);
-  const place = rng.chance(0.7) ? office.place : rng.pick(nearby);
-  const facts = chooseFacts(rng, place, lookups);
-  const timeline = buildTimeline(rng, status, plan.contractedBefore2020(index), facts.price, facts.lease);
-  const key = listingKey(index, plan.count);
-  const listingId = `DM${24_000_000 + index + 1}`;
-
-  // Address.
-  const streetNumber = String(rng.int(100, 19_999));
-  const dirPrefix = rng.chance(0.12) ? rng.pick(['N', 'S', 'E', 'W']) : undefined;
-  const streetName = rng.pick(STREET_NAMES);
-  const streetSuffix = rng.pick(STREET_SUFFIXES);
-  const unit = facts.stacked ? `${rng.int(1, 12)}${rng.pick(['01', '02', '03', '04', '05', '06', '07', '08', '10', '12'])}` : undefined;
-  const postalCode = String(place.zip + rng.int(0, place.zips - 1)).padStart(5, '0');
-  const streetLine = [streetNumber, dirPrefix, streetName, streetSuffix, unit && `Unit ${unit}`].filter(Boolean).join(' ');
-  const className = facts.type;
-  const core: ListingCore = { index, key, listingId, status, place, streetLine, facts, timeline, agent, className };
-
-  // Children first: the listing summarises them.
-  const media = builders.media ? buildMedia(rng, core, builders.media) : [];
-  const showingAgents = office.members.filter((m) => m.active);
-  const openHouses = builders.openHouse ? buildOpenHouses(rng, core, builders.openHouse, showingAgents) : [];
-  const history = builders.history ? buildHistory(rng, core, builders.history) : [];
-  const rooms = builders.rooms ? buildRooms(rng, core, builders.rooms) : [];
-  const units = builders.units ? buildUnits(rng, core, builders.units) : [];
-
-  const latest = (records: readonly { ModificationTimestamp: string; MediaCategory?: string | null }[], category?: string): number | undefined => {
-    let max: number | undefined;
-    for (const r of records) {
-      if (category !== undefined && r.MediaCategory !== category) continue;
-      const t = Date.parse(r.ModificationTimestamp);
-      if (max === undefined || t > max) max = t;
-    }
-    return max;
-  };
-  const photos = media.filter((m) => m.MediaCategory === PHOTO);
-  const childLatest = Math.max(...[media, openHouses, history, rooms, units].map((rs) => latest(rs) ?? 0));
-  const modified = Math.max(timeline.modified, childLatest);
-  const tour = (category: string) => media.find((m) => m.MediaCategory === category)?.MediaURL ?? null;
-
-  const property = buildPropertyRecord(rng, core, builders.property, {
-    streetNumber, dirPrefix, streetName, streetSuffix, unit, postalCode,
-    modified,
-    photosCount: photos.length,
-    photosChanged: latest(photos),
-    documentsChanged: latest(media, DOCUMENT),
-    tourUnbranded: tour('Unbranded Virtual Tour'),
-    tourBranded: tour('Branded Virtual Tour'),
-    accessibility: plan.accessibility(index),
-    roster,
-  });
-  return { property, media, openHouses, history, rooms, units };
-}
-
-interface PropertyExtras {
+export interface PropertyExtras {
   readonly streetNumber: string;
   readonly dirPrefix?: string;
   readonly streetName: string;
@@ -122,21 +41,21 @@ interface PropertyExtras {
   readonly unit?: string;
   readonly postalCode: string;
   readonly modified: number;
-  readonly photosCount: number;
-  readonly photosChanged?: number;
-  readonly documentsChanged?: number;
-  readonly tourUnbranded: unknown;
-  readonly tourBranded: unknown;
+  readonly media: ListingMedia;
   readonly accessibility: 'none' | 'single' | 'multiple';
   readonly roster: Roster;
 }
 
-function buildPropertyRecord(rng: SeededRandom, core: ListingCore, builder: RecordBuilder<'Property'>, x: PropertyExtras): Entity<'Property'> {
+/**
+ * The listing's record: the story's values for RESO's Property fields, with the listing's identifiers (`identity`,
+ * which its child records name it by) laid over them.
+ */
+export function buildPropertyRecord(rng: SeededRandom, core: ListingCore, maker: RecordMaker, x: PropertyExtras, identity: Readonly<DemoRecord>): DemoRecord {
   const { facts: f, timeline: t, place, agent, status } = core;
   const office = agent.office;
   const ctx: FieldContext = { rng, place, from: t.entry, to: t.modified };
   const home = f.kind === 'home';
-  const sample = (field: keyof Entity<'Property'> & string, min: number, max: number) => builder.lookupSample(field, rng, min, max);
+  const sample = (field: string, min: number, max: number) => maker.builder.lookupSample(field, rng, min, max);
 
   // Agents: co-listing agent (often from the same office) and, once under contract, the buyer's side.
   const coList = rng.chance(0.15)
@@ -160,30 +79,30 @@ function buildPropertyRecord(rng: SeededRandom, core: ListingCore, builder: Reco
   const newConstruction = f.yearBuilt !== undefined && f.yearBuilt >= 2024;
   const unparsed = `${core.streetLine}, ${place.city}, ${place.state} ${x.postalCode}`;
 
-  const given: Given<'Property'> = {
+  const given: DemoRecord = {
     ListingKey: core.key,
     ListingId: core.listingId,
-    ModificationTimestamp: x.modified,
-    OriginalEntryTimestamp: t.entry,
+    ModificationTimestamp: when(x.modified),
+    OriginalEntryTimestamp: when(t.entry),
     StandardStatus: status,
     MlsStatus: status,
-    StatusChangeTimestamp: lastStatus.at,
-    ContractStatusChangeDate: lastStatus.at,
-    PriceChangeTimestamp: priceEvents.length ? priceEvents[priceEvents.length - 1].at : null,
-    MajorChangeTimestamp: lastEvent.at,
+    StatusChangeTimestamp: when(lastStatus.at),
+    ContractStatusChangeDate: when(lastStatus.at),
+    PriceChangeTimestamp: when(priceEvents[priceEvents.length - 1]?.at),
+    MajorChangeTimestamp: when(lastEvent.at),
     MajorChangeType: lastEvent.changeType,
-    PhotosCount: x.photosCount,
-    PhotosChangeTimestamp: x.photosChanged ?? null,
-    DocumentsChangeTimestamp: x.documentsChanged ?? null,
-    ListingContractDate: t.contractDate,
-    OnMarketDate: t.onMarket,
-    OffMarketDate: status === 'Active Under Contract' ? null : t.offMarket ?? null,
-    PurchaseContractDate: t.purchaseContract ?? null,
-    CloseDate: t.close ?? null,
+    PhotosCount: x.media.photos,
+    PhotosChangeTimestamp: x.media.photosChanged,
+    DocumentsChangeTimestamp: x.media.documentsChanged,
+    ListingContractDate: when(t.contractDate),
+    OnMarketDate: when(t.onMarket),
+    OffMarketDate: status === 'Active Under Contract' ? null : when(t.offMarket),
+    PurchaseContractDate: when(t.purchaseContract),
+    CloseDate: when(t.close),
     ClosePrice: t.closePrice ?? null,
-    ExpirationDate: t.expiration,
-    WithdrawnDate: t.withdrawn ?? null,
-    CancellationDate: t.cancellation ?? null,
+    ExpirationDate: when(t.expiration),
+    WithdrawnDate: when(t.withdrawn),
+    CancellationDate: when(t.cancellation),
     DaysOnMarket: t.daysOnMarket,
     CumulativeDaysOnMarket: t.daysOnMarket + (rng.chance(0.1) ? rng.int(10, 90) : 0),
     ListPrice: t.listPrice,
@@ -326,13 +245,13 @@ function buildPropertyRecord(rng: SeededRandom, core: ListingCore, builder: Reco
     InternetAddressDisplayYN: !rng.chance(0.04),
     InternetAutomatedValuationDisplayYN: !rng.chance(0.05),
     ListingURL: `https://www.example.com/listing/${core.key}`,
-    VirtualTourURLUnbranded: x.tourUnbranded,
-    VirtualTourURLBranded: x.tourBranded,
+    VirtualTourURLUnbranded: x.media.tourUnbranded,
+    VirtualTourURLBranded: x.media.tourBranded,
     OriginatingSystemKey: core.key,
     OriginatingSystemName: 'Demo MLS',
     SourceSystemKey: core.key,
     SourceSystemName: 'Demo MLS',
   };
   if (f.kind === 'land') for (const name of STRUCTURE_ONLY) if (!(name in given)) given[name] = null;
-  return builder.build(given, ctx);
+  return maker.make(Object.assign(given, identity), ctx);
 }
