@@ -10,7 +10,7 @@ import {
 } from './support/request-table';
 import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/server';
-import { seedDemoData } from '../src/seed/demo-data';
+import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, odataError, startTestServer } from './support/http';
 import { requireShared } from './support/shared';
