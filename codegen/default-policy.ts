@@ -6,7 +6,7 @@
  * listing service: a listing root whose deleted listings are marked, the spec's §4 query fields, the change
  * timestamps the service keeps, the charged expansions, and RESO's EntityEvent, Lookup and Field resources.
  */
-import type { FieldSpec } from '../src/model/service-model';
+import { FieldSpec, ownedNavigations } from '../src/model/service-model';
 import type { BuiltEntitySet, BuiltModel } from './build-model';
 import { POLICY_ALIAS, POLICY_NAMESPACE, POLICY_SCHEMA } from './policy-vocabulary';
 import type { Insertion } from './text-insertion';
@@ -281,7 +281,7 @@ class Planner {
       return undefined;
     }
     const logged = this.model.entitySets.filter((s) => s !== log && s.fields.find((f) => f.name === s.key)?.type === 'Edm.String'
-      && !(root && s !== root && root.navigations.some((n) => n.target === s.name && n.join && n.join.referencedKey !== root.key)));
+      && !(root && s !== root && ownedNavigations(root).some((n) => n.target === s.name && n.join.referencedKey !== root.key)));
     const left = this.model.entitySets.filter((s) => s !== log && !logged.includes(s)).map((s) => s.name);
     if (left.length) this.notApplied.push(`${log.name}: ChangeLogOf leaves out ${left.join(', ')} (a key that is not Edm.String, or joined to the listing on another field than its key)`);
     return {

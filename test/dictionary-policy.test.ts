@@ -18,9 +18,13 @@ const set = (name: string) => serviceModel.entitySets.find((s) => s.name === nam
 const nav = (setName: string, name: string) => set(setName).navigations.find((n) => n.name === name)!;
 
 /** Builds the model of the dictionary with one edit, which must change it. */
-function buildEdited(from: string, to: string) {
-  expect(DICTIONARY, `the dictionary contains ${from}`).to.include(from);
-  return () => buildModel(readDictionary(DICTIONARY.replace(from, to)));
+function buildEdited(from: string, to: string, ...more: readonly (readonly [string, string])[]) {
+  let xml = DICTIONARY;
+  for (const [a, b] of [[from, to] as const, ...more]) {
+    expect(xml, `the dictionary contains ${a}`).to.include(a);
+    xml = xml.replace(a, b);
+  }
+  return () => buildModel(readDictionary(xml));
 }
 
 describe('Dictionary policy: the field tables carry it', () => {
@@ -157,8 +161,11 @@ describe('Dictionary policy: the generator refuses policy it cannot apply, namin
     // Without a constraint, a partner's, or a field named by RESO's convention (HomeKey), nothing says which field
     // holds the listing's key.
     const unjoined = (term: string) => `<NavigationProperty Name="Home" Type="org.reso.metadata.Property"><Annotation Term="Policy.${term}"/>`;
-    expect(buildEdited(joined, unjoined('Followable'))).to.throw(/OpenHouse.Home: Followable/);
-    expect(buildEdited(joined, unjoined('ChargedExpansion'))).to.throw(/OpenHouse.Home: ChargedExpansion/);
+    // The set's binding follows the navigation's new name (a binding of a navigation the type lacks is refused first).
+    const binding = ['<NavigationPropertyBinding Path="Listing" Target="Property"/>\n          <Annotation Term="Policy.PathAlias" String="OpenHouses"/>',
+      '<NavigationPropertyBinding Path="Home" Target="Property"/>\n          <Annotation Term="Policy.PathAlias" String="OpenHouses"/>'] as const;
+    expect(buildEdited(joined, unjoined('Followable'), binding)).to.throw(/OpenHouse.Home: Followable/);
+    expect(buildEdited(joined, unjoined('ChargedExpansion'), binding)).to.throw(/OpenHouse.Home: ChargedExpansion/);
     expect(buildEdited(listing, `${listing}<Annotation Term="Policy.Followable"/>`)).not.to.throw();
     // A single record joined on its key expands (as itself or null): the dictionary may charge it.
     expect(buildEdited(listing, `${listing}<Annotation Term="Policy.ChargedExpansion"/>`)).not.to.throw();
@@ -188,8 +195,12 @@ describe('Dictionary policy: src/ holds no resource or field names of its own', 
     const path = join(dir, n);
     return statSync(path).isDirectory() ? walk(path) : path.endsWith('.ts') ? [path] : [];
   });
-  /** Seed data is demo content written in RESO's names; everything else reads names from the field tables. */
-  const files = walk(join(REPO_ROOT, 'src')).filter((f) => !f.includes(`${join('src', 'seed')}`));
+  /**
+   * The demo data (src/demo) is content written in RESO's standard names, each a rule that does not apply where the
+   * dictionary lacks the name or types it otherwise (test/demo-dictionaries.test.ts); everything else reads names
+   * from the field tables.
+   */
+  const files = walk(join(REPO_ROOT, 'src')).filter((f) => !f.includes(`${join('src', 'demo')}`));
 
   /**
    * Words of a string literal that could be names; a qualified term (RESO.OData.Metadata.LookupName), a
@@ -204,7 +215,7 @@ describe('Dictionary policy: src/ holds no resource or field names of its own', 
     })
     .map((m) => m[0]);
 
-  it('no string literal in src/ (outside seed data) is an entity set, field or navigation name', () => {
+  it('no string literal in src/ (outside the demo data) is an entity set, field or navigation name', () => {
     const found: string[] = [];
     for (const file of files) {
       // Comments may name resources to explain; code may not.
