@@ -3,13 +3,12 @@
  * DD 2.0 in both lookup flavours, one with nothing but keys and change timestamps), every set the demo may write gets
  * records, seeded through the real record stores on a real database; every record passes the store's encoder and its
  * set's generated schema; keys are unique; records that hang off others point at records that exist, by the model's
- * joins. And no hand-written file the build compiles names a generated field type, so no field change fails the build.
+ * joins (that no hand-written file the build compiles names a field: test/build-independence.test.ts).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { expect } from 'chai';
-import * as ts from 'typescript';
 import { generate } from '../codegen/generate';
 import type { SeedSummary } from '../src/demo/demo-data';
 import { SeededRandom } from '../src/demo/random';
@@ -23,7 +22,7 @@ import { schemaProblems, seedCapturing } from './support/demo-records';
 import { DictionaryVersions, editProperty, removeDeclaration, removeField, within } from './support/dictionary-versions';
 import { loadGenerated } from './support/generated-folder';
 import type { Rec } from './support/next-links';
-import { REPO_ROOT, requireShared, sharedPath } from './support/shared';
+import { requireShared, sharedPath } from './support/shared';
 
 const NOT_DEMO = ['Lookup', 'Field', 'EntityEvent'];
 
@@ -141,38 +140,6 @@ function namedFields(model: ServiceModel): Set<string> {
   }
   return named;
 }
-
-describe('Demo data: no hand-written file compiled by the build names a generated field type', () => {
-  const GENERATED_ENTITIES = resolve(REPO_ROOT, 'generated/entities');
-
-  function tsFiles(dir: string): string[] {
-    return readdirSync(dir).flatMap((n) => {
-      const path = join(dir, n);
-      return statSync(path).isDirectory() ? tsFiles(path) : path.endsWith('.ts') ? [path] : [];
-    });
-  }
-
-  /** `file`'s imports (declarations, re-exports, `import('…')` types) that resolve to generated/entities. */
-  function entityImports(file: string, text: string): string[] {
-    return ts.preProcessFile(text, true, true).importedFiles
-      .map((i) => i.fileName)
-      .filter((spec) => spec.startsWith('.') && resolve(dirname(file), spec).replace(/(\.ts|\/index(\.ts)?)$/, '') === GENERATED_ENTITIES);
-  }
-
-  it('no file under src/ or codegen/ imports generated/entities (generated/ itself always compiles)', () => {
-    const files = [...tsFiles(join(REPO_ROOT, 'src')), ...tsFiles(join(REPO_ROOT, 'codegen'))];
-    expect(files.length, 'files read').to.be.greaterThan(200);
-    const found = files.flatMap((f) => entityImports(f, readFileSync(f, 'utf8')).map((spec) => `${relative(REPO_ROOT, f)} imports ${spec}`));
-    expect(found).to.deep.equal([]);
-  });
-
-  it('the check finds such an import, a type-only one and an import() type included', () => {
-    const at = join(REPO_ROOT, 'src/demo/example.ts');
-    expect(entityImports(at, "import type { Entity } from '../../generated/entities';")).to.deep.equal(['../../generated/entities']);
-    expect(entityImports(at, "export type P = import('../../generated/entities').Entity<'Property'>;")).to.have.length(1);
-    expect(entityImports(at, "import { serviceModel } from '../../generated';")).to.deep.equal([]);
-  });
-});
 
 describe('Demo data from the dictionary alone', function () {
   this.timeout(180_000);

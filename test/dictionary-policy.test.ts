@@ -4,7 +4,7 @@
  * order by X" rule, resource discriminators and followable navigations. The generator checks each term and
  * writes it into the field tables; src/ reads them and names no resource or field of its own.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { buildModel } from '../codegen/build-model';
@@ -186,46 +186,5 @@ describe('Dictionary policy: the generator refuses policy it cannot apply, namin
     const model = buildModel(readDictionary(plain));
     expect(model.entitySets.filter((s) => s.name !== 'EntityEvent').every((s) => s.changeTimestamp === 'ModificationTimestamp')).to.equal(true);
     expect(model.entitySets.some((s) => s.listingRoot || s.deletedWhen)).to.equal(false);
-  });
-});
-
-describe('Dictionary policy: src/ holds no resource or field names of its own', () => {
-  const names = new Set(serviceModel.entitySets.flatMap((s) => [s.name, ...s.pathAliases, ...s.fields.map((f) => f.name), ...s.navigations.map((n) => n.name)]));
-  const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => {
-    const path = join(dir, n);
-    return statSync(path).isDirectory() ? walk(path) : path.endsWith('.ts') ? [path] : [];
-  });
-  /**
-   * The demo data (src/demo) is content written in RESO's standard names, each a rule that does not apply where the
-   * dictionary lacks the name or types it otherwise (test/demo-dictionaries.test.ts); everything else reads names
-   * from the field tables.
-   */
-  const files = walk(join(REPO_ROOT, 'src')).filter((f) => !f.includes(`${join('src', 'demo')}`));
-
-  /**
-   * Words of a string literal that could be names; a qualified term (RESO.OData.Metadata.LookupName), a
-   * CSDL element (`<Property`, `</Property>`) and an attribute (`Property="…"`) are the metadata's own syntax,
-   * not the dictionary's names.
-   */
-  const namesIn = (text: string) => [...text.matchAll(/[A-Za-z0-9_]+/g)]
-    .filter((m) => {
-      const before = text.slice(Math.max(0, m.index! - 2), m.index);
-      const after = text[m.index! + m[0].length];
-      return !before.endsWith('.') && after !== '.' && after !== '=' && !before.endsWith('<') && before !== '</';
-    })
-    .map((m) => m[0]);
-
-  it('no string literal in src/ (outside the demo data) is an entity set, field or navigation name', () => {
-    const found: string[] = [];
-    for (const file of files) {
-      // Comments may name resources to explain; code may not.
-      const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-      for (const m of code.matchAll(/'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`\\]*)`/g)) {
-        const text = m[1] ?? m[2] ?? m[3];
-        const words = namesIn(text).filter((w) => names.has(w));
-        if (words.length) found.push(`${file.slice(REPO_ROOT.length + 1)}: ${words.join(', ')} in ${m[0].slice(0, 80)}`);
-      }
-    }
-    expect(found).to.deep.equal([]);
   });
 });
