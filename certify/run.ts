@@ -7,13 +7,16 @@
  *   over demo data: Web API Core 2.1.0 and 2.0.0 must pass every required scenario, and the Data Dictionary 2.0
  *   check must find no metadata error;
  * - the shipped dictionary (csdl/reso-dictionary.xml): its Core 2.1.0 failures must all be the spec's 501s (fields
- *   it does not index, $skip), and its Data Dictionary check must find no metadata error.
+ *   it does not index, $skip), and its Data Dictionary check must find no metadata error;
+ * - RESO's own DD 2.0 (../shared/reso/dd-2.0-lookup-resource.xml, skipped when absent) with the policy `reso-server
+ *   init` adds to it, as an operator starting from it serves it: the same verdict as the shipped dictionary.
  * The DD check's last step, variations, needs RESO's online Variations Service: it is reported, never counted.
  * Exit code 0 when all holds, 1 otherwise. Reports are kept in the output folder (printed at the end).
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { dictionaryWithDefaults } from '../codegen/init';
 import { DatabaseKind, serve } from './served';
 import { buildTool, runTool, Tool } from './tool';
 import { coreCounts, CoreCounts, ddVerdict, unexpectedFailures } from './verdicts';
@@ -23,13 +26,16 @@ const RECIPE = resolve(ROOT, '../shared/reso-cert');
 const DICTIONARIES = {
   certification: join(ROOT, 'docs/certification/reso-dictionary.xml'),
   shipped: join(ROOT, 'csdl/reso-dictionary.xml'),
+  /** RESO's reference file (string lookups), read beside the checkout; given init's defaults before it is served. */
+  reso: resolve(ROOT, '../shared/reso/dd-2.0-lookup-resource.xml'),
 } as const;
 /** Enough listings for every scenario's data (the tool samples at most 1000 records a set), few enough to seed fast. */
 const LISTINGS = 300;
 
 const USAGE = `Usage: npm run certify [-- --database sqlite|mariadb] [--listings N] [--output DIR]
   Runs RESO's reso-cert (Web API Core 2.1.0 and 2.0.0, Data Dictionary 2.0) against the certification and the
-  shipped dictionary, on SQLite and (with MYSQL_URL set) MariaDB. Exit 0 when every verdict holds.`;
+  shipped dictionary, and RESO's DD 2.0 with init's defaults, on SQLite and (with MYSQL_URL set) MariaDB. Exit 0
+  when every verdict holds.`;
 
 interface Options {
   readonly databases: readonly DatabaseKind[];
@@ -74,19 +80,34 @@ async function certificationDictionary(tool: Tool, kind: DatabaseKind, o: Option
   return problems;
 }
 
-/** The shipped dictionary on one database: Core fails only where the spec refuses, DD without errors. */
-async function shippedDictionary(tool: Tool, kind: DatabaseKind, o: Options, say: (line: string) => void): Promise<string[]> {
-  const served = await serve(DICTIONARIES.shipped, kind, o.output, `${kind}-shipped`, o.listings);
+/**
+ * A dictionary served as it is deployed, on one database: Core fails only where the spec refuses, DD without errors.
+ * `name`: the dictionary, as the lines say it ("shipped dictionary"); `folder`: where its reports go.
+ */
+async function specRefusalsOnly(
+  tool: Tool, kind: DatabaseKind, o: Options, dictionary: { file: string; name: string; folder: string }, say: (line: string) => void,
+): Promise<string[]> {
+  const { file, name, folder } = dictionary;
+  const served = await serve(file, kind, o.output, `${kind}-${folder}`, o.listings);
   try {
-    const run = await runTool(tool, ['core', '--spec-version', '2.1.0'], served.url, served.token, join(o.output, kind, 'shipped', 'core-2.1.0'));
+    const run = await runTool(tool, ['core', '--spec-version', '2.1.0'], served.url, served.token, join(o.output, kind, folder, 'core-2.1.0'));
     const counts = coreCounts(run);
     const unexpected = unexpectedFailures(run, counts);
-    say(`  shipped dictionary, Web API Core 2.1.0: ${coreLine(counts)} (${unexpected.length ? 'NOT ONLY' : 'all'} the spec's 501s: unindexed fields, $skip)`);
-    const problems = unexpected.map((u) => `${kind}, shipped dictionary, Core 2.1.0, not one of the spec's refusals: ${u}`);
-    return [...problems, ...await dataDictionary(tool, served, join(o.output, kind, 'shipped'), `${kind}, shipped dictionary`, say)];
+    say(`  ${name}, Web API Core 2.1.0: ${coreLine(counts)} (${unexpected.length ? 'NOT ONLY' : 'all'} the spec's 501s: unindexed fields, $skip)`);
+    const problems = unexpected.map((u) => `${kind}, ${name}, Core 2.1.0, not one of the spec's refusals: ${u}`);
+    return [...problems, ...await dataDictionary(tool, served, join(o.output, kind, folder), `${kind}, ${name}`, say)];
   } finally {
     await served.close();
   }
+}
+
+/** RESO's DD 2.0 with the policy `reso-server init` adds, written into the output folder; undefined without ../shared/reso. */
+function resoWithDefaults(o: Options): string | undefined {
+  if (!existsSync(DICTIONARIES.reso)) return undefined;
+  const file = join(o.output, 'dd-2.0-lookup-resource.init.xml');
+  mkdirSync(o.output, { recursive: true });
+  writeFileSync(file, dictionaryWithDefaults(readFileSync(DICTIONARIES.reso, 'utf8')).text);
+  return file;
 }
 
 async function dataDictionary(tool: Tool, served: { url: string; token: string }, out: string, what: string, say: (line: string) => void): Promise<string[]> {
@@ -107,10 +128,13 @@ export async function certify(argv: readonly string[], say: (line: string) => vo
     return process.env.CI ? 1 : 0;
   }
   const problems: string[] = [];
+  const reso = resoWithDefaults(o);
+  if (!reso) say(`certify: RESO's DD 2.0 is not here (no ${DICTIONARIES.reso}): its run is skipped.`);
   for (const kind of o.databases) {
     say(`${kind}, ${o.listings} demo listings:`);
     problems.push(...await certificationDictionary(tool, kind, o, say));
-    problems.push(...await shippedDictionary(tool, kind, o, say));
+    problems.push(...await specRefusalsOnly(tool, kind, o, { file: DICTIONARIES.shipped, name: 'shipped dictionary', folder: 'shipped' }, say));
+    if (reso) problems.push(...await specRefusalsOnly(tool, kind, o, { file: reso, name: 'RESO DD 2.0 after init', folder: 'reso-dd-2.0' }, say));
   }
   say(`reports: ${o.output}`);
   for (const p of problems) say(`FAILED ${p}`);

@@ -37,6 +37,8 @@ const CHARGED_TYPES = ['Media', 'OpenHouse', 'HistoryTransactional'];
 /** Longest string an index may cover (build-model.ts). */
 const MAX_INDEXED_STRING = 510;
 const EVENT = { type: 'EntityEvent', key: 'Edm.Int64', name: 'ResourceName', recordKey: 'ResourceRecordKey', url: 'ResourceRecordUrl' };
+/** RESO's Lookup resource, read by lookup name (`Lookup?$filter=LookupName eq 'StandardStatus'`: RESO's own clients and reso-cert). */
+const LOOKUP = { type: 'Lookup', key: 'LookupKey', name: 'LookupName' };
 
 const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
@@ -70,11 +72,12 @@ class Planner {
     const vocabulary = this.policyVocabulary();
     const root = this.listingRoot();
     const log = this.changeLog(root);
-    for (const set of this.model.entitySets) this.wanted.set(set.name, wantedOf(set, root, log?.set));
+    const lookup = this.lookupSet();
+    for (const set of this.model.entitySets) this.wanted.set(set.name, wantedOf(set, { root, log: log?.set, lookup }));
     if (root) this.listingPolicy(root);
     if (log) this.applied.push(log.addition);
     this.dictionarySets();
-    for (const set of this.model.entitySets) this.restrictions(set, set === root ? 'root' : set === log?.set ? 'log' : 'other');
+    for (const set of this.model.entitySets) this.restrictions(set, set === root ? 'root' : set === log?.set ? 'log' : set === lookup ? 'lookup' : 'other');
     const capabilities = this.applied.some((a) => a.elements.some((e) => e.includes('Term="@CAPABILITIES@.')));
     const qualifier = capabilities ? this.vocabularyQualifier(CAPABILITIES, 'the Capabilities annotations added') : '';
     const applied = this.applied.map((a) => ({ ...a, elements: a.elements.map((e) => e.split('@CAPABILITIES@').join(qualifier)) }));
@@ -237,12 +240,13 @@ class Planner {
 
   private readonly wanted = new Map<string, { filter: string[]; sort: string[] }>();
 
-  private restrictions(set: BuiltEntitySet, role: 'root' | 'log' | 'other'): void {
+  private restrictions(set: BuiltEntitySet, role: 'root' | 'log' | 'lookup' | 'other'): void {
     const { filter, sort } = this.wanted.get(set.name)!;
     const element = this.setElement(set);
     const why = role === 'root' ? 'the key, the change timestamp and the spec\'s §4 query fields; every other field answers 501'
       : role === 'log' ? 'the event sequence, and the resource and key an event names (RCP-027); every other field answers 501'
-        : 'the key and the change timestamp, which paging and replication use; every other field answers 501 (each filterable field costs an index)';
+        : role === 'lookup' ? 'the key, the change timestamp, and the lookup name RESO\'s clients read a lookup\'s values by; every other field answers 501'
+          : 'the key and the change timestamp, which paging and replication use; every other field answers 501 (each filterable field costs an index)';
     for (const [term, list, kind, fields] of [['FilterRestrictions', 'NonFilterableProperties', 'filter', filter], ['SortRestrictions', 'NonSortableProperties', 'order', sort]] as const) {
       if (this.stated(element, CAPABILITIES.namespace, term)) continue;
       const non = set.typeDef.properties.map((p) => p.name).filter((n) => !fields.includes(n));
@@ -281,6 +285,7 @@ class Planner {
       return undefined;
     }
     const logged = this.model.entitySets.filter((s) => s !== log && s.fields.find((f) => f.name === s.key)?.type === 'Edm.String'
+      // A set the listing names by a single-valued navigation (its agent's Member) is no listing's: logged as any other.
       && !(root && s !== root && ownedNavigations(root).some((n) => n.target === s.name && n.join.referencedKey !== root.key)));
     const left = this.model.entitySets.filter((s) => s !== log && !logged.includes(s)).map((s) => s.name);
     if (left.length) this.notApplied.push(`${log.name}: ChangeLogOf leaves out ${left.join(', ')} (a key that is not Edm.String, or joined to the listing on another field than its key)`);
@@ -293,8 +298,12 @@ class Planner {
     };
   }
 
+  private lookupSet(): BuiltEntitySet | undefined {
+    return this.model.entitySets.find((s) => s.typeDef.name === LOOKUP.type && s.key === LOOKUP.key);
+  }
+
   private dictionarySets(): void {
-    const lookup = this.model.entitySets.find((s) => s.typeDef.name === 'Lookup' && s.key === 'LookupKey');
+    const lookup = this.lookupSet();
     const field = this.model.entitySets.find((s) => s.typeDef.name === 'Field' && s.key === 'FieldKey');
     const describing = (kind: string) => this.model.entitySets.some((s) => s.dictionaryRows?.kind === kind);
     if (lookup) {
@@ -323,12 +332,20 @@ class Planner {
   }
 }
 
-/** What a set filters and orders on by default: its key and change timestamp, and what its role in the spec asks. */
-function wantedOf(set: BuiltEntitySet, root: BuiltEntitySet | undefined, log: BuiltEntitySet | undefined): { filter: string[]; sort: string[] } {
+/** The sets with a part of their own in the spec or in RESO's resources. */
+interface Roles {
+  readonly root?: BuiltEntitySet;
+  readonly log?: BuiltEntitySet;
+  readonly lookup?: BuiltEntitySet;
+}
+
+/** What a set filters and orders on by default: its key and change timestamp, and what its role asks. */
+function wantedOf(set: BuiltEntitySet, roles: Roles): { filter: string[]; sort: string[] } {
   const own = [set.key, ...(set.changeTimestamp ? [set.changeTimestamp] : [])];
-  const listing = set === root ? LISTING_QUERY_FIELDS.filter((n) => queryable(set.fields.find((f) => f.name === n))) : [];
-  const events = set === log ? [EVENT.name, EVENT.recordKey] : [];
-  return { filter: [...new Set([...own, ...listing, ...events])], sort: [...new Set([...own, ...listing])] };
+  const listing = set === roles.root ? LISTING_QUERY_FIELDS.filter((n) => queryable(set.fields.find((f) => f.name === n))) : [];
+  const events = set === roles.log ? [EVENT.name, EVENT.recordKey] : [];
+  const lookups = set === roles.lookup && queryable(set.fields.find((f) => f.name === LOOKUP.name)) ? [LOOKUP.name] : [];
+  return { filter: [...new Set([...own, ...listing, ...events, ...lookups])], sort: [...new Set([...own, ...listing, ...lookups])] };
 }
 
 const isTimestamp = (f: FieldSpec) => f.type === 'Edm.DateTimeOffset' && !f.collection;

@@ -13,13 +13,13 @@ import { generate } from '../codegen/generate';
 import type { SeedSummary } from '../src/demo/demo-data';
 import { SeededRandom } from '../src/demo/random';
 import { PLACES } from '../src/demo/vocabulary';
-import { EntitySetSpec, RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
+import { RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
 import { ListingService } from '../src/service';
 import { openDatabase } from '../src/storage/database';
 import { compile } from '../src/storage/query-builder';
 import { DatabaseTarget, describeEachDatabase, sqliteTarget, TestDatabase } from './support/databases';
 import { schemaProblems, seedCapturing } from './support/demo-records';
-import { DictionaryVersions, editProperty, removeDeclaration, removeField, within } from './support/dictionary-versions';
+import { DictionaryVersions, editProperty, namedFields, typeOf, within, withoutField } from './support/dictionary-versions';
 import { loadGenerated } from './support/generated-folder';
 import type { Rec } from './support/next-links';
 import { requireShared, sharedPath } from './support/shared';
@@ -92,53 +92,6 @@ function demoSetNames(model: ServiceModel): string[] {
 /** The sets the demo wrote records of (the service writes the dictionary's rows and the change log itself). */
 function setsWithRecords(seeded: Seeded): string[] {
   return [...seeded.written].filter(([, r]) => r.length > 0).map(([n]) => n);
-}
-
-/** A field's declaration removed, and its mentions in its set's annotations where there are any. */
-function withoutField(xml: string, type: string, set: string, field: string): string {
-  try {
-    return removeField(xml, type, set, field);
-  } catch {
-    return removeDeclaration(xml, type, field);
-  }
-}
-
-/** The type's name in the CSDL (the set's entity type, unqualified). */
-const typeOf = (set: EntitySetSpec) => set.entityType.slice(set.entityType.lastIndexOf('.') + 1);
-
-/**
- * Fields the dictionary's policy terms, navigations or constraints name: removing one is an error in the dictionary
- * (generate refuses it), not a change the demo must live with.
- */
-function namedFields(model: ServiceModel): Set<string> {
-  const named = new Set<string>();
-  const name = (set: string, field: string | undefined) => { if (field) named.add(`${set}.${field}`); };
-  for (const s of model.entitySets) {
-    name(s.name, s.key);
-    name(s.name, s.changeTimestamp);
-    name(s.name, s.deletedWhen?.field);
-    name(s.name, s.namesLookups);
-    if (s.namesFields) for (const f of [s.namesFields.field, s.namesFields.resource, ...s.namesFields.values]) name(s.name, f);
-    for (const r of s.relatedTimestamps ?? []) {
-      name(s.name, r.field);
-      const target = s.navigations.find((n) => n.name === r.navigation)?.target;
-      if (target) name(target, r.when?.field);
-    }
-    // A join: target.foreignKey = source.referencedKey, whichever way the navigation goes.
-    for (const n of s.navigations) {
-      if (n.join) {
-        name(n.target, n.join.foreignKey);
-        name(s.name, n.join.referencedKey);
-        name(n.join.discriminator?.on === 'source' ? s.name : n.target, n.join.discriminator?.field);
-      }
-      for (const f of n.order ?? []) name(n.target, f);
-    }
-    for (const p of s.navigationProperties) {
-      name(s.name, p.constraint?.property);
-      if (p.constraint) for (const t of model.entitySets) name(t.name, p.constraint.referencedProperty);
-    }
-  }
-  return named;
 }
 
 describe('Demo data from the dictionary alone', function () {
@@ -271,13 +224,27 @@ describe('Demo data from the dictionary alone', function () {
         seeded = await seedModel(model, target, 30, cleanup);
       });
 
-      it('every one of its 41 sets but Lookup, Field and EntityEvent gets records, each valid for the store and the schema', () => {
+      it('every one of its 41 sets but Field and EntityEvent gets records, each valid for the store and the schema', () => {
         expect(model.entitySets).to.have.length(41);
         const names = model.entitySets.map((s) => s.name).filter((n) => !NOT_DEMO.includes(n));
         expect(names).to.have.length(38);
-        expect(setsWithRecords(seeded)).to.have.members(names);
+        // Its Lookup set does not describe the dictionary (RESO's file states no policy): its rows are data, written too.
+        expect(setsWithRecords(seeded)).to.have.members([...names, 'Lookup']);
         expect(schemaRefusals(model, seeded)).to.deep.equal([]);
         expect(seeded.summary.listings).to.equal(30);
+      });
+
+      it('its Lookup rows are the lookup values the records hold: each once, under its lookup\'s name', () => {
+        const held = new Set<string>();
+        for (const set of model.entitySets) {
+          for (const f of set.fields.filter((x) => x.lookupName && x.type === 'Edm.String')) {
+            for (const r of seeded.stored.get(set.name)!) for (const v of [r[f.name]].flat()) if (typeof v === 'string') held.add(`${f.lookupName} ${v}`);
+          }
+        }
+        const rows = seeded.stored.get('Lookup')!;
+        expect(held.size).to.be.greaterThan(20);
+        expect(rows.map((r) => `${r.LookupName} ${r.LookupValue}`).sort()).to.deep.equal([...held].sort());
+        for (const r of rows) expect([r.LookupKey, r.StandardLookupValue]).to.deep.equal([`${r.LookupName}.${r.LookupValue}`, r.LookupValue]);
       });
 
       it('children of Property reached through their conventional joins point at real listings; discriminated records at their own parents', () => {

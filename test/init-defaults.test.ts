@@ -85,7 +85,7 @@ describe('init: RESO DD 2.0 with string lookups gets the spec\'s policy', functi
     expect(model.entitySets.filter((s) => s.listingRoot).map((s) => s.name)).to.deep.equal(['Property']);
   });
 
-  it('Property filters and orders on the spec\'s §4 fields, each other set on its key and change timestamp only', () => {
+  it('Property filters and orders on the spec\'s §4 fields, Lookup also on LookupName, each other set on its key and change timestamp only', () => {
     const property = setOf(model, 'Property');
     const spec = ['DocumentsChangeTimestamp', 'ListingKey', 'MlsStatus', 'ModificationTimestamp', 'PhotosChangeTimestamp', 'PropertyType'];
     expect([filterable(property), sortable(property)]).to.deep.equal([spec, spec]);
@@ -93,6 +93,8 @@ describe('init: RESO DD 2.0 with string lookups gets the spec\'s policy', functi
     expect(filterable(setOf(model, 'InternetTracking')), 'no ModificationTimestamp: its key').to.deep.equal(['EventKey']);
     expect(filterable(setOf(model, 'EntityEvent'))).to.deep.equal(['EntityEventSequence', 'ResourceName', 'ResourceRecordKey']);
     expect(sortable(setOf(model, 'EntityEvent'))).to.deep.equal(['EntityEventSequence']);
+    // RESO's Lookup is read by lookup name (its clients, reso-cert): Lookup?$filter=LookupName eq 'StandardStatus'.
+    expect([filterable(setOf(model, 'Lookup')), sortable(setOf(model, 'Lookup'))]).to.deep.equal([['LookupKey', 'LookupName', 'ModificationTimestamp'], ['LookupKey', 'LookupName', 'ModificationTimestamp']]);
   });
 
   it('the service keeps the listing\'s timestamps: every related record moves ModificationTimestamp, photos and documents their own; a filter on those orders by them', () => {

@@ -2,7 +2,8 @@
  * Deterministic demo data, made from the dictionary alone: offices, members, then listings with their media, open
  * houses, history, rooms and unit types (the listing story, told where the dictionary has RESO's sets for it), a few
  * records per listing of every other set hanging off the listings, then a bounded number of records of every other set
- * (demo-setup.ts, set-plan.ts). Written batch by batch through the record stores, so every record passes the same
+ * (demo-setup.ts, set-plan.ts), and last, where RESO's Lookup resource holds data rather than the dictionary, a row for
+ * each lookup value the records hold (lookup-rows.ts). Written batch by batch through the record stores, so every record passes the same
  * validation as any other write. The same options and dictionary give byte-identical records.
  */
 import type { ServiceModel } from '../model/service-model';
@@ -12,6 +13,7 @@ import type { RecordWriter } from '../storage/record-writer';
 import { DemoSetup, setUpDemo } from './demo-setup';
 import { linkGroups, otherChildRecords, standaloneCount, standaloneRecord } from './generic-records';
 import { planListings } from './listing-plan';
+import type { LookupRows } from './lookup-rows';
 import { buildListing, ListingBundle, ListingStory } from './listing-story';
 import type { DemoRecord } from './record-builder';
 import type { RecordMaker } from './record-maker';
@@ -62,7 +64,7 @@ export async function seedDemoData(
   const children = options.children ?? true;
   const started = performance.now();
   const demo = setUpDemo(target.model);
-  const write = batchWriter(target);
+  const write = batchWriter(target, demo.lookupRows);
   const summary: SeedSummary = { offices: 0, members: 0, listings: 0, media: 0, openHouses: 0, history: 0, rooms: 0, units: 0 };
   const others: Record<string, number> = {};
   const wrote = (name: string, n: number) => { if (n) others[name] = (others[name] ?? 0) + n; };
@@ -84,6 +86,11 @@ export async function seedDemoData(
     }
   }
   await writeStandalone(write, demo, seed, standaloneCount(count), children, wrote);
+  if (demo.lookupRows) {
+    const rows = demo.lookupRows.rows(seed);
+    for (let i = 0; i < rows.length; i += SET_BATCH) await write([[demo.lookupRows.set.name, rows.slice(i, i + SET_BATCH)]]);
+    wrote(demo.lookupRows.set.name, rows.length);
+  }
   if (Object.keys(others).length) summary.others = others;
 
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -96,9 +103,13 @@ export async function seedDemoData(
 
 type BatchWriter = (batches: readonly (readonly [string, readonly DemoRecord[]])[]) => Promise<void>;
 
-/** Writes records of several sets in one transaction, naming the demo record that fails to encode. */
-function batchWriter(target: SeedTarget): BatchWriter {
+/**
+ * Writes records of several sets in one transaction, naming the demo record that fails to encode; `lookupRows` notes
+ * the lookup values they hold.
+ */
+function batchWriter(target: SeedTarget, lookupRows: LookupRows | undefined): BatchWriter {
   return async (batches) => {
+    if (lookupRows) for (const [name, records] of batches) lookupRows.note(name, records);
     const encoded: [string, EncodedRecord[]][] = batches.filter(([, records]) => records.length > 0).map(([name, records]) => {
       const store = target.stores.store(name);
       return [name, records.map((r) => {

@@ -3,8 +3,9 @@
  * listing story's makers and the listing fields its children are joined on, and which fields of which sets other sets
  * point at (their makers keep samples of those values).
  */
-import type { ServiceModel } from '../model/service-model';
+import type { EntitySetSpec, ServiceModel } from '../model/service-model';
 import type { ListingStory } from './listing-story';
+import { LookupRows } from './lookup-rows';
 import { LookupValues } from './lookup-values';
 import { RecordBuilder } from './record-builder';
 import { RecordMaker } from './record-maker';
@@ -22,6 +23,8 @@ export interface DemoSetup {
   readonly standalone: readonly RecordMaker[];
   /** Every demo set's maker, by set name. */
   readonly makers: ReadonlyMap<string, RecordMaker>;
+  /** RESO's Lookup resource, where its rows are data: a row per lookup value the records hold. */
+  readonly lookupRows?: LookupRows;
 }
 
 export function setUpDemo(model: Pick<ServiceModel, 'entitySets' | 'lookups' | 'tables'>): DemoSetup {
@@ -29,8 +32,9 @@ export function setUpDemo(model: Pick<ServiceModel, 'entitySets' | 'lookups' | '
   const lookups = new LookupValues(model.lookups);
   const tables = new Map(model.tables.map((t) => [t.name, t]));
   const makers = new Map<string, RecordMaker>();
+  const builder = (set: EntitySetSpec) => new RecordBuilder(set, lookups, tables.get(set.table));
   const maker = (link: Pick<ChildLink, 'set'> & Partial<ChildLink>): RecordMaker => {
-    const made = new RecordMaker(new RecordBuilder(link.set, lookups, tables.get(link.set.table)), link.foreignKey ? link as ChildLink : undefined);
+    const made = new RecordMaker(builder(link.set), link.foreignKey ? link as ChildLink : undefined);
     makers.set(link.set.name, made);
     return made;
   };
@@ -54,6 +58,7 @@ export function setUpDemo(model: Pick<ServiceModel, 'entitySets' | 'lookups' | '
     members: plan.members && maker({ set: plan.members }),
     standalone: plan.standalone.map((s) => maker({ set: s.set })),
     makers,
+    lookupRows: LookupRows.of(model, builder),
   };
   for (const s of plan.standalone) for (const l of s.links) makers.get(l.parent)?.watch(l.parentField);
   return setup;

@@ -32,6 +32,14 @@ export const CHILD_ROLES: readonly ChildRole[] = ['media', 'openHouses', 'histor
  */
 export const NOT_DEMO_SETS: ReadonlySet<string> = new Set(['Lookup', 'Field', 'EntityEvent']);
 
+/** RESO's Lookup resource: where its rows are data, the demo writes one per lookup value its records hold (lookup-rows.ts). */
+export const LOOKUP_RESOURCE = {
+  set: 'Lookup',
+  name: 'LookupName',
+  value: 'LookupValue',
+  standardValue: 'StandardLookupValue',
+} as const;
+
 /** The listing's own identifiers, which child records name their listing by: field → the story's value. */
 export const LISTING_IDENTIFIERS = {
   ListingKey: 'key',

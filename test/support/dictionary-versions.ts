@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from '../../codegen/generate';
-import type { ServiceModel } from '../../src/model/service-model';
+import type { EntitySetSpec, ServiceModel } from '../../src/model/service-model';
 import { loadGenerated } from './generated-folder';
 import { REPO_ROOT } from './shared';
 
@@ -132,4 +132,51 @@ export function makeUnindexed(xml: string, set: string, fields: readonly string[
   const paths = fields.map((f) => `\n              <PropertyPath>${f}</PropertyPath>`).join('');
   return within(queryable, 'EntitySet', set, (text) => text.replace(/\n(\s*)<\/EntitySet>$/,
     `\n          <Annotation Term="Policy.UnindexedProperties">\n            <Collection>${paths}\n            </Collection>\n          </Annotation>\n$1</EntitySet>`));
+}
+
+/** A field's declaration removed, and its mentions in its set's annotations where there are any. */
+export function withoutField(xml: string, type: string, set: string, field: string): string {
+  try {
+    return removeField(xml, type, set, field);
+  } catch {
+    return removeDeclaration(xml, type, field);
+  }
+}
+
+/** The type's name in the CSDL (the set's entity type, unqualified). */
+export const typeOf = (set: EntitySetSpec) => set.entityType.slice(set.entityType.lastIndexOf('.') + 1);
+
+/**
+ * Fields the dictionary's policy terms, navigations or constraints name: removing one is an error in the dictionary
+ * (generate refuses it), not a change the demo must live with.
+ */
+export function namedFields(model: ServiceModel): Set<string> {
+  const named = new Set<string>();
+  const name = (set: string, field: string | undefined) => { if (field) named.add(`${set}.${field}`); };
+  for (const s of model.entitySets) {
+    name(s.name, s.key);
+    name(s.name, s.changeTimestamp);
+    name(s.name, s.deletedWhen?.field);
+    name(s.name, s.namesLookups);
+    if (s.namesFields) for (const f of [s.namesFields.field, s.namesFields.resource, ...s.namesFields.values]) name(s.name, f);
+    for (const r of s.relatedTimestamps ?? []) {
+      name(s.name, r.field);
+      const target = s.navigations.find((n) => n.name === r.navigation)?.target;
+      if (target) name(target, r.when?.field);
+    }
+    // A join: target.foreignKey = source.referencedKey, whichever way the navigation goes.
+    for (const n of s.navigations) {
+      if (n.join) {
+        name(n.target, n.join.foreignKey);
+        name(s.name, n.join.referencedKey);
+        name(n.join.discriminator?.on === 'source' ? s.name : n.target, n.join.discriminator?.field);
+      }
+      for (const f of n.order ?? []) name(n.target, f);
+    }
+    for (const p of s.navigationProperties) {
+      name(s.name, p.constraint?.property);
+      if (p.constraint) for (const t of model.entitySets) name(t.name, p.constraint.referencedProperty);
+    }
+  }
+  return named;
 }
