@@ -9,7 +9,10 @@ import type { BuiltEntitySet } from './build-model';
 import { DictionaryError } from './dictionary';
 
 /** RESO's names for an event's parts (DD 2.0 EntityEvent); the sequence is the type's key. */
-const EVENT_FIELDS = { resourceName: 'ResourceName', recordKey: 'ResourceRecordKey', recordUrl: 'ResourceRecordUrl' } as const;
+/** RESO's EntityEvent (RCP-027): its type's name, its sequence key's type, and the fields naming each event's record. */
+export const RESO_ENTITY_EVENT = {
+  type: 'EntityEvent', key: 'Edm.Int64', resourceName: 'ResourceName', recordKey: 'ResourceRecordKey', recordUrl: 'ResourceRecordUrl',
+} as const;
 /** The prior-image table's own columns; a dictionary identifier cannot begin with `_`, so no field takes them. */
 const COMMITTED = '_committed';
 const EXISTED = '_existed';
@@ -54,13 +57,13 @@ function eventFields(log: BuiltEntitySet, where: string): Pick<ChangeLogSpec, 'r
   const key = log.fields.find((f) => f.name === log.key)!;
   if (key.type !== 'Edm.Int64') throw new DictionaryError(`${where}: the key ${log.key} is the event sequence and must be Edm.Int64`);
   const field = (name: string): FieldSpec | undefined => log.fields.find((f) => f.name === name);
-  for (const name of [EVENT_FIELDS.resourceName, EVENT_FIELDS.recordKey]) {
+  for (const name of [RESO_ENTITY_EVENT.resourceName, RESO_ENTITY_EVENT.recordKey]) {
     const f = field(name);
     if (!f || f.type !== 'Edm.String' || f.collection || !f.column) throw new DictionaryError(`${where}: needs ${name}, a filterable single Edm.String field`);
   }
-  const url = field(EVENT_FIELDS.recordUrl);
-  if (url?.column) throw new DictionaryError(`${where}: ${EVENT_FIELDS.recordUrl} is computed when read, so it cannot be filterable or sortable`);
-  return { resourceName: EVENT_FIELDS.resourceName, recordKey: EVENT_FIELDS.recordKey, ...(url ? { recordUrl: url.name } : {}) };
+  const url = field(RESO_ENTITY_EVENT.recordUrl);
+  if (url?.column) throw new DictionaryError(`${where}: ${RESO_ENTITY_EVENT.recordUrl} is computed when read, so it cannot be filterable or sortable`);
+  return { resourceName: RESO_ENTITY_EVENT.resourceName, recordKey: RESO_ENTITY_EVENT.recordKey, ...(url ? { recordUrl: url.name } : {}) };
 }
 
 /** How a logged set's records reach their listing, and which of their own columns licences read. */

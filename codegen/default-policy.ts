@@ -7,6 +7,7 @@
  * timestamps the service keeps, the charged expansions, and RESO's EntityEvent, Lookup and Field resources.
  */
 import { FieldSpec, ownedNavigations } from '../src/model/service-model';
+import { RESO_ENTITY_EVENT as EVENT } from './build-change-log';
 import type { BuiltEntitySet, BuiltModel } from './build-model';
 import { POLICY_ALIAS, POLICY_NAMESPACE, POLICY_SCHEMA } from './policy-vocabulary';
 import type { Insertion } from './text-insertion';
@@ -36,7 +37,6 @@ const MEDIA_TIMESTAMPS = [{ field: 'PhotosChangeTimestamp', category: 'Photo' },
 const CHARGED_TYPES = ['Media', 'OpenHouse', 'HistoryTransactional'];
 /** Longest string an index may cover (build-model.ts). */
 const MAX_INDEXED_STRING = 510;
-const EVENT = { type: 'EntityEvent', key: 'Edm.Int64', name: 'ResourceName', recordKey: 'ResourceRecordKey', url: 'ResourceRecordUrl' };
 /** RESO's Lookup resource, read by lookup name (`Lookup?$filter=LookupName eq 'StandardStatus'`: RESO's own clients and reso-cert). */
 const LOOKUP = { type: 'Lookup', key: 'LookupKey', name: 'LookupName' };
 
@@ -278,10 +278,10 @@ class Planner {
       const f = field(name);
       return f?.type === 'Edm.String' && !f.collection && (f.maxLength ?? 255) <= MAX_INDEXED_STRING && (!filtersStated || f.filterable);
     };
-    const url = field(EVENT.url);
-    if (field(log.key)?.type !== EVENT.key || !eventField(EVENT.name) || !eventField(EVENT.recordKey) || (filtersStated && url?.column)) {
-      this.notApplied.push(`${log.name}: ChangeLogOf not added: RESO's EntityEvent needs an Edm.Int64 key and filterable single Edm.String ${EVENT.name} and ${EVENT.recordKey}, `
-        + `and ${EVENT.url} not filterable or sortable`);
+    const url = field(EVENT.recordUrl);
+    if (field(log.key)?.type !== EVENT.key || !eventField(EVENT.resourceName) || !eventField(EVENT.recordKey) || (filtersStated && url?.column)) {
+      this.notApplied.push(`${log.name}: ChangeLogOf not added: RESO's EntityEvent needs an Edm.Int64 key and filterable single Edm.String ${EVENT.resourceName} and ${EVENT.recordKey}, `
+        + `and ${EVENT.recordUrl} not filterable or sortable`);
       return undefined;
     }
     const logged = this.model.entitySets.filter((s) => s !== log && s.fields.find((f) => f.name === s.key)?.type === 'Edm.String'
@@ -343,7 +343,7 @@ interface Roles {
 function wantedOf(set: BuiltEntitySet, roles: Roles): { filter: string[]; sort: string[] } {
   const own = [set.key, ...(set.changeTimestamp ? [set.changeTimestamp] : [])];
   const listing = set === roles.root ? LISTING_QUERY_FIELDS.filter((n) => queryable(set.fields.find((f) => f.name === n))) : [];
-  const events = set === roles.log ? [EVENT.name, EVENT.recordKey] : [];
+  const events = set === roles.log ? [EVENT.resourceName, EVENT.recordKey] : [];
   const lookups = set === roles.lookup && queryable(set.fields.find((f) => f.name === LOOKUP.name)) ? [LOOKUP.name] : [];
   return { filter: [...new Set([...own, ...listing, ...events, ...lookups])], sort: [...new Set([...own, ...listing, ...lookups])] };
 }
