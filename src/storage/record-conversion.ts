@@ -47,13 +47,22 @@ export function recordConverter(set: EntitySetSpec, encode: RecordEncoder): Reco
       encoded = encode(input);
     } catch (e) {
       if (!(e instanceof RecordError)) throw e;
-      throw new RecordRefused(key, [e.message]);
+      throw new RecordRefused(key, [withValue(e, input)]);
     }
     const rounded = set.fields.filter((f) => typeof input[f.name] === 'number' && encoded.value[f.name] !== input[f.name]);
     if (rounded.length) throw new RecordRefused(key, rounded.map((f) => `${f.name}: ${String(input[f.name])} does not fit Scale ${f.scale ?? 0} without rounding`));
     const dropped = Object.keys(stored).some((name) => !fields.has(name) && !isEmpty(stored[name]));
     return { encoded, changed: dropped || set.fields.some((f) => !sameValue(stored[f.name], encoded.value[f.name])) };
   };
+}
+
+/**
+ * The encoder's reason, naming the value it refused where its words do not (`is longer than MaxLength 5`, `does not
+ * fit Precision 4, Scale 2`, `must be an ISO 8601 date-time …`): a refusal names each record's fields and values.
+ */
+function withValue(e: RecordError, input: Readonly<Record<string, unknown>>): string {
+  if (e.field === undefined || !/^(is|does|must|holds) /.test(e.detail)) return e.message;
+  return `${e.field}: ${JSON.stringify(input[e.field])} ${e.detail}`;
 }
 
 function isEmpty(v: unknown): boolean {
@@ -75,7 +84,7 @@ function convertValue(v: unknown, f: FieldSpec): unknown {
   if (!Array.isArray(v)) return convertScalar(v, f);
   if (v.length === 0) return null;
   if (v.length === 1) return convertScalar(v[0], f);
-  throw new RecordError(f.name, `holds ${v.length} values, and a single-valued field takes one`);
+  throw new RecordError(f.name, `${JSON.stringify(v)} holds ${v.length} values, and a single-valued field takes one`);
 }
 
 function convertScalar(v: unknown, f: FieldSpec): unknown {
