@@ -28,7 +28,7 @@ import {
 import type { FieldShape } from './support/exact-conversion';
 import { snapshot } from './support/generated-folder';
 import { get } from './support/http';
-import { endServers, npmRun, OPERATOR_TOKEN, serverFailures, startServe, StepResult, WarmProject, warmProject } from './support/operator-project';
+import { endServers, npmRun, OPERATOR_TOKEN, serverFailures, startServe, StepResult, WarmProject, warmProject } from './support/operator-path';
 import { copyProject } from './support/project-copy';
 import { randomEdits } from './support/random-dictionary-edits';
 import { differences } from './support/replication-compare';

@@ -9,7 +9,7 @@
  */
 import { SeededRandom } from '../../src/demo/random';
 import type { EntitySetSpec, FieldSpec, ServiceModel } from '../../src/model/service-model';
-import { addField, makeQueryable, makeUnqueryable, within, withoutField } from './dictionary-versions';
+import { addField, makeQueryable, makeUnqueryable, removeDeclaration, removeField, within } from './dictionary-versions';
 import { conversionProblem, FieldShape } from './exact-conversion';
 import type { Rec } from './next-links';
 
@@ -67,6 +67,15 @@ export function renameField(xml: string, type: string, set: string, from: string
     return within(renamed, 'EntitySet', set, (t) => t.replace(new RegExp(`<PropertyPath>${from}</PropertyPath>`, 'g'), `<PropertyPath>${to}</PropertyPath>`));
   } catch {
     return renamed; // no annotation of the set names it
+  }
+}
+
+/** A field's declaration removed, and its mentions in its set's annotations where it has any. */
+function withoutField(xml: string, type: string, set: string, field: string): string {
+  try {
+    return removeField(xml, type, set, field);
+  } catch {
+    return removeDeclaration(xml, type, field); // the set's annotations do not name it
   }
 }
 

@@ -87,16 +87,6 @@ export function removeField(xml: string, type: string, set: string, field: strin
   return mentionsRemoved(removeDeclaration(xml, type, field), set, field);
 }
 
-/** A field's declaration removed, and its mentions in its set's annotations where there are any. */
-export function withoutField(xml: string, type: string, set: string, field: string): string {
-  const removed = removeDeclaration(xml, type, field);
-  try {
-    return mentionsRemoved(removed, set, field);
-  } catch {
-    return removed; // the set's annotations do not name it
-  }
-}
-
 /** Removes a field's declaration (with its annotations) from its entity type. */
 export function removeDeclaration(xml: string, type: string, field: string): string {
   const declaration = new RegExp(`\\n\\s*<Property Name="${field}"[^>]*/>|\\n\\s*<Property Name="${field}"[^>]*[^/]>[\\s\\S]*?</Property>`);
