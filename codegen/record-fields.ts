@@ -2,7 +2,7 @@
  * What the record emitters (typed entities, record schemas) agree on about a field's values: its closed lookup,
  * the range of its integer type, the bounds its storage column sets, and the facets a reader is told about.
  */
-import type { EdmPrimitive, FieldSpec, LookupSpec } from '../src/model/service-model';
+import type { FieldSpec, LookupSpec } from '../src/model/service-model';
 import type { BuiltEntitySet, BuiltModel } from './build-model';
 
 /** The lookup whose values the field must take; undefined for an open lookup (named, its values not declared) or none. */
@@ -10,12 +10,7 @@ export function closedLookup(model: BuiltModel, field: FieldSpec): LookupSpec | 
   return field.lookupName === undefined ? undefined : model.lookups.find((l) => l.name === field.lookupName);
 }
 
-/** The values each EDM integer type holds; Int64 as far as a JSON number is exact. */
-export const INTEGER_RANGES: Partial<Record<EdmPrimitive, readonly [number, number]>> = {
-  'Edm.Int16': [-32_768, 32_767],
-  'Edm.Int32': [-2_147_483_648, 2_147_483_647],
-  'Edm.Int64': [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-};
+export { INTEGER_RANGES } from '../src/model/edm-values';
 
 /**
  * The bounds of the column a field is stored in, where the dictionary states none: a string without MaxLength

@@ -1,7 +1,16 @@
 /**
  * The stored form of EDM values that both the record codec (writing) and the query binder (comparing) must
- * agree on: dates are real calendar dates, and timestamps are UTC with milliseconds, so text order is time order.
+ * agree on: dates are real calendar dates, and timestamps are UTC with milliseconds, so text order is time order;
+ * an integer is within its type's range.
  */
+import type { EdmPrimitive } from './service-model';
+
+/** The values each EDM integer type holds; Int64 as far as a JSON number is exact. */
+export const INTEGER_RANGES: Partial<Record<EdmPrimitive, readonly [number, number]>> = {
+  'Edm.Int16': [-32_768, 32_767],
+  'Edm.Int32': [-2_147_483_648, 2_147_483_647],
+  'Edm.Int64': [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+};
 
 export function isDate(v: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);

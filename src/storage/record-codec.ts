@@ -32,7 +32,7 @@
 import type { EntitySetSpec, FieldSpec, LookupSpec, TableSpec } from '../model/service-model';
 import { randomInt } from 'node:crypto';
 import { RECORD_COLUMN, REVISION_COLUMN, VALUE_TABLE_TEXT_LENGTH } from '../model/service-model';
-import { isDate, normaliseTimestamp } from '../model/edm-values';
+import { INTEGER_RANGES, isDate, normaliseTimestamp } from '../model/edm-values';
 import type { Projection } from '../query/projection';
 
 export class RecordError extends Error {
@@ -152,6 +152,9 @@ function scalarNormaliser(f: FieldSpec, allowed: ReadonlySet<string> | undefined
       return (v) => {
         const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
         if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new RecordError(f.name, 'must be an integer');
+        // Ingest's schema checks the range first; a dictionary's change (Int64 to Int16) meets it here.
+        const [min, max] = INTEGER_RANGES[f.type]!;
+        if (n < min || n > max) throw new RecordError(f.name, `must be from ${min} to ${max} (${f.type})`);
         return n;
       };
     case 'Edm.Decimal':

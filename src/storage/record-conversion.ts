@@ -31,6 +31,7 @@ export function recordConverter(set: EntitySetSpec, encode: RecordEncoder): Reco
   const fields = new Set(set.fields.map((f) => f.name));
   return (stored) => {
     const problems: string[] = [];
+    const refused = new Set<string>();
     const input: Record<string, unknown> = {};
     for (const f of set.fields) {
       try {
@@ -38,22 +39,48 @@ export function recordConverter(set: EntitySetSpec, encode: RecordEncoder): Reco
       } catch (e) {
         if (!(e instanceof RecordError)) throw e;
         problems.push(e.message);
+        refused.add(f.name);
       }
     }
-    const key = stored[set.key];
-    if (problems.length) throw new RecordRefused(key, problems);
-    let encoded: EncodedRecord;
-    try {
-      encoded = encode(input);
-    } catch (e) {
-      if (!(e instanceof RecordError)) throw e;
-      throw new RecordRefused(key, [e.message]);
-    }
-    const rounded = set.fields.filter((f) => typeof input[f.name] === 'number' && encoded.value[f.name] !== input[f.name]);
-    if (rounded.length) throw new RecordRefused(key, rounded.map((f) => `${f.name}: ${String(input[f.name])} does not fit Scale ${f.scale ?? 0} without rounding`));
+    const encoded = encodeNamingAll(encode, input, refused, problems);
+    const rounded = set.fields.filter((f) => encoded && !refused.has(f.name) && typeof input[f.name] === 'number' && encoded.value[f.name] !== input[f.name]);
+    problems.push(...rounded.map((f) => `${f.name}: ${String(input[f.name])} does not fit Scale ${f.scale ?? 0} without rounding`));
+    if (problems.length || !encoded) throw new RecordRefused(stored[set.key], problems);
     const dropped = Object.keys(stored).some((name) => !fields.has(name) && !isEmpty(stored[name]));
     return { encoded, changed: dropped || set.fields.some((f) => !sameValue(stored[f.name], encoded.value[f.name])) };
   };
+}
+
+/**
+ * The record encoded without the fields already `refused`. The encoder stops at the first field it refuses: that
+ * one is named (with its value) and set aside too, and the rest encoded again, so that a refusal names every field
+ * of the record that cannot take the change, not only the first. Undefined when the rest could not be encoded.
+ */
+function encodeNamingAll(encode: RecordEncoder, converted: Readonly<Record<string, unknown>>, refused: Set<string>, problems: string[]): EncodedRecord | undefined {
+  const input = { ...converted };
+  for (const field of refused) input[field] = null;
+  for (;;) {
+    try {
+      return encode(input);
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+      // A field set aside that may not be null says so again: its own reason is named already.
+      if (e.field !== undefined && refused.has(e.field)) return undefined;
+      problems.push(withValue(e, input));
+      if (e.field === undefined) return undefined;
+      refused.add(e.field);
+      input[e.field] = null;
+    }
+  }
+}
+
+/**
+ * The encoder's reason, naming the value it refused where its words do not (`is longer than MaxLength 5`, `does not
+ * fit Precision 4, Scale 2`, `must be an ISO 8601 date-time …`): a refusal names each record's fields and values.
+ */
+function withValue(e: RecordError, input: Readonly<Record<string, unknown>>): string {
+  if (e.field === undefined || !/^(is|does|must|holds) /.test(e.detail)) return e.message;
+  return `${e.field}: ${JSON.stringify(input[e.field])} ${e.detail}`;
 }
 
 function isEmpty(v: unknown): boolean {
@@ -75,7 +102,7 @@ function convertValue(v: unknown, f: FieldSpec): unknown {
   if (!Array.isArray(v)) return convertScalar(v, f);
   if (v.length === 0) return null;
   if (v.length === 1) return convertScalar(v[0], f);
-  throw new RecordError(f.name, `holds ${v.length} values, and a single-valued field takes one`);
+  throw new RecordError(f.name, `${JSON.stringify(v)} holds ${v.length} values, and a single-valued field takes one`);
 }
 
 function convertScalar(v: unknown, f: FieldSpec): unknown {

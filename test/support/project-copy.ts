@@ -19,13 +19,17 @@ export interface ProjectCopy {
   remove(): void;
 }
 
-/** Copies the project; its dist/ (the build these tests run) is stamped as built from the copy's sources. */
-export function copyProject(): ProjectCopy {
+/**
+ * Copies the project (or another copy of it, `from`); its dist/ (the build these tests run) is stamped as built from
+ * the copy's sources. A copy of a copy sits at the same depth under the temporary folder, so the compiler's
+ * incremental state (dist/.tsbuildinfo, which names node_modules' files by their path from dist/) still applies.
+ */
+export function copyProject(from = REPO_ROOT): ProjectCopy {
   const root = mkdtempSync(join(tmpdir(), 'reso-project-'));
   for (const name of COPIED) {
-    if (existsSync(join(REPO_ROOT, name))) cpSync(join(REPO_ROOT, name), join(root, name), { recursive: true, preserveTimestamps: true });
+    if (existsSync(join(from, name))) cpSync(join(from, name), join(root, name), { recursive: true, preserveTimestamps: true });
   }
-  symlinkSync(realpathSync(join(REPO_ROOT, 'node_modules')), join(root, 'node_modules'), 'dir');
+  symlinkSync(realpathSync(join(from, 'node_modules')), join(root, 'node_modules'), 'dir');
   freshness.writeStamp(root);
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
@@ -34,6 +38,8 @@ export interface WatchedProcess {
   readonly child: ChildProcess;
   /** Standard output and error so far, interleaved as they arrived. */
   output(): string;
+  /** Standard error so far, alone. */
+  stderr(): string;
   /** Resolves with the match once the output from `from` on matches `pattern`; rejects after `ms`, or if the process exits first. */
   waitFor(pattern: RegExp, ms: number, from?: number): Promise<RegExpExecArray>;
   /** Resolves with the exit code (or signal) once the process has exited. */
@@ -43,10 +49,11 @@ export interface WatchedProcess {
 export function watchedProcess(command: string, args: readonly string[], options: SpawnOptions): WatchedProcess {
   const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let err = '';
   const listeners = new Set<() => void>();
   const heard = (chunk: Buffer) => { out += chunk.toString(); for (const l of listeners) l(); };
   child.stdout!.on('data', heard);
-  child.stderr!.on('data', heard);
+  child.stderr!.on('data', (chunk: Buffer) => { err += chunk.toString(); heard(chunk); });
   const exit = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? '')));
   const waitFor = (pattern: RegExp, ms: number, from = 0) => new Promise<RegExpExecArray>((resolve, reject) => {
     const done = () => { clearTimeout(timer); listeners.delete(check); };
@@ -59,5 +66,5 @@ export function watchedProcess(command: string, args: readonly string[], options
     void exit.then((code) => { if (listeners.has(check)) { done(); reject(new Error(`exited (${code}) before its output matched ${pattern}:\n${out}`)); } });
     check();
   });
-  return { child, output: () => out, waitFor, exited: () => exit };
+  return { child, output: () => out, stderr: () => err, waitFor, exited: () => exit };
 }
