@@ -9,8 +9,8 @@ import type {
 } from '../src/model/service-model';
 import { RECORD_COLUMN, REVISION_COLUMN } from '../src/model/service-model';
 import {
-  changeTimestampOf, checkChangeTimestamp, checkUnindexed, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf, lookupNamesOf, parseCondition,
-  relatedTimestampsOf,
+  changeTimestampOf, checkChangeTimestamp, checkConditionValues, checkUnindexed, dictionaryRowsOf, discriminatorOf, fieldNamesOf, followingOf,
+  lookupNamesOf, parseCondition, relatedTimestampsOf,
 } from './build-policy';
 import { buildChangeLogs } from './build-change-log';
 import { Dictionary, EntitySetDef, EntityTypeDef } from './dictionary';
@@ -95,6 +95,8 @@ export function buildModel(dict: Dictionary): BuiltModel {
   const tables = entitySets.map(tableOf);
   tables.push(...buildChangeLogs(entitySets, tables));
   const valueTables = valueTablesOf(entitySets);
+  const lookups = lookupsOf(dict, entitySets);
+  checkConditionValues(entitySets, lookups);
   return {
     dictionary: dict,
     namespace: dict.namespace,
@@ -102,7 +104,7 @@ export function buildModel(dict: Dictionary): BuiltModel {
     entitySets,
     tables,
     valueTables,
-    lookups: lookupsOf(dict, entitySets),
+    lookups,
   };
 }
 

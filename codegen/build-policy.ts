@@ -3,7 +3,7 @@
  * values the field tables carry. The runtime reads only those values, so every rule here is decided once.
  */
 import type {
-  DictionaryRowsSpec, FieldCondition, FieldNamesSpec, FieldSpec, NavigationSpec, RelatedTimestampSpec,
+  DictionaryRowsSpec, FieldCondition, FieldNamesSpec, FieldSpec, LookupSpec, NavigationSpec, RelatedTimestampSpec,
 } from '../src/model/service-model';
 import { EntitySetDef, EntityTypeDef, NavigationDef, PropertyDef } from './dictionary';
 import { DictionaryError, ElementRef, entitySetRef, entityTypeRef, propertyRef } from './dictionary-error';
@@ -28,6 +28,43 @@ export function parseCondition(text: string, where: string, of: ConditionSubject
   }
   if (field.type !== 'Edm.String' || field.collection) throw new DictionaryError(`${where}: condition field ${m[1]} must be a single string`, at);
   return { field: m[1], value: m[2].replace(/''/g, "'") };
+}
+
+/**
+ * A condition's value must be one its field can hold: where the field's lookup is closed (its values are in the
+ * dictionary), a value outside it (a lookup value renamed, say) would make a condition that never holds, so the
+ * listing root would never mark a removal, or a media change never move its timestamp.
+ */
+function checkConditionValue(condition: FieldCondition, where: string, of: ConditionSubject, lookups: readonly LookupSpec[], at?: ElementRef): void {
+  const lookupName = of.fields.find((f) => f.name === condition.field)?.lookupName;
+  const values = lookups.find((l) => l.name === lookupName)?.values.map((v) => v.value);
+  if (!values?.length || values.includes(condition.value)) return;
+  throw new DictionaryError(`${where}: "${condition.field} eq '${condition.value}'": '${condition.value}' is not a value of the lookup ${lookupName} `
+    + `(${values.slice(0, 5).map((v) => `'${v}'`).join(', ')}${values.length > 5 ? ', …' : ''}): add it to the lookup, or change the condition`, at);
+}
+
+/** A set as the policy's conditions are checked on it. */
+interface ConditionsOf {
+  readonly name: string;
+  readonly typeDef: { readonly name: string };
+  readonly fields: readonly FieldSpec[];
+  readonly navigations: readonly NavigationSpec[];
+  readonly deletedWhen?: FieldCondition;
+  readonly relatedTimestamps?: readonly RelatedTimestampSpec[];
+}
+
+/** Every DeletedWhen and MovedByRelated condition names a value its field can hold (checkConditionValue). */
+export function checkConditionValues(sets: readonly ConditionsOf[], lookups: readonly LookupSpec[]): void {
+  for (const set of sets) {
+    if (set.deletedWhen) checkConditionValue(set.deletedWhen, `entity set ${set.name}: DeletedWhen`, { set: set.name, fields: set.fields }, lookups, entitySetRef(set.name));
+    for (const r of set.relatedTimestamps ?? []) {
+      const target = sets.find((t) => t.name === set.navigations.find((n) => n.name === r.navigation)?.target);
+      if (r.when && target) {
+        checkConditionValue(r.when, `${set.typeDef.name}.${r.field}: MovedByRelated ${r.navigation}`, { set: target.name, fields: target.fields }, lookups,
+          propertyRef(set.typeDef.name, r.field));
+      }
+    }
+  }
 }
 
 /** The field tagged Policy.ChangeTimestamp, or RESO's ModificationTimestamp when none is tagged. */

@@ -189,7 +189,9 @@ class Planner {
     const field = (name: string) => root.fields.find((f) => f.name === name);
     const status = field('MlsStatus');
     if (!this.statedPolicy(this.setElement(root), 'DeletedWhen')) {
-      if (status?.type === 'Edm.String' && !status.collection) {
+      if (status?.type === 'Edm.String' && !status.collection && !this.admits(status, 'Delete')) {
+        this.notApplied.push(`${root.name}: DeletedWhen not added: the lookup ${status.lookupName} of MlsStatus has no value Delete`);
+      } else if (status?.type === 'Edm.String' && !status.collection) {
         this.add(this.setElement(root), this.tag('DeletedWhen', "MlsStatus eq 'Delete'"), `${root.name}: ${this.policy}.DeletedWhen "MlsStatus eq 'Delete'"`,
           'spec §3: a listing is never deleted; it is set to the status Delete, which a replicating client removes');
       } else this.notApplied.push(`${root.name}: DeletedWhen not added: no single Edm.String MlsStatus`);
@@ -219,11 +221,12 @@ class Planner {
     const moves = [{ field: root.changeTimestamp!, entries: children.map((n) => n.name), why: 'spec §2: updated whenever the listing changes, including when its media change' }];
     for (const { field, category } of MEDIA_TIMESTAMPS) {
       const media = children.filter((n) => this.typeOfSet(n.target) === 'Media'
-        && this.model.entitySets.find((s) => s.name === n.target)!.fields.some((f) => f.name === 'MediaCategory' && f.type === 'Edm.String' && !f.collection));
+        && this.model.entitySets.find((s) => s.name === n.target)!.fields.some((f) => f.name === 'MediaCategory' && f.type === 'Edm.String' && !f.collection
+          && this.admits(f, category)));
       const f = root.fields.find((x) => x.name === field);
       if (!f || !isTimestamp(f)) continue;
       if (media.length === 0) {
-        this.notApplied.push(`${root.name}.${field}: MovedByRelated not added: no followable navigation to Media with a MediaCategory`);
+        this.notApplied.push(`${root.name}.${field}: MovedByRelated not added: no followable navigation to Media with a MediaCategory that can be ${category}`);
         continue;
       }
       moves.push({ field, entries: media.map((n) => `${n.name}/MediaCategory eq '${category}'`), why: `the time of the last ${category.toLowerCase()} change: moved by each media record of category ${category}` });
@@ -234,6 +237,12 @@ class Planner {
       this.add(element, this.tag('MovedByRelated', move.entries.join(',')), `${root.name}.${move.field}: ${this.policy}.MovedByRelated "${move.entries.join(',')}"`,
         `${move.why}; kept by the service (ingest ignores the value given)`);
     }
+  }
+
+  /** Whether `field` can hold `value`: any value where its lookup is open (values as data) or it has none. */
+  private admits(field: FieldSpec, value: string): boolean {
+    const values = this.model.lookups.find((l) => l.name === field.lookupName)?.values;
+    return !values?.length || values.some((v) => v.value === value);
   }
 
   // ---- filterable and sortable

@@ -164,6 +164,13 @@ const CASES: { rule: string; dictionary: () => string; error: RegExp }[] = [
     error: /^entity set Parent: DeletedWhen: "MlsStatus eq 'Delete'" names unknown field MlsStatus, which Parent does not declare: add it as a single Edm\.String property, or change the condition$/,
   },
   {
+    rule: 'DeletedWhen names a value the field\'s closed lookup holds (a renamed lookup value would make a condition that never holds)',
+    dictionary: () => edit(PROPERTY_OF_PARENT, '<Property Name="Status" Type="test.related.Colour"/>')
+      .replace('<EntityType Name="Parent">', `${LOOKUP('<Member Name="Active" Value="0"/><Member Name="Removed" Value="1"/>')}<EntityType Name="Parent">`)
+      .replace(PARENT_SET, `${PARENT_SET}<Annotation Term="Policy.DeletedWhen" String="Status eq 'Delete'"/>`),
+    error: /^entity set Parent: DeletedWhen: "Status eq 'Delete'": 'Delete' is not a value of the lookup Colour \('Active', 'Removed'\): add it to the lookup, or change the condition$/,
+  },
+  {
     rule: 'a navigation binding names a set of the container',
     dictionary: () => edit('<NavigationPropertyBinding Path="Children" Target="Child"/>', '<NavigationPropertyBinding Path="Children" Target="Kids"/>'),
     error: /^entity set Parent: NavigationPropertyBinding Path="Children" Target="Kids": the container has no entity set Kids: add that set, or bind Children to one of the container's sets$/,

@@ -231,6 +231,15 @@ describe('init: what the operator wrote stays as written', () => {
     expect(modelOf(root.text).entitySets.some((s) => s.listingRoot)).to.equal(false);
   });
 
+  it('a condition default applies only where the field\'s closed lookup holds its value (else generate would refuse it)', () => {
+    const { plan, text } = dictionaryWithDefaults(small({
+      mlsStatus: '<Property Name="MlsStatus" Type="mls.enums.MlsStatus"/>',
+      schemas: '<Schema Namespace="mls.enums" xmlns="http://docs.oasis-open.org/odata/ns/edm"><EnumType Name="MlsStatus"><Member Name="Active"/><Member Name="Removed"/></EnumType></Schema>',
+    }));
+    expect(setOf(modelOf(text), 'Property').deletedWhen).to.equal(undefined);
+    expect(plan.notApplied).to.include('Property: DeletedWhen not added: the lookup MlsStatus of MlsStatus has no value Delete');
+  });
+
   it('follows the file\'s layout: its indentation step, its line endings, one line when it is one line', () => {
     const tabs = small({ layout: (xml) => xml.replace(/^( {2})+/gm, (m) => '\t'.repeat(m.length / 2)) });
     const tabbed = dictionaryWithDefaults(tabs).text;

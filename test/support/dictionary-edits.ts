@@ -9,7 +9,7 @@
  */
 import { SeededRandom } from '../../src/demo/random';
 import type { EntitySetSpec, FieldSpec, ServiceModel } from '../../src/model/service-model';
-import { addField, makeQueryable, makeUnqueryable, removeDeclaration, removeField, within } from './dictionary-versions';
+import { addField, makeQueryable, makeUnqueryable, typeOf, within, withoutField } from './dictionary-versions';
 import { conversionProblem, FieldShape } from './exact-conversion';
 import type { Rec } from './next-links';
 
@@ -39,7 +39,6 @@ export type Expected =
   | { readonly outcome: 'serves' };
 
 /** The entity type's name in the CSDL (the set's type, unqualified). */
-export const typeName = (set: EntitySetSpec) => set.entityType.slice(set.entityType.lastIndexOf('.') + 1);
 
 export function shapeOf(f: FieldSpec): FieldShape {
   return { type: f.type, collection: f.collection, maxLength: f.maxLength, precision: f.precision, scale: f.scale, lookupName: f.lookupName };
@@ -70,19 +69,10 @@ export function renameField(xml: string, type: string, set: string, from: string
   }
 }
 
-/** A field's declaration removed, and its mentions in its set's annotations where it has any. */
-function withoutField(xml: string, type: string, set: string, field: string): string {
-  try {
-    return removeField(xml, type, set, field);
-  } catch {
-    return removeDeclaration(xml, type, field); // the set's annotations do not name it
-  }
-}
-
 export function removal(set: EntitySetSpec, fields: readonly string[], text = `${set.name}: remove ${fields.join(', ')}`): DictionaryEdit {
   return {
     text,
-    apply: (xml) => fields.reduce((x, f) => withoutField(x, typeName(set), set.name, f), xml),
+    apply: (xml) => fields.reduce((x, f) => withoutField(x, typeOf(set), set.name, f), xml),
     fields: fields.map((field) => ({ set: set.name, field })),
   };
 }
@@ -90,7 +80,7 @@ export function removal(set: EntitySetSpec, fields: readonly string[], text = `$
 export function retype(set: EntitySetSpec, field: string, shape: FieldShape, label: string): DictionaryEdit {
   return {
     text: `${set.name}.${field}: ${label} (${declaration(field, shape).replace(/\s+/g, ' ')})`,
-    apply: (xml) => replaceDeclaration(xml, typeName(set), field, declaration(field, shape)),
+    apply: (xml) => replaceDeclaration(xml, typeOf(set), field, declaration(field, shape)),
     fields: [{ set: set.name, field, shape }],
   };
 }
@@ -98,7 +88,7 @@ export function retype(set: EntitySetSpec, field: string, shape: FieldShape, lab
 export function rename(set: EntitySetSpec, from: string, to: string): DictionaryEdit {
   return {
     text: `${set.name}.${from} renamed ${to}`,
-    apply: (xml) => renameField(xml, typeName(set), set.name, from, to),
+    apply: (xml) => renameField(xml, typeOf(set), set.name, from, to),
     fields: [{ set: set.name, field: from }, { set: set.name, field: to, shape: shapeOf(set.fieldsByName[from]) }],
   };
 }
@@ -131,7 +121,7 @@ export function localField(set: EntitySetSpec, name: string, shape: FieldShape, 
   return {
     text: `${set.name}.${name}: new local field (${declaration(name, shape).replace(/\s+/g, ' ')}${lookup ? ` with its own lookup: ${values!.join(', ')}` : ''}), ${queryable ? 'filterable and sortable' : 'listed NonFilterable and NonSortable'}`,
     apply: (xml) => {
-      let x = addField(xml, typeName(set), declaration(name, shape));
+      let x = addField(xml, typeOf(set), declaration(name, shape));
       if (lookup) x = x.replace('<EnumType ', `<EnumType Name="${lookup}">${members.join('')}</EnumType>\n      <EnumType `);
       return queryable ? x : makeUnqueryable(x, set.name, name);
     },
