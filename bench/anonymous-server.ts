@@ -5,8 +5,8 @@
  * difference from the product measured beside it is the bearer check, the client's licence and the usage journal.
  */
 import { serviceModel } from '../generated';
-import { configFromEnv } from '../src/config';
-import { startServer } from '../src/server';
+import { configFromEnv } from '../src/config/config';
+import { startServer } from '../src/process/server';
 import { exitWithParent } from './orphan-guard';
 
 exitWithParent();

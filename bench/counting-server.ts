@@ -12,9 +12,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serviceModel } from '../generated';
-import { configFromEnv } from '../src/config';
-import { startServer } from '../src/server';
-import type { Database, Executor, Row } from '../src/storage/database';
+import { configFromEnv } from '../src/config/config';
+import { startServer } from '../src/process/server';
+import type { Database, Executor, Row } from '../src/storage/db/database';
 import { exitWithParent } from './orphan-guard';
 
 function countStatements(db: Database, seen: string[]): void {

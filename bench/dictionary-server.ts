@@ -4,8 +4,8 @@
  * bench/unindexed-scans.ts measures from outside. One process; says `serving <url>` when it is ready.
  */
 import { loadGenerated } from '../codegen/load-generated';
-import { configFromEnv } from '../src/config';
-import { startServer } from '../src/server';
+import { configFromEnv } from '../src/config/config';
+import { startServer } from '../src/process/server';
 import { exitWithParent } from './orphan-guard';
 
 exitWithParent();

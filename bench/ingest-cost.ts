@@ -13,8 +13,8 @@
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch, IngestItem } from '../src/ingest/ingest';
 import { seedDemoData } from '../src/demo/demo-data';
-import { ListingService } from '../src/service';
-import { openDatabase } from '../src/storage/database';
+import { ListingService } from '../src/process/service';
+import { openDatabase } from '../src/storage/db/database';
 import { freshDatabase } from './fresh-database';
 
 const BATCH = 500;

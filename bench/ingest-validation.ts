@@ -16,8 +16,8 @@ import { emptyReport, ingestBatch, IngestItem, IngestTarget } from '../src/inges
 import { lineCheck } from '../src/ingest/line-check';
 import type { RecordSchema, ServiceModel } from '../src/model/service-model';
 import { seedDemoData } from '../src/demo/demo-data';
-import { ListingService } from '../src/service';
-import { openDatabase } from '../src/storage/database';
+import { ListingService } from '../src/process/service';
+import { openDatabase } from '../src/storage/db/database';
 import { freshDatabase } from './fresh-database';
 
 const BATCH = 500;

@@ -24,9 +24,9 @@ import autocannon from 'autocannon';
 import * as mysql from 'mysql2/promise';
 import { serviceModel } from '../generated';
 import { seedDemoData } from '../src/demo/demo-data';
-import { ListingService } from '../src/service';
-import { openDatabase } from '../src/storage/database';
-import { CLIENTS_TABLE, SETTINGS_TABLE, TOKENS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE } from '../src/storage/internal-schema';
+import { ListingService } from '../src/process/service';
+import { openDatabase } from '../src/storage/db/database';
+import { CLIENTS_TABLE, SETTINGS_TABLE, TOKENS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE } from '../src/storage/tables/internal-schema';
 import { REVISION_COLUMN } from '../src/model/service-model';
 import { walk, WalkResult } from './walk';
 import { captureWalk } from './static-walk';
@@ -164,7 +164,7 @@ function dataFingerprint(listings: number, withoutChildren: boolean): string {
   const files = [
     join(ROOT, 'dist/generated/storage-schema.js'),
     join(ROOT, 'dist/generated/field-tables.js'),
-    join(ROOT, 'dist/src/storage/record-codec.js'),
+    join(ROOT, 'dist/src/storage/records/record-codec.js'),
   ];
   const seedDir = join(ROOT, 'dist/src/demo');
   if (existsSync(seedDir)) for (const f of readdirSync(seedDir).sort()) if (f.endsWith('.js')) files.push(join(seedDir, f));

@@ -38,7 +38,7 @@ function parseArgs(argv: string[]): Options {
 
 /** `reso-server clients add …`; its client_id, client_secret and static token. */
 function addClient(databaseUrl: string, args: string[]): { id: string; secret: string; token?: string } {
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), 'clients', 'add', ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString();
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist/src/cli/main.js'), 'clients', 'add', ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString();
   return {
     id: /^client_id:\s+(\S+)/m.exec(out)![1],
     secret: /^client_secret:\s+(\S+)/m.exec(out)![1],

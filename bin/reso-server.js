@@ -14,4 +14,4 @@ if (require('node:cluster').isPrimary) {
     process.exit(stale.code);
   }
 }
-require('../dist/src/cli.js').run(argv);
+require('../dist/src/cli/main.js').run(argv);

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import * as mysql from 'mysql2/promise';
 import { generate } from '../codegen/generate';
 import { loadGenerated } from '../codegen/load-generated';
-import { configFromEnv } from '../src/config';
+import { configFromEnv } from '../src/config/config';
 import { seedDemoData } from '../src/demo/demo-data';
-import { RunningServer, startServer } from '../src/server';
+import { RunningServer, startServer } from '../src/process/server';
 
 export type DatabaseKind = 'SQLite' | 'MariaDB';
 

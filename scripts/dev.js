@@ -146,7 +146,7 @@ class DevLoop {
     if (this.server) say('restarting the server');
     await this.stopServer();
     if (this.stopping) return;
-    const child = spawn(process.execPath, [join(this.root, 'dist/src/cli.js'), 'serve', ...this.serveArgs], {
+    const child = spawn(process.execPath, [join(this.root, 'dist/src/cli/main.js'), 'serve', ...this.serveArgs], {
       cwd: this.root, env: this.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true,
     });
     this.server = child;

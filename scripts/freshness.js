@@ -29,7 +29,7 @@ const STAMP = 'dist/.build-stamp';
 const BEGUN = 'dist/.build-begun';
 const RECORD = 'generated/dictionary.sha256';
 const DEFAULT_DICTIONARY = 'csdl/reso-dictionary.xml';
-/** src/exit-codes.ts's codes (this runs before that is compiled): a stale installation is configuration. */
+/** src/errors/operator-error.ts's codes (this runs before that is compiled): a stale installation is configuration. */
 const EXIT = { failure: 1, usage: 2 };
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { HttpResult, request, startTestServer, TEST_TOKEN } from './support/http';

@@ -68,7 +68,7 @@ const SYNTAX: readonly { file: RegExp; word: string; why: string }[] = [
   { file: /^codegen\/(dictionary|dictionary-text|dictionary-error|policy-vocabulary|xml-outline)\.ts$/, word: 'Property', why: 'the CSDL element <Property>' },
   { file: /^codegen\/(dictionary|dictionary-text)\.ts$/, word: 'Member', why: 'the CSDL element <Member> of an EnumType' },
   { file: /^codegen\/default-policy\.ts$/, word: 'Property', why: 'the CSDL element <Property>' },
-  { file: /^src\/storage\/filter-compiler\.ts$/, word: 'OR', why: 'SQL\'s OR (also a StateOrProvince value)' },
+  { file: /^src\/storage\/sql\/filter-compiler\.ts$/, word: 'OR', why: 'SQL\'s OR (also a StateOrProvince value)' },
   { file: /^src\/metadata\/metadata-json\.ts$/, word: 'None', why: 'Capabilities.NavigationType/None (also a lookup value)' },
   { file: /^codegen\/emit-entities\.ts$/, word: 'S', why: 'a TypeScript type parameter (also a lookup value)' },
 ];

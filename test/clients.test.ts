@@ -13,7 +13,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { serviceModel } from '../generated';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { CAP_PROGRAM, ODATA2TS_PROGRAM, SAP_SDK_PROGRAM } from './support/client-programs';
 import { bin, ClientProject, lastJson, requireClientTools, run, tsconfig } from './support/client-tools';

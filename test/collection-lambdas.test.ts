@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { ServiceModel } from '../src/model/service-model';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { dictionaryWithFilterableCollections } from './support/collection-dictionary';
 import { describeEachDatabase, TestDatabase } from './support/databases';

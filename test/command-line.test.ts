@@ -1,15 +1,15 @@
 /**
  * README "Command line" and "Exit codes": every command's own help, the version, options and dates refused with
  * one line and exit code 2, and each start-up misconfiguration refused with one actionable line, its exit code
- * and no stack trace (real processes of `dist/src/cli.js`).
+ * and no stack trace (real processes of `dist/src/cli/main.js`).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import { hourOf } from '../src/admin/command-line';
-import { Progress } from '../src/admin/progress';
+import { hourOf } from '../src/cli/command-line';
+import { Progress } from '../src/cli/progress';
 import { MYSQL_URL } from './support/databases';
 import { CliResult, pool, runCli } from './support/licence-http';
 import { spawnServer } from './support/server-process';

@@ -9,9 +9,9 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
 import { serviceModel } from '../generated';
-import { configFromEnv } from '../src/config';
+import { configFromEnv } from '../src/config/config';
 import { seedDemoData } from '../src/demo/demo-data';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { DatabaseTarget, describeEachDatabase, TestDatabase } from './support/databases';
 import { get, HttpResult, odataError, startTestServer } from './support/http';
 import { walkPages } from './support/next-links';

@@ -9,7 +9,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import { expect } from 'chai';
 import { xml2json } from 'odata-csdl';
 import { serviceModel } from '../generated';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
 import { requireShared, sharedPath } from './support/shared';

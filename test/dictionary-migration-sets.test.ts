@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { MigrationRefused } from '../src/migrate/record-migration';
 import type { ServiceModel } from '../src/model/service-model';
-import { RunningServer, startServer } from '../src/server';
+import { RunningServer, startServer } from '../src/process/server';
 import { describeEachDatabase } from './support/databases';
 import {
   addField, addLookupValue, DictionaryVersions, editProperty, makeUnqueryable, removeField, removeLookupValue, within,

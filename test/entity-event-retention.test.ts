@@ -7,9 +7,9 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch } from '../src/ingest/ingest';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
-import { ChangeLogRetention } from '../src/storage/change-log-retention';
+import { ChangeLogRetention } from '../src/storage/records/change-log-retention';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
 import type { Rec } from './support/replication-paging';

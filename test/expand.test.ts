@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch } from '../src/ingest/ingest';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import * as mysql from 'mysql2/promise';
 import { describeEachDatabase, mariadbTarget, MYSQL_URL, TestDatabase } from './support/databases';

@@ -22,7 +22,7 @@ describe('generate --check: is the folder what the dictionary gives?', function 
   let dir: string;
   let out: string;
   let dictionary: string;
-  const check = (script = 'dist/src/cli.js') => run(script, [...(script.endsWith('cli.js') ? ['generate'] : []), '--check', '--dictionary', dictionary, '--out', out]);
+  const check = (script = 'dist/src/cli/main.js') => run(script, [...(script.endsWith('cli/main.js') ? ['generate'] : []), '--check', '--dictionary', dictionary, '--out', out]);
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'reso-generate-check-test-'));

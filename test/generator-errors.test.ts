@@ -10,8 +10,8 @@ import { expect } from 'chai';
 import { DictionaryError } from '../codegen/dictionary';
 import { generate } from '../codegen/generate';
 import { literal } from '../codegen/typescript-source';
-import { runCommandLine } from '../src/cli';
-import { OperatorError } from '../src/exit-codes';
+import { runCommandLine } from '../src/cli/main';
+import { OperatorError } from '../src/errors/operator-error';
 import { positionOf, runScript } from './support/node-script';
 import { REPO_ROOT } from './support/shared';
 
@@ -343,10 +343,10 @@ describe('Generator: a refused dictionary is one line naming the file, line, col
   it('reso-server generate as a process: the line after "reso-server: ", no stack trace; a file that is not there, the same way', async () => {
     const file = join(dir, 'duplicate.xml');
     writeFileSync(file, DUPLICATE);
-    const r = await runNode('dist/src/cli.js', ['generate', '--dictionary', file, '--out', join(dir, 'never')]);
+    const r = await runNode('dist/src/cli/main.js', ['generate', '--dictionary', file, '--out', join(dir, 'never')]);
     expect([r.code, r.stdout]).to.deep.equal([2, '']);
     expect(r.stderr).to.equal(`reso-server: ${file}:${positionOf(DUPLICATE, '<Property Name="Status"', 2)}: <Property Name="Status">: entity type Parent declares the property Status twice (first at line 23)\n`);
-    const missing = await runNode('dist/src/cli.js', ['generate', '--dictionary', join(dir, 'nowhere.xml'), '--out', join(dir, 'never')]);
+    const missing = await runNode('dist/src/cli/main.js', ['generate', '--dictionary', join(dir, 'nowhere.xml'), '--out', join(dir, 'never')]);
     expect([missing.code, missing.stderr]).to.deep.equal([2, `reso-server: ${join(dir, 'nowhere.xml')}: cannot read the dictionary: no such file\n`]);
   });
 });

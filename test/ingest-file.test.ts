@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { ingestFile } from '../src/ingest/ndjson';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
 import { Ingested, ndjson } from './support/typed-records';

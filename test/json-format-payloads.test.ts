@@ -7,11 +7,11 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { EntitySetSpec } from '../src/model/service-model';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { RECORD_SHAPE } from '../src/migrate/record-migration';
-import { PREPARED_FOR } from '../src/startup';
-import { withoutNulls } from '../src/storage/record-codec';
+import { PREPARED_FOR } from '../src/process/startup';
+import { withoutNulls } from '../src/storage/records/record-codec';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
 import { walkPages } from './support/next-links';

@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { EntitySetSpec } from '../src/model/service-model';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { HttpResult, request, startTestServer } from './support/http';

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { XMLValidator } from 'fast-xml-parser';
 import { serviceModel } from '../generated';
 import { ALL_ANNOTATIONS, annotationChoice } from '../src/metadata/annotation-choice';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
 

@@ -15,7 +15,7 @@ import type { Client } from '../src/auth/clients';
 import type { FieldSpec } from '../src/model/service-model';
 import { METADATA_TEMPLATE } from '../src/metadata/metadata-xml';
 import { MetadataModel, MetadataViews, renderMetadata } from '../src/metadata/render-metadata';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
 import { REPO_ROOT } from './support/shared';

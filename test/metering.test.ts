@@ -14,11 +14,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serviceModel } from '../generated';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
-import { usageJournalDirFor } from '../src/config';
+import { usageJournalDirFor } from '../src/config/config';
 import { Meter } from '../src/metering/meter';
-import { UsageTable } from '../src/storage/usage-table';
+import { UsageTable } from '../src/storage/tables/usage-table';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { request, startTestServer, TEST_TOKEN } from './support/http';
 import { originOf, parseCredentials, runCli } from './support/licence-http';

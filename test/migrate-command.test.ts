@@ -1,15 +1,15 @@
 /**
  * README "Changing the dictionary" and "Command line": `reso-server migrate` brings a database to the dictionary
  * without serving, `--dry-run` says what it would do and changes nothing, and a database migrated past this build
- * is refused with one line and exit code 6 (real processes of `dist/src/cli.js`, on both databases).
+ * is refused with one line and exit code 6 (real processes of `dist/src/cli/main.js`, on both databases).
  */
 import { expect } from 'chai';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { runCli } from './support/licence-http';
-import { ListingService } from '../src/service';
+import { ListingService } from '../src/process/service';
 import { serviceModel } from '../generated';
-import { PREPARED_FOR } from '../src/startup';
-import { openDatabase } from '../src/storage/database';
+import { PREPARED_FOR } from '../src/process/startup';
+import { openDatabase } from '../src/storage/db/database';
 
 describeEachDatabase('Command line: migrate', (target) => {
   let db: TestDatabase;

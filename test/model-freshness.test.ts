@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { emitDictionaryRecord } from '../codegen/emit-dictionary-record';
-import { ExitCode } from '../src/exit-codes';
-import { version } from '../src/version';
+import { ExitCode } from '../src/errors/operator-error';
+import { version } from '../src/process/version';
 import { copyProject, ProjectCopy } from './support/project-copy';
 import { REPO_ROOT } from './support/shared';
 
@@ -226,11 +226,11 @@ describe('Start check: what a start does about a stale project (real processes)'
   });
 
   it('production: a source changed after the build is refused naming it; the same bytes put back start again', async () => {
-    const file = join(project.root, 'src/version.ts');
+    const file = join(project.root, 'src/process/version.ts');
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, `${text}// edited\n`);
     const refused = await start(project.root, ['serve'], PRODUCTION);
-    expect([refused.code, refused.stderr]).to.deep.equal([2, 'reso-server: dist/ is older than its sources (src/version.ts changed after the last build): '
+    expect([refused.code, refused.stderr]).to.deep.equal([2, 'reso-server: dist/ is older than its sources (src/process/version.ts changed after the last build): '
       + 'run npm run build (NODE_ENV=production never regenerates or builds at start)\n']);
     writeFileSync(file, text);
     const started = await start(project.root, ['--version'], PRODUCTION);

@@ -30,9 +30,9 @@ describe('Packaging: what serving needs', function () {
 
   it('the server, the command line and the generated model load none of them', () => {
     const loaded = JSON.parse(runNode(`
-      require('./dist/src/cli.js'); require('./dist/src/server.js'); require('./dist/generated');
+      require('./dist/src/cli/main.js'); require('./dist/src/process/server.js'); require('./dist/generated');
       console.log(JSON.stringify(Object.keys(require.cache)));`)) as string[];
-    expect(loaded.some((p) => p.includes('/dist/src/server.js'))).to.equal(true);
+    expect(loaded.some((p) => p.includes('/dist/src/process/server.js'))).to.equal(true);
     for (const name of DEVELOPMENT_ONLY) {
       expect(loaded.filter((p) => p.includes(`/node_modules/${name}/`)), name).to.deep.equal([]);
     }
@@ -55,7 +55,7 @@ describe('Packaging: what serving needs', function () {
         }
         return resolve.call(this, request, ...rest);
       };
-      require('./dist/src/cli.js').main(['generate', '--out', 'nowhere']).then(() => console.log('generated'), (e) => console.log(e.message));`);
+      require('./dist/src/cli/main.js').main(['generate', '--out', 'nowhere']).then(() => console.log('generated'), (e) => console.log(e.message));`);
     expect(out).to.match(/^generate is a development command and needs the development dependencies \(Cannot find module '(ts-morph|fast-xml-parser)'\); run npm install without --omit=dev\n$/);
   });
 });

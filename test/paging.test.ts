@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch, IngestItem } from '../src/ingest/ingest';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, HttpResult, odataError, startTestServer } from './support/http';

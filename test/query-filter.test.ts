@@ -9,7 +9,7 @@ import {
   all, BY_DOCS, BY_PHOTOS, describeRequestTable, DOC, err, F, HALF_MS, MOD, none, ok, PHO, Statement, specSection, T, titled, utc,
 } from './support/request-table';
 import { serviceModel } from '../generated';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, odataError, startTestServer } from './support/http';

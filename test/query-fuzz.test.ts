@@ -10,8 +10,8 @@
 import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { serviceModel } from '../generated';
-import { configFromEnv } from '../src/config';
-import type { RunningServer } from '../src/server';
+import { configFromEnv } from '../src/config/config';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { DatabaseTarget, describeEachDatabase, TestDatabase } from './support/databases';
 import { startTestServer, TEST_TOKEN } from './support/http';

@@ -5,9 +5,9 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
-import { RATE_WINDOWS_TABLE } from '../src/storage/internal-schema';
+import { RATE_WINDOWS_TABLE } from '../src/storage/tables/internal-schema';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { HttpResult, request, startTestServer } from './support/http';
 import { ManualClock } from './support/manual-clock';

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import { numbersAsStrings, recordEncoder, timestampEdit, withoutNulls } from '../src/storage/record-codec';
+import { numbersAsStrings, recordEncoder, timestampEdit, withoutNulls } from '../src/storage/records/record-codec';
 
 /** Strings that hold the edits' patterns, escaped or not, as a client's free text might. */
 const AWKWARD = ['a,', ':null,', ':null}', '","X":null,"', '"Price":5', 'back\\slash', 'x":null', '{"A":null}', ',', ''];

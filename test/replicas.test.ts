@@ -6,9 +6,9 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
-import type { ReplicatedDatabase } from '../src/storage/replicated-database';
+import type { ReplicatedDatabase } from '../src/storage/db/replicated-database';
 import { GALERA } from './support/galera';
 import { get, startTestServer } from './support/http';
 import { until } from './support/poll';

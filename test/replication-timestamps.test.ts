@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import type { EntitySetName, Lookups } from '../generated/entities';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { ListingFixtures, listingFixtures } from './support/listing-fixtures';

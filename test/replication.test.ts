@@ -26,7 +26,7 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { CLUSTER_TIMEOUTS, galeraCluster } from './support/galera';

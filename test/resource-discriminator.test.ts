@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch } from '../src/ingest/ingest';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer } from './support/http';
 

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { EntitySetSpec, FieldSpec, RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
-import { compile } from '../src/storage/query-builder';
+import { compile } from '../src/storage/sql/query-builder';
 import { seedDemoData, SeedSummary } from '../src/demo/demo-data';
-import { ListingService } from '../src/service';
-import { openDatabase } from '../src/storage/database';
+import { ListingService } from '../src/process/service';
+import { openDatabase } from '../src/storage/db/database';
 
 import { schemaProblems, seedCapturing } from './support/demo-records';
 import type { Rec } from './support/next-links';

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, odataError, startTestServer, testConfig } from './support/http';
@@ -244,7 +244,7 @@ describeEachDatabase('Startup', (target) => {
   it('seeds an empty database once, and a second start reuses the data', async function () {
     this.timeout(120_000);
     db = await target.create();
-    const { startServer } = await import('../src/server');
+    const { startServer } = await import('../src/process/server');
     const config = testConfig(db.url, { seedListings: 12 });
     const first = await startServer(serviceModel, config);
     const before = (await get(`${first.url}/Property`)).json.value;

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { generate } from '../codegen/generate';
 import { serviceModel } from '../generated';
 import type { ServiceModel } from '../src/model/service-model';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { loadGenerated } from './support/generated-folder';

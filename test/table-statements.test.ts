@@ -5,14 +5,14 @@
  * rate-limit, auth and webhook suites run the statements on both.
  */
 import { expect } from 'chai';
-import { openDatabase } from '../src/storage/database';
-import type { SqlDialect } from '../src/storage/dialect';
-import { mysqlDialect } from '../src/storage/mysql-dialect';
-import { sqlBuilder } from '../src/storage/query-builder';
-import { settingsStatements } from '../src/storage/settings';
-import { InsertBatches, MAX_ROWS_PER_INSERT, paddedList, standIn, textTaking } from '../src/storage/shapes';
-import { sqliteDialect } from '../src/storage/sqlite-dialect';
-import { usageStatements } from '../src/storage/usage-table';
+import { openDatabase } from '../src/storage/db/database';
+import type { SqlDialect } from '../src/storage/sql/dialect';
+import { mysqlDialect } from '../src/storage/sql/mysql-dialect';
+import { sqlBuilder } from '../src/storage/sql/query-builder';
+import { settingsStatements } from '../src/storage/tables/settings';
+import { InsertBatches, MAX_ROWS_PER_INSERT, paddedList, standIn, textTaking } from '../src/storage/sql/shapes';
+import { sqliteDialect } from '../src/storage/sql/sqlite-dialect';
+import { usageStatements } from '../src/storage/tables/usage-table';
 
 const DIALECTS: readonly SqlDialect[] = [sqliteDialect, mysqlDialect];
 const database = (d: SqlDialect) => ({ knex: sqlBuilder(d.name), dialect: d });

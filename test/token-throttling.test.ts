@@ -12,7 +12,7 @@ import { serviceModel } from '../generated';
 import type { TokenIssuer } from '../src/auth/clients';
 import { DEFAULT_THROTTLE, TokenThrottle } from '../src/auth/token-throttle';
 import { tokenEndpoint } from '../src/http/authentication';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { Ask, HttpResult, request, startTestServer, TEST_TOKEN } from './support/http';

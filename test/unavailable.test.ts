@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import { startServer, RunningServer } from '../src/server';
+import { startServer, RunningServer } from '../src/process/server';
 import { MYSQL_URL, mariadbTarget, TestDatabase } from './support/databases';
 import { get, odataError, testConfig } from './support/http';
 import { proxiedDatabase, TcpProxy } from './support/tcp-proxy';

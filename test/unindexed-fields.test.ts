@@ -10,7 +10,7 @@ import Ajv from 'ajv';
 import { expect } from 'chai';
 import { xml2json } from 'odata-csdl';
 import type { ServiceModel } from '../src/model/service-model';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { DictionaryVersion, DictionaryVersions, makeQueryable, makeUnindexed, within } from './support/dictionary-versions';

@@ -8,9 +8,9 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import type { Config } from '../src/config';
+import type { Config } from '../src/config/config';
 import { emptyReport, ingestBatch } from '../src/ingest/ingest';
-import type { RunningServer } from '../src/server';
+import type { RunningServer } from '../src/process/server';
 import { subscriptions } from '../src/webhooks/webhooks';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, startTestServer, TEST_TOKEN } from './support/http';

@@ -9,8 +9,8 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import type { Config } from '../src/config';
-import type { RunningServer } from '../src/server';
+import type { Config } from '../src/config/config';
+import type { RunningServer } from '../src/process/server';
 import { subscriptions } from '../src/webhooks/webhooks';
 import { ENTITY_EVENT_CONTEXT } from '../src/webhooks/post-batch';
 import { describeEachDatabase, TestDatabase } from './support/databases';

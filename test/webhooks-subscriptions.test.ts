@@ -5,10 +5,10 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
-import { runCommandLine } from '../src/cli';
-import { configFromEnv } from '../src/config';
-import { ListingService } from '../src/service';
-import { openDatabase } from '../src/storage/database';
+import { runCommandLine } from '../src/cli/main';
+import { configFromEnv } from '../src/config/config';
+import { ListingService } from '../src/process/service';
+import { openDatabase } from '../src/storage/db/database';
 import { maskToken } from '../src/webhooks/subscriptions';
 import { subscriptions } from '../src/webhooks/webhooks';
 import { describeEachDatabase, TestDatabase } from './support/databases';

@@ -5,7 +5,7 @@
  * at all: either way nothing of the lost attempt may stay.
  */
 import { expect } from 'chai';
-import { openDatabase, type Database, type Executor } from '../src/storage/database';
+import { openDatabase, type Database, type Executor } from '../src/storage/db/database';
 import { describeEachDatabase, type TestDatabase } from './support/databases';
 import * as mysql from 'mysql2/promise';
 

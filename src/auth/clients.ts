@@ -5,10 +5,10 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { LRUCache } from 'lru-cache';
-import { Clock, systemClock } from '../clock';
-import type { ClientRow, ClientStore } from '../storage/client-table';
-import type { CredentialChanges } from '../storage/credential-changes';
-import { sha256 } from '../digest';
+import { Clock, systemClock } from '../foundation/clock';
+import type { ClientRow, ClientStore } from '../storage/tables/client-table';
+import type { CredentialChanges } from '../storage/tables/credential-changes';
+import { sha256 } from '../foundation/digest';
 
 const scrypt = promisify(scryptCb) as (secret: string, salt: Buffer, length: number) => Promise<Buffer>;
 

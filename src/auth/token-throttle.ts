@@ -10,7 +10,7 @@
  * attempts; at these limits (10 a minute per client id) that is still nothing against a 256-bit secret.
  */
 import { LRUCache } from 'lru-cache';
-import { Clock, systemClock } from '../clock';
+import { Clock, systemClock } from '../foundation/clock';
 
 const WINDOW_MS = 60_000;
 /** Ids and addresses whose recent failures are kept (the least recently seen goes first). */

@@ -7,9 +7,9 @@
  * validation as any other write. The same options and dictionary give byte-identical records.
  */
 import type { ServiceModel } from '../model/service-model';
-import type { EncodedRecord } from '../storage/record-codec';
-import type { RecordStores } from '../storage/record-stores';
-import type { RecordWriter } from '../storage/record-writer';
+import type { EncodedRecord } from '../storage/records/record-codec';
+import type { RecordStores } from '../storage/records/record-stores';
+import type { RecordWriter } from '../storage/records/record-writer';
 import { DemoSetup, setUpDemo } from './demo-setup';
 import { linkGroups, otherChildRecords, standaloneCount, standaloneRecord } from './generic-records';
 import { planListings } from './listing-plan';

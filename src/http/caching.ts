@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware } from './pipeline';
 import { LRUCache } from 'lru-cache';
 import onHeaders from 'on-headers';
-import { sha256 } from '../digest';
+import { sha256 } from '../foundation/digest';
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
 

@@ -6,7 +6,7 @@
 import { Errors } from '../errors/catalogue';
 import type { RequestsInProgress } from '../metering/requests-in-progress';
 import type { Step } from './pipeline';
-import { ReaderGone } from './response';
+import { ReaderGone } from './odata/response';
 
 /** A slot usually frees within a response's time: a second is a fair first wait. */
 const RETRY_AFTER_SECONDS = 1;

@@ -7,7 +7,7 @@
  */
 import type { Middleware } from './pipeline';
 import { Errors } from '../errors/catalogue';
-import type { Reachability } from '../storage/reachable';
+import type { Reachability } from '../storage/db/reachable';
 
 const RETRY_AFTER_SECONDS = 5;
 

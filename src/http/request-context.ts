@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { Client } from '../auth/clients';
 import type { Licence, LicenceSource } from '../auth/licence';
 import type { TransactionClass } from '../metering/meter';
-import { DEFAULT_FORMAT, JsonFormat, ODataVersion } from './json-format';
+import { DEFAULT_FORMAT, JsonFormat, ODataVersion } from './odata/json-format';
 import type { QueryOptions } from './query-string';
 
 export const SERVICE_ROOT = '/odata';

@@ -11,9 +11,9 @@
  * reader never sees a newer timestamp committed before an older one.
  */
 import { EntitySetSpec, FieldCondition, ServiceModel, serviceKeptFields } from '../model/service-model';
-import type { RecordStores } from '../storage/record-stores';
-import type { RecordTransaction, RecordWriter } from '../storage/record-writer';
-import { EncodedRecord, RecordError } from '../storage/record-codec';
+import type { RecordStores } from '../storage/records/record-stores';
+import type { RecordTransaction, RecordWriter } from '../storage/records/record-writer';
+import { EncodedRecord, RecordError } from '../storage/records/record-codec';
 import { Follower, followersOf } from './followers';
 import { DELETE_MARK, lineCheck, problemsText } from './line-check';
 import { refusalOf } from './refusals';

@@ -15,7 +15,7 @@ import { closeSync, fstatSync, ftruncateSync, futimesSync, mkdirSync, openSync, 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { writeAll } from '../write-all';
+import { writeAll } from '../foundation/write-all';
 
 const MAGIC = 'reso-usage-journal 1';
 export const JOURNAL_SUFFIX = '.usage-journal';

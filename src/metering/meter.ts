@@ -16,7 +16,7 @@ import { EventEmitter } from 'node:events';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { UsageClass, UsageRow, UsageStore } from '../storage/usage-table';
+import type { UsageClass, UsageRow, UsageStore } from '../storage/tables/usage-table';
 import { abandoned, CountsByClientHour, JOURNAL_SUFFIX, JournalFile, readEntries, readHeader } from './journal';
 
 /** A (fetch by key) or B (query). */
@@ -30,7 +30,7 @@ export const TRANSACTION_CLASSES = {
   /** Each expansion of a navigation the dictionary marks charged, on top of the request's own. */
   chargedExpansion: 'B',
 } as const satisfies Record<string, TransactionClass>;
-export type { UsageRow } from '../storage/usage-table';
+export type { UsageRow } from '../storage/tables/usage-table';
 
 
 /** A journal is replaced by a fresh one once this much of it has been applied, so files stay small. */

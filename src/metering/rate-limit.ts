@@ -8,8 +8,8 @@
  * the answer more of a refusal.
  */
 import { LRUCache } from 'lru-cache';
-import { Clock, systemClock } from '../clock';
-import type { RateStore } from '../storage/rate-table';
+import { Clock, systemClock } from '../foundation/clock';
+import type { RateStore } from '../storage/tables/rate-table';
 import { Allowed, decide, decodeAllowed, encodeAllowed } from './sliding-window';
 
 /** Clients whose record is kept in memory (a forgotten one is read again from the database). */

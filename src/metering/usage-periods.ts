@@ -3,7 +3,7 @@
  * and the same rows as CSV. `reso-server usage --by` and `GET /admin/usage/periods` (the console's charts and
  * its CSV export) both read them from here.
  */
-import type { UsageRow } from '../storage/usage-table';
+import type { UsageRow } from '../storage/tables/usage-table';
 
 export const USAGE_GRAINS = ['hour', 'day', 'month'] as const;
 export type UsageGrain = (typeof USAGE_GRAINS)[number];

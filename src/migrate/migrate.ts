@@ -4,7 +4,7 @@
  * migrations run (storage/migrations/), then the records are converted. `plan` says what that would do without doing it
  * (`migrate --dry-run`).
  */
-import { SETTINGS_TABLE } from '../storage/internal-schema';
+import { SETTINGS_TABLE } from '../storage/tables/internal-schema';
 import { PendingMigration, SchemaMigrator } from '../storage/migrations/schema-migrator';
 import { MigrationParts, MigrationRefused, RecordMigration, SetConversion } from './record-migration';
 

@@ -12,15 +12,15 @@
  * A batch converts records that have not been converted or that were converted already alike, so a pass cut
  * short is finished by the next start.
  */
-import { sha256 } from '../digest';
+import { sha256 } from '../foundation/digest';
 import { touchRecords } from '../ingest/ingest';
 import type { EntitySetSpec, ServiceModel } from '../model/service-model';
 import { WHOLE_RECORD } from '../query/projection';
-import type { Database } from '../storage/database';
-import { RecordRefused, recordConverter } from '../storage/record-conversion';
-import type { RecordStores } from '../storage/record-stores';
-import type { RecordWriter } from '../storage/record-writer';
-import type { Settings } from '../storage/settings';
+import type { Database } from '../storage/db/database';
+import { RecordRefused, recordConverter } from '../storage/migrations/record-conversion';
+import type { RecordStores } from '../storage/records/record-stores';
+import type { RecordWriter } from '../storage/records/record-writer';
+import type { Settings } from '../storage/tables/settings';
 
 /** Settings rows (one per set) holding the shape its stored records were last written in. */
 export const RECORD_SHAPE = 'record-shape:';

@@ -3,7 +3,7 @@
  * (`LOG_FORMAT=pretty`, the default when standard output is a terminal: pino-pretty, in process, loaded only then). Tests and embedders that pass none get a silent one.
  */
 import pino, { DestinationStream, Logger } from 'pino';
-import type { LogFormat, LogLevel } from '../operation-config';
+import type { LogFormat, LogLevel } from '../config/operation';
 import { standardOutput } from './standard-output';
 
 export type { Logger } from 'pino';

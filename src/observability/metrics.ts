@@ -9,8 +9,8 @@
  * bytes); gauges that every worker reads alike or that are a worst case take the largest.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ConflictCounts } from '../storage/conflicts';
-import type { PoolStats } from '../storage/database';
+import type { ConflictCounts } from '../storage/db/conflicts';
+import type { PoolStats } from '../storage/db/database';
 
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 

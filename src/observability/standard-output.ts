@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
-import { writeAll } from '../write-all';
+import { writeAll } from '../foundation/write-all';
 import { CHARS_DONE, CHUNKS_DONE, OutputWorkerData, PROGRESS_SLOTS } from './output-progress';
 
 /**

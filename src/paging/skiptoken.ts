@@ -6,7 +6,7 @@
  * to another query is invalid too. Stateless: any instance holding the secret serves the next page.
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { sha256 } from '../digest';
+import { sha256 } from '../foundation/digest';
 import { Errors } from '../errors/catalogue';
 import type { BoundOrder } from '../query/bound';
 import { positionProblem } from './page-position';

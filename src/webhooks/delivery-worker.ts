@@ -10,10 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Client, ClientRegistry } from '../auth/clients';
-import type { Clock } from '../clock';
+import type { Clock } from '../foundation/clock';
 import { Errors } from '../errors/catalogue';
 import { ServiceError } from '../errors/service-error';
-import type { Outcome, SubscriptionRow, SubscriptionStore } from '../storage/webhook-table';
+import type { Outcome, SubscriptionRow, SubscriptionStore } from '../storage/tables/webhook-table';
 import type { ClientEventFeed, EventBatch } from './event-feed';
 import { postBatch, PushResult } from './post-batch';
 

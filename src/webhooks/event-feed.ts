@@ -13,7 +13,7 @@ import { bindQuery } from '../query/bind-query';
 import { parseQueryOptions } from '../query/parse-options';
 import { allOf } from '../query/predicates';
 import { projection } from '../query/projection';
-import type { RecordStores } from '../storage/record-stores';
+import type { RecordStores } from '../storage/records/record-stores';
 
 /** A batch of a client's events: their JSON texts in sequence order, and the last one's sequence. */
 export interface EventBatch {

@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClientRegistry } from '../auth/clients';
-import type { Clock } from '../clock';
-import type { SubscriptionRow, SubscriptionStore } from '../storage/webhook-table';
+import type { Clock } from '../foundation/clock';
+import type { SubscriptionRow, SubscriptionStore } from '../storage/tables/webhook-table';
 import type { ClientEventFeed, EventLag } from './event-feed';
 
 export interface SubscriptionSpec {

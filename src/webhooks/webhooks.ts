@@ -5,10 +5,10 @@
  */
 import { Licences } from '../auth/licence';
 import type { ClientRegistry } from '../auth/clients';
-import type { Clock } from '../clock';
+import type { Clock } from '../foundation/clock';
 import type { EntitySetSpec, ServiceModel } from '../model/service-model';
-import type { RecordStores } from '../storage/record-stores';
-import type { SubscriptionStore } from '../storage/webhook-table';
+import type { RecordStores } from '../storage/records/record-stores';
+import type { SubscriptionStore } from '../storage/tables/webhook-table';
 import { DeliveryOptions, DeliveryWorker } from './delivery-worker';
 import { ClientEventFeed, MarkGuards } from './event-feed';
 import { Subscriptions } from './subscriptions';

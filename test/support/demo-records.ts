@@ -2,7 +2,7 @@
 import { seedDemoData, SeedOptions, SeedSummary } from '../../src/demo/demo-data';
 import { problemsText, recordCheck } from '../../src/ingest/line-check';
 import type { ServiceModel } from '../../src/model/service-model';
-import type { ListingService } from '../../src/service';
+import type { ListingService } from '../../src/process/service';
 import type { Rec } from './next-links';
 
 /** Seeds through the service's own stores, keeping every record as handed to them (before the codec normalises it). */

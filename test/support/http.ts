@@ -9,9 +9,9 @@
  */
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { Config, configFromEnv } from '../../src/config';
+import { Config, configFromEnv } from '../../src/config/config';
 import type { ServiceModel } from '../../src/model/service-model';
-import { RunningServer, ServerOptions, startServer } from '../../src/server';
+import { RunningServer, ServerOptions, startServer } from '../../src/process/server';
 
 /** The static token every test server registers for its `demo` client; `get` sends it unless told otherwise. */
 export const TEST_TOKEN = 'test-token-5f0c2a9e-b1d4-47c8-9e3a-6d2f0b8c1a7e';

@@ -45,7 +45,7 @@ export async function requestToken(
   return request(`${originOf(serviceRoot)}/oauth2/token`, { method: 'POST', headers, body: body.toString() });
 }
 
-export const CLI = resolve(__dirname, '../../src/cli.js');
+export const CLI = resolve(__dirname, '../../src/cli/main.js');
 
 export interface CliResult {
   code: number;
@@ -53,7 +53,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `node dist/src/cli.js <args>` with DATABASE_URL (and `extraEnv`) set; never throws on a non-zero exit. */
+/** `node dist/src/cli/main.js <args>` with DATABASE_URL (and `extraEnv`) set; never throws on a non-zero exit. */
 export function runCli(databaseUrl: string, args: readonly string[], timeoutMs = 30_000, extraEnv: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((done) => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl };

@@ -4,7 +4,7 @@
  * by a hand-written predicate (what the product must agree with). Nothing here calls the product's parser,
  * binder or translator.
  */
-import type { Database } from '../../src/storage/database';
+import type { Database } from '../../src/storage/db/database';
 import type { Rec } from './next-links';
 
 export type { Rec };

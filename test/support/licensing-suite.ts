@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { serviceModel } from '../../generated';
-import type { RunningServer } from '../../src/server';
+import type { RunningServer } from '../../src/process/server';
 import { seedDemoData } from '../../src/demo/demo-data';
 import type { DatabaseTarget, TestDatabase } from './databases';
 import { HttpResult, startTestServer } from './http';

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { EntitySetName, Lookups, Media, Property } from '../../generated/entities';
 import { emptyReport, ingestBatch } from '../../src/ingest/ingest';
-import type { ListingService } from '../../src/service';
+import type { ListingService } from '../../src/process/service';
 import { storedRecords } from './replication-writer';
 import type { IngestLine } from './typed-records';
 

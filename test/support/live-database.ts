@@ -6,7 +6,7 @@
  */
 import type { ServiceModel } from '../../src/model/service-model';
 import { emptyReport, ingestBatch, IngestReport } from '../../src/ingest/ingest';
-import { RunningServer, startServer } from '../../src/server';
+import { RunningServer, startServer } from '../../src/process/server';
 import { seedDemoData } from '../../src/demo/demo-data';
 import type { DatabaseTarget, TestDatabase } from './databases';
 import { startTestServer, TEST_TOKEN, testConfig } from './http';

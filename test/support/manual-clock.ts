@@ -1,5 +1,5 @@
 /** A clock that moves only when a test moves it: expiries and windows without waiting for them. */
-import type { Clock } from '../../src/clock';
+import type { Clock } from '../../src/foundation/clock';
 
 export class ManualClock implements Clock {
   constructor(private at = Date.now()) {}

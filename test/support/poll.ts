@@ -1,5 +1,5 @@
 /** Waiting for what another process or the event loop will do: bounded polling, never a fixed sleep. */
-import { DatabaseUnavailable } from '../../src/storage/errors';
+import { DatabaseUnavailable } from '../../src/storage/db/errors';
 
 /**
  * Resolves once `check` holds, asking every `everyMs`; rejects after `ms`, naming `what` (a function is asked at

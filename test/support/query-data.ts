@@ -3,7 +3,7 @@
  * data, the stored records read back straight from the tables, and ordering/projection written here
  * by hand (never by calling the service's parser, binder or translator).
  */
-import type { ListingService } from '../../src/service';
+import type { ListingService } from '../../src/process/service';
 import type { Rec } from './next-links';
 
 export type { Rec };

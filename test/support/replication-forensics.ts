@@ -5,7 +5,7 @@
  * Read with plain statements, apart from the service, so that what is printed is what the tables hold.
  */
 import * as mysql from 'mysql2/promise';
-import type { ListingService } from '../../src/service';
+import type { ListingService } from '../../src/process/service';
 import type { TestDatabase } from './databases';
 
 /** The change-log events of a listing and one of its records, in order. */

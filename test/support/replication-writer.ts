@@ -7,7 +7,7 @@
  */
 import type { Entity, EntitySetName, HistoryTransactional, Lookups, Media, OpenHouse, Property } from '../../generated/entities';
 import { emptyReport, ingestBatch, IngestItem } from '../../src/ingest/ingest';
-import type { ListingService } from '../../src/service';
+import type { ListingService } from '../../src/process/service';
 import { whileUnavailable } from './poll';
 
 type Rec = Record<string, any>;

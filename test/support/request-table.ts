@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { serviceModel } from '../../generated';
-import type { RunningServer } from '../../src/server';
+import type { RunningServer } from '../../src/process/server';
 import { seedDemoData } from '../../src/demo/demo-data';
 import { DatabaseTarget, describeEachDatabase, TestDatabase } from './databases';
 import { get, odataError, startTestServer } from './http';

@@ -1,6 +1,6 @@
 /** Events for the webhook tests: listings written through ingest (each an event), and a client's own pull of its events. */
 import { emptyReport, ingestBatch } from '../../src/ingest/ingest';
-import type { RunningServer } from '../../src/server';
+import type { RunningServer } from '../../src/process/server';
 import { walkPages } from './replication-paging';
 
 let listingCount = 0;

@@ -12,8 +12,8 @@
 import type { Knex } from 'knex';
 import { runnable, type DictionaryMigration, type MigrationStorage } from './dictionary-migration';
 import type { ServiceModel, TableSpec } from '../../model/service-model';
-import type { Database } from '../database';
-import { NO_PAD_BINARY_COLLATION } from '../mysql-dialect';
+import type { Database } from '../db/database';
+import { NO_PAD_BINARY_COLLATION } from '../sql/mysql-dialect';
 import { SERVICE_MIGRATIONS } from './service-migrations';
 import { rebuiltTable } from './table-rebuild';
 

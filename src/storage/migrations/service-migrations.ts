@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { DictionaryMigration, MigrationStorage } from './dictionary-migration';
 import {
   CLIENTS_TABLE, RATE_WINDOWS_TABLE, TOKENS_TABLE, USAGE_JOURNALS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE,
-} from '../internal-schema';
+} from '../tables/internal-schema';
 
 /** Timestamps are fixed-width UTC text (`YYYY-MM-DDTHH:mm:ss.sssZ`), as in the dictionary's tables. */
 const TIMESTAMP = 24;

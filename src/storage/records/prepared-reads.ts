@@ -1,0 +1,345 @@
+/**
+ * The statements a read plan (query/request-plan.ts) runs, attached to it once: its condition (the licence's
+ * visibility and the filter) compiled to SQL when the plan is made, the statements around it compiled by knex
+ * once per shape (record-queries.ts), and what a plan always runs alike (the key fetch's text, the count) kept
+ * here. A request of a known shape so pays neither the binder nor a compiler: it binds its values and runs.
+ * A plan whose records leave as stored (`undecoded`) reads the record column as bytes: the drivers hand them over
+ * as Buffers, and they reach the socket without ever being a JS string.
+ */
+import { createHash } from 'node:crypto';
+import type { ReadPlan } from '../../query/request-plan';
+import type { Fragment } from '../sql/fragment';
+import type { Statement } from '../sql/query-builder';
+import { RECORD_COLUMN, REVISION_COLUMN } from '../../model/service-model';
+import { revisionOf, type TableRecordCache } from './record-cache';
+import { digestCount, digestOf, JOINED_LENGTH, PARENT, RecordQueries, type RelatedQuery } from './record-queries';
+import { scannedFields } from '../sql/scans';
+import { recordReader } from './record-codec';
+
+type Row = Record<string, unknown>;
+
+/** A record as read: its stored bytes (an undecoded read), or its JSON text (projected, or for the service's own use). */
+export type StoredRecord = string | Buffer;
+
+/** Runs a statement (`scanned`: the fields that make it a scan, scans.ts): RecordStore's reader. */
+export type StatementReader = (q: Statement, scanned?: readonly string[]) => Promise<Row[]>;
+
+/** A record's values of its plan's link columns (ReadPlan.links), by column. */
+export type RecordLinks = Readonly<Record<string, unknown>>;
+
+export interface RecordPage<R extends StoredRecord = string> {
+  /** The records, in order. */
+  readonly records: R[];
+  /** Sort values of each record (for the keyset position of the last row). */
+  readonly sortValues: unknown[][];
+  /** Each record's links, when the plan reads any. */
+  readonly links?: RecordLinks[];
+}
+
+/** One record found by key, with its links when the plan reads any. */
+export interface FoundRecord {
+  readonly record: StoredRecord;
+  readonly links?: RecordLinks;
+}
+
+/** Where a page starts and how many rows it takes. */
+export interface PageWindow {
+  /** Keyset position: the sort values of the last row before. */
+  readonly after?: readonly unknown[];
+  readonly limit: number;
+  /** Rows passed over first ($skip); only where no keyset position is given. */
+  readonly offset?: number;
+}
+
+/** The reads of one plan: pages, their count, one record by key. */
+export class PreparedRead {
+  private readonly condition?: Fragment;
+  private readonly scanned: readonly string[];
+  /** The fields that make a count a scan (its condition's; a count has no order). */
+  private readonly countScanned: readonly string[];
+  private readonly orderColumns: readonly string[];
+  /** Columns read beside each record for its single-valued expansions (read in the same statement as it). */
+  private readonly links: readonly string[];
+  private keyText?: string;
+  private keyPositionText?: string;
+  private counted?: Statement;
+
+  private readonly recordOf: (row: Row) => StoredRecord;
+  /** Where the records' bytes are kept by revision: for a read of stored records (undecoded) only. */
+  private readonly kept?: KeptRecords;
+
+  constructor(
+    private readonly queries: RecordQueries, private readonly reader: StatementReader, private readonly read: Omit<ReadPlan, 'set'>,
+    cache?: TableRecordCache, key?: string,
+  ) {
+    this.recordOf = recordOf(read);
+    this.condition = queries.condition(read.where);
+    this.scanned = scannedFields(read.where, read.orderBy);
+    this.countScanned = scannedFields(read.where);
+    this.orderColumns = read.orderBy.map((o) => o.column);
+    this.links = read.links ?? [];
+    if (read.undecoded && cache && key) this.kept = new KeptRecords(cache, key, queries, reader);
+  }
+
+  /** One record (projected), or undefined when there is none the plan's condition admits. */
+  async byKey(key: string | number): Promise<StoredRecord | undefined> {
+    return (await this.entity(key))?.record;
+  }
+
+  /** One record (projected) with its links, or undefined when there is none the plan's condition admits. */
+  async entity(key: string | number): Promise<FoundRecord | undefined> {
+    const c = this.condition;
+    const params = c ? [key, ...c.params] : [key];
+    const kept = this.kept;
+    if (kept?.positionsFirst) {
+      const sql = (this.keyPositionText ??= this.queries.byKey(key, this.withLinks(kept.positionColumns), c, true).sql);
+      const positions = await this.reader({ sql, params });
+      const found = await kept.records(positions);
+      if (found) return found.length ? this.found(found[0], positions[0]) : undefined;
+    }
+    const columns = this.withLinks(kept ? kept.wholeColumns : recordReader(this.read.projection).columns);
+    const sql = (this.keyText ??= this.queries.byKey(key, columns, c, this.read.undecoded).sql);
+    const rows = await this.reader({ sql, params });
+    kept?.keep(rows);
+    return rows.length ? this.found(this.recordOf(rows[0]), rows[0]) : undefined;
+  }
+
+  private found(record: StoredRecord, row: Row): FoundRecord {
+    return this.links.length ? { record, links: this.linksOf(row) } : { record };
+  }
+
+  /** `columns` and the link columns (none twice). */
+  private withLinks(columns: readonly string[]): readonly string[] {
+    return this.links.length ? [...new Set([...columns, ...this.links])] : columns;
+  }
+
+  private linksOf(row: Row): RecordLinks {
+    return Object.fromEntries(this.links.map((c) => [c, row[c]]));
+  }
+
+  /** Records after a keyset position, in the plan's order, with their sort values. */
+  async page(w: PageWindow): Promise<RecordPage<StoredRecord>> {
+    const r = this.read;
+    const q = { condition: this.condition, after: w.after, orderBy: r.orderBy, limit: w.limit, offset: w.offset, projection: r.projection, undecoded: r.undecoded };
+    const columns = this.orderColumns;
+    const sortValues = (rows: Row[]) => rows.map((row) => columns.map((c) => row[c] ?? null));
+    // Only a first page (a read from no position) is looked for in memory: a later page is a walk's.
+    const kept = w.after === undefined ? this.kept : undefined;
+    const links = (rows: Row[]) => (this.links.length ? { links: rows.map((row) => this.linksOf(row)) } : {});
+    if (kept?.positionsFirst) {
+      const positions = await this.reader(this.queries.page({ ...q, columns: this.withLinks(kept.positionColumns) }, this.scanned.length > 0), this.scanned);
+      const records = await kept.records(positions);
+      if (records) return { records, sortValues: sortValues(positions), ...links(positions) };
+    }
+    const whole = kept?.wholeColumns ?? (this.links.length ? recordReader(r.projection).columns : undefined);
+    const rows = await this.reader(this.queries.page({ ...q, columns: whole && this.withLinks(whole) }, this.scanned.length > 0), this.scanned);
+    kept?.keep(rows);
+    return { records: rows.map(this.recordOf), sortValues: sortValues(rows), ...links(rows) };
+  }
+
+  async count(): Promise<number> {
+    const scanned = this.countScanned;
+    const q = (this.counted ??= this.queries.count(this.condition, scanned.length > 0));
+    return Number((await this.reader(q, scanned))[0].n);
+  }
+}
+
+/**
+ * A parent's related records as an expansion reads them: each one's JSON text (a projected read, or one the client's
+ * format changes), or, read as stored, all of them as one run of stored bytes joined by commas, in order: the inside
+ * of their JSON array, never decoded.
+ */
+export type RelatedRecords = readonly string[] | Buffer;
+
+/**
+ * An expansion's read: the related records of many parents at once (one statement per batch, never per parent).
+ * Read as stored, each parent's run of bytes is kept by the digest of its rows' revisions (TableRecordCache.runs), for the
+ * parents of a key fetch or a first page (`kept`), as a page's own records are (KeptRecords).
+ */
+export class PreparedRelated {
+  private readonly condition?: Fragment;
+  private readonly recordOf: (row: Row) => string;
+  private readonly kept?: KeptRuns;
+
+  constructor(private readonly queries: RecordQueries, private readonly reader: StatementReader, private readonly read: Omit<ReadPlan, 'set'> & {
+    readonly foreignKey: string; readonly perParent?: number;
+  }, cache?: TableRecordCache) {
+    this.condition = queries.condition(read.where);
+    this.recordOf = recordReader(read.projection).json;
+    // A run cut to `perParent` records is not what the digest of all of them describes: such reads are not kept.
+    if (read.undecoded && cache && read.perParent === undefined) this.kept = new KeptRuns(cache.runs(statementIdentity(read, this.condition)));
+  }
+
+  /**
+   * The related records, by parent key (parents without any are absent); with `perParent`, at most that many each.
+   * `kept`: the parents are a key fetch's or a first page's, whose related runs are looked for in memory and kept.
+   */
+  async of(parents: readonly unknown[], kept = false): Promise<Map<unknown, RelatedRecords>> {
+    if (parents.length === 0) return new Map();
+    if (!this.read.undecoded) return this.each(parents);
+    const runs = kept ? this.kept : undefined;
+    if (!runs?.digestsFirst) return this.joined(parents, runs);
+    const { found, missing } = runs.take(await this.reader(this.queries.relatedDigests(this.query(parents), this.condition)));
+    if (missing.length) for (const [parent, records] of await this.joined(missing, runs, true)) found.set(parent, records);
+    return found;
+  }
+
+  /** The parents' runs as the database joins them (and keeps them, with `runs`; `missed`: counted as missed already). */
+  private async joined(parents: readonly unknown[], runs?: KeptRuns, missed = false): Promise<Map<unknown, RelatedRecords>> {
+    const out = new Map<unknown, RelatedRecords>();
+    const cut: unknown[] = [];
+    const rows = await this.reader(this.queries.joinedRelated(this.query(parents), this.condition, runs !== undefined));
+    for (const row of rows) {
+      const bytes = row[RECORD_COLUMN];
+      if (Buffer.isBuffer(bytes) && bytes.length === Number(row[JOINED_LENGTH])) out.set(row[PARENT], bytes);
+      else cut.push(row[PARENT]);
+    }
+    runs?.keep(rows.filter((row) => out.has(row[PARENT])), missed);
+    // Cut short by the database (MariaDB's max_allowed_packet): those parents' records are read a row each.
+    if (cut.length) for (const [parent, records] of await this.each(cut)) out.set(parent, records);
+    return out;
+  }
+
+  private async each(parents: readonly unknown[]): Promise<Map<unknown, string[]>> {
+    const out = new Map<unknown, string[]>();
+    for (const row of await this.reader(this.queries.related(this.query(parents), this.condition))) {
+      const parent = row[PARENT];
+      const list = out.get(parent) ?? out.set(parent, []).get(parent)!;
+      list.push(this.recordOf(row));
+    }
+    return out;
+  }
+
+  private query(parents: readonly unknown[]): Omit<RelatedQuery, 'where'> {
+    const r = this.read;
+    return { foreignKey: r.foreignKey, keys: padded(parents), orderBy: r.orderBy, projection: r.projection, perParent: r.perParent };
+  }
+}
+
+/**
+ * What tells an expansion's statement from every other on its table, whatever plan holds it: its foreign key,
+ * condition (the licence's and the filter's, with their values) and order. Two plans with the same statement
+ * read the same runs, and share them.
+ */
+function statementIdentity(read: Pick<ReadPlan, 'orderBy'> & { readonly foreignKey: string }, condition?: Fragment): string {
+  const order = read.orderBy.map((o) => [o.column, o.direction]);
+  const text = JSON.stringify([read.foreignKey, condition?.sql ?? '', condition?.params ?? [], order], (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/**
+ * An expansion's reads of related runs through the RecordCache: a read asks for each parent's digest first (from
+ * the foreign key's index), takes the runs kept at those digests, and reads only the other parents' joined. As for
+ * KeptRecords, the plan's last read decides which way comes first.
+ */
+class KeptRuns {
+  digestsFirst = false;
+
+  constructor(private readonly runs: TableRecordCache) {}
+
+  /**
+   * Runs read joined with their digests: kept. Read whole (not `missed` by a look in memory first), they are
+   * counted as read from the database, and whether most were kept already decides the next read.
+   */
+  keep(rows: readonly Row[], missed: boolean): void {
+    let known = 0;
+    for (const row of rows) {
+      const digest = digestOf(row);
+      if (this.runs.has(row[PARENT], digest)) known++;
+      else this.runs.put(row[PARENT], digest, row[RECORD_COLUMN] as Buffer);
+    }
+    if (missed) return;
+    this.runs.readFromDatabase(rows.reduce((n, row) => n + digestCount(row), 0));
+    this.digestsFirst = mostlyKept(known, rows.length, this.digestsFirst);
+  }
+
+  /** The runs kept at the digests read, by parent, and the parents whose runs are not. */
+  take(digests: readonly Row[]): { found: Map<unknown, RelatedRecords>; missing: unknown[] } {
+    const found = new Map<unknown, RelatedRecords>();
+    const missing: unknown[] = [];
+    for (const row of digests) {
+      const run = this.runs.get(row[PARENT], digestOf(row), digestCount(row));
+      if (run) found.set(row[PARENT], run);
+      else missing.push(row[PARENT]);
+    }
+    this.digestsFirst = mostlyKept(found.size, digests.length, this.digestsFirst);
+    return { found, missing };
+  }
+}
+
+/**
+ * Whether a plan's next read looks in memory first: when at least half of what its last read found (`of`) was
+ * kept; a read that found nothing changes nothing.
+ */
+function mostlyKept(kept: number, of: number, was: boolean): boolean {
+  return of === 0 ? was : 2 * kept >= of;
+}
+
+/** Key lists padded to a power of two (repeating the last key), so that a few statement shapes serve every page. */
+function padded(keys: readonly unknown[]): unknown[] {
+  const size = 2 ** Math.ceil(Math.log2(keys.length));
+  return [...keys, ...Array(size - keys.length).fill(keys[keys.length - 1])];
+}
+
+/**
+ * A plan's reads of stored records through the RecordCache. A read asks for its rows' positions and revisions
+ * first (its own statement, condition and order, without the record column), takes the bytes of those kept at
+ * their revisions, and reads the rest by key; a row found at another revision there (written in between) sends
+ * the read back to reading its records whole, as it would without a cache. Which way comes first follows the
+ * plan's last read: a plan whose rows were mostly kept asks for positions, one whose rows were mostly not reads
+ * whole, one statement, and keeps what it read.
+ * Only key fetches and first pages (a read from no keyset position) are kept and looked for: many clients ask for
+ * them again. A page after a position is a walk's, each record read once, so it is read whole as without a cache
+ * and kept nowhere: keeping it would only push the first pages out, and every record kept and then given up
+ * outlives the young generation's collections, so a walk of the whole set would cost the collector its size in
+ * promoted memory (docs/benchmarks.md).
+ */
+class KeptRecords {
+  /** What a read by positions selects: the key and the revision (the order's columns are added by the query). */
+  readonly positionColumns: readonly string[];
+  /** What a whole read selects: the record, with what it is kept by. */
+  readonly wholeColumns: readonly string[];
+  positionsFirst = false;
+
+  constructor(private readonly cache: TableRecordCache, private readonly key: string, private readonly queries: RecordQueries, private readonly reader: StatementReader) {
+    this.positionColumns = [key, REVISION_COLUMN];
+    this.wholeColumns = [RECORD_COLUMN, key, REVISION_COLUMN];
+  }
+
+  /** Rows read whole: the ones not kept yet are kept now, and whether most were kept already decides the next read. */
+  keep(rows: readonly Row[]): void {
+    let known = 0;
+    for (const row of rows) {
+      const revision = revisionOf(row[REVISION_COLUMN]);
+      if (this.cache.has(row[this.key], revision)) known++;
+      else this.cache.put(row[this.key], revision, row[RECORD_COLUMN] as Buffer);
+    }
+    this.cache.readFromDatabase(rows.length);
+    this.positionsFirst = mostlyKept(known, rows.length, this.positionsFirst);
+  }
+
+  /** The records of rows read by position, in order; undefined when one was written since (read them whole). */
+  async records(positions: readonly Row[]): Promise<Buffer[] | undefined> {
+    const records: (Buffer | undefined)[] = positions.map((row) => this.cache.get(row[this.key], revisionOf(row[REVISION_COLUMN])));
+    const missing = positions.filter((_, i) => !records[i]);
+    this.positionsFirst = mostlyKept(positions.length - missing.length, positions.length, this.positionsFirst);
+    if (missing.length === 0) return records as Buffer[];
+    const read = new Map<unknown, Row>();
+    for (const row of await this.reader(this.queries.byKeysWithRevisions(padded(missing.map((row) => row[this.key]))))) read.set(row[this.key], row);
+    for (let i = 0; i < positions.length; i++) {
+      if (records[i]) continue;
+      const row = read.get(positions[i][this.key]);
+      const revision = revisionOf(positions[i][REVISION_COLUMN]);
+      if (!row || revision === undefined || revisionOf(row[REVISION_COLUMN]) !== revision) return undefined;
+      const bytes = row[RECORD_COLUMN] as Buffer;
+      this.cache.put(row[this.key], revision, bytes);
+      records[i] = bytes;
+    }
+    return records as Buffer[];
+  }
+}
+
+/** A row's record: the stored bytes of an undecoded read, else the projection's JSON text. */
+function recordOf(read: Pick<ReadPlan, 'projection' | 'undecoded'>): (row: Row) => StoredRecord {
+  return read.undecoded ? (row) => row[RECORD_COLUMN] as Buffer : recordReader(read.projection).json;
+}
