@@ -21,7 +21,7 @@ import { loadavg } from 'node:os';
 import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch } from '../src/ingest/ingest';
 import { ListingService } from '../src/process/service';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { galeraDatabase, GaleraCluster } from '../test/support/galera';
 import { writeBenchSection } from './doc-section';
 import { cpuSeconds } from './process-cpu';

@@ -21,7 +21,7 @@ import { emptyReport, ingestBatch, IngestItem } from '../src/ingest/ingest';
 import type { ServiceModel } from '../src/model/service-model';
 import { seedDemoData } from '../src/demo/demo-data';
 import { ListingService } from '../src/process/service';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { freshDatabase } from './fresh-database';
 import { startProduct } from './product-process';
 import { walk, WalkResult } from './walk';

@@ -14,7 +14,7 @@ import { serviceModel } from '../generated';
 import { emptyReport, ingestBatch, IngestItem } from '../src/ingest/ingest';
 import { seedDemoData } from '../src/demo/demo-data';
 import { ListingService } from '../src/process/service';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { freshDatabase } from './fresh-database';
 
 const BATCH = 500;

@@ -17,7 +17,7 @@ import { lineCheck } from '../src/ingest/line-check';
 import type { RecordSchema, ServiceModel } from '../src/model/service-model';
 import { seedDemoData } from '../src/demo/demo-data';
 import { ListingService } from '../src/process/service';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { freshDatabase } from './fresh-database';
 
 const BATCH = 500;

@@ -25,7 +25,7 @@ import * as mysql from 'mysql2/promise';
 import { serviceModel } from '../generated';
 import { seedDemoData } from '../src/demo/demo-data';
 import { ListingService } from '../src/process/service';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { CLIENTS_TABLE, SETTINGS_TABLE, TOKENS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE } from '../src/storage/tables/internal-schema';
 import { REVISION_COLUMN } from '../src/model/service-model';
 import { walk, WalkResult } from './walk';

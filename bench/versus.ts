@@ -14,7 +14,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { cpuSeconds } from './process-cpu';
 import { servingAt } from './product-process';
 import { walk } from './walk';

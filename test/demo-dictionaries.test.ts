@@ -15,7 +15,7 @@ import { SeededRandom } from '../src/demo/random';
 import { PLACES } from '../src/demo/vocabulary';
 import { RECORD_COLUMN, ServiceModel } from '../src/model/service-model';
 import { ListingService } from '../src/process/service';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { compile } from '../src/storage/sql/query-builder';
 import { DatabaseTarget, describeEachDatabase, sqliteTarget, TestDatabase } from './support/databases';
 import { schemaProblems, seedCapturing } from './support/demo-records';

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { serviceModel as model } from '../generated';
 import { RECORD_COLUMN } from '../src/model/service-model';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { DatabaseTarget, mariadbTarget, MYSQL_URL, sqliteTarget, TestDatabase } from './support/databases';
 import { DeclaredSet, recordProblems } from './support/declared-fields';
 import {

@@ -11,7 +11,7 @@ import { planMigration } from '../src/migrate/migrate';
 import { MigrationRefused } from '../src/migrate/record-migration';
 import type { EntitySetSpec, ServiceModel } from '../src/model/service-model';
 import { ListingService } from '../src/process/service';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { describeEachDatabase } from './support/databases';
 import { DictionaryVersions, editProperty, makeQueryable, removeField } from './support/dictionary-versions';
 import { get } from './support/http';

@@ -16,7 +16,7 @@ import type { RunningServer } from '../src/process/server';
 import { ListingService } from '../src/process/service';
 import { CREDENTIAL_CHECK_MS } from '../src/auth/clients';
 import { seedDemoData } from '../src/demo/demo-data';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { SchemaMigrator } from '../src/storage/migrations/schema-migrator';
 import { until } from './support/poll';
 import { CLUSTER_TIMEOUTS, GALERA, galeraCluster, galeraDatabase, GaleraCluster } from './support/galera';

@@ -9,7 +9,7 @@ import { runCli } from './support/licence-http';
 import { ListingService } from '../src/process/service';
 import { serviceModel } from '../generated';
 import { PREPARED_FOR } from '../src/process/startup';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 
 describeEachDatabase('Command line: migrate', (target) => {
   let db: TestDatabase;

@@ -9,7 +9,7 @@ import { serviceModel } from '../generated';
 import type { RunningServer } from '../src/process/server';
 import { ListingService } from '../src/process/service';
 import { seedDemoData } from '../src/demo/demo-data';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, HttpResult, startTestServer } from './support/http';
 import { ListingFixtures, listingFixtures } from './support/listing-fixtures';

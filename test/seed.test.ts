@@ -11,7 +11,7 @@ import { EntitySetSpec, FieldSpec, RECORD_COLUMN, ServiceModel } from '../src/mo
 import { compile } from '../src/storage/sql/query-builder';
 import { seedDemoData, SeedSummary } from '../src/demo/demo-data';
 import { ListingService } from '../src/process/service';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 
 import { schemaProblems, seedCapturing } from './support/demo-records';
 import type { Rec } from './support/next-links';

@@ -5,7 +5,7 @@
  * rate-limit, auth and webhook suites run the statements on both.
  */
 import { expect } from 'chai';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import type { SqlDialect } from '../src/storage/sql/dialect';
 import { mysqlDialect } from '../src/storage/sql/mysql-dialect';
 import { sqlBuilder } from '../src/storage/sql/query-builder';

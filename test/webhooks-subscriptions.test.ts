@@ -8,7 +8,7 @@ import { serviceModel } from '../generated';
 import { runCommandLine } from '../src/cli/main';
 import { configFromEnv } from '../src/config/config';
 import { ListingService } from '../src/process/service';
-import { openDatabase } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { maskToken } from '../src/webhooks/subscriptions';
 import { subscriptions } from '../src/webhooks/webhooks';
 import { describeEachDatabase, TestDatabase } from './support/databases';

@@ -5,7 +5,8 @@
  * at all: either way nothing of the lost attempt may stay.
  */
 import { expect } from 'chai';
-import { openDatabase, type Database, type Executor } from '../src/storage/db/database';
+import type { Database, Executor } from '../src/storage/db/database';
+import { openDatabase } from '../src/storage/db/open-database';
 import { describeEachDatabase, type TestDatabase } from './support/databases';
 import * as mysql from 'mysql2/promise';
 

@@ -2,7 +2,7 @@
  * How the command line ends: the one line an operator reads when a command or the server cannot start, with its exit
  * code (errors/operator-error.ts). A misconfiguration is named with what to do about it; a stack trace is never printed.
  */
-import { sqliteFile } from '../storage/db/database';
+import { sqliteFile } from '../storage/db/open-database';
 import { ServiceError } from '../errors/service-error';
 import { MigrationRefused } from '../migrate/record-migration';
 import { DatabaseFolderMissing, DatabaseUnavailable } from '../storage/db/errors';

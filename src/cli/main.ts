@@ -15,7 +15,7 @@ import { ExitCode, OperatorError } from '../errors/operator-error';
 import { explainFailure } from './failures';
 import { serve } from '../process/serve';
 import { ListingService } from '../process/service';
-import { openDatabase } from '../storage/db/database';
+import { openDatabase } from '../storage/db/open-database';
 import { version } from '../process/version';
 
 const log = (line: string) => console.log(line);

@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { OperatorError } from '../errors/operator-error';
 import type { MeterOptions } from '../metering/meter';
 import type { RetentionPolicy } from '../storage/records/change-log-retention';
-import { DatabaseTimeouts, DEFAULT_TIMEOUTS, ReplicaOptions, sqliteFile, TopologyOptions } from '../storage/db/database';
+import { ReplicaOptions, sqliteFile, TopologyOptions } from '../storage/db/open-database';
+import { DatabaseTimeouts, DEFAULT_TIMEOUTS } from '../storage/db/deadline';
 import { OperationConfig, operationConfigFromEnv } from './operation';
 
 /** `OperationConfig`: where it listens, logs, metrics, compression, CORS (operation-config.ts). */

@@ -5,8 +5,9 @@
  * again (readiness.ts), instead of exiting. (A MariaDB pool connects on use by itself.)
  */
 import { resolve } from 'node:path';
-import type { Database, DatabaseTimeouts, Executor, Row, TopologyOptions } from './database';
-import { DEFAULT_TIMEOUTS, openDatabase, sqliteFile } from './database';
+import type { Database, Executor, Row } from './database';
+import { DEFAULT_TIMEOUTS, type DatabaseTimeouts } from './deadline';
+import { openDatabase, sqliteFile, type TopologyOptions } from './open-database';
 import { DatabaseUnavailable } from './errors';
 import { sqliteDialect } from '../sql/sqlite-dialect';
 import { sqlBuilder, type Knex } from '../sql/query-builder';

@@ -4,11 +4,11 @@
  * an insert keeps an existing row, and the database's clock. Each database's dialect overrides only what it spells
  * differently; every statement's structure is written once (knex writes the rest).
  */
-import type { Knex } from './query-builder';
+import type { DialectName, Knex } from './query-builder';
 import { raw, Fragment, fragment } from './fragment';
-import type { ListKind } from './value-list';
 
-export type DialectName = 'sqlite' | 'mysql';
+/** What a JSON list (value-list.ts) holds: text, or numbers (booleans are bound as 1/0 before they get there). */
+export type ListKind = 'text' | 'number';
 
 /** Columns of an ORDER BY, each with its direction. */
 export type ColumnOrder = readonly { readonly column: string; readonly order: 'asc' | 'desc' }[];

@@ -3,10 +3,9 @@
  * the tables and the connection use a binary collation without PAD SPACE (utf8mb4_bin pads, so 'A' would
  * equal 'A '), chosen by the server itself because MariaDB and MySQL 8 name it differently.
  */
-import { SqlDialect, type ColumnOrder } from './dialect';
+import { SqlDialect, type ColumnOrder, type ListKind } from './dialect';
 import { sqlBuilder, type Knex } from './query-builder';
 import { join, param, raw, Fragment, fragment } from './fragment';
-import type { ListKind } from './value-list';
 
 /** Placeholders one prepared statement may carry. */
 const MAX_PARAMS = 65535;

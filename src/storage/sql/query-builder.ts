@@ -8,9 +8,11 @@
 import knex, { type Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { sha256 } from '../../foundation/digest';
-import type { DialectName } from './dialect';
 
 export type { Knex } from 'knex';
+
+/** The databases the service speaks to, by the dialect of SQL knex writes for each. */
+export type DialectName = 'sqlite' | 'mysql';
 
 /** A statement ready for the driver: text with its placeholders, and the values in placeholder order. */
 export interface Statement {
@@ -40,11 +42,6 @@ export type Buildable = Knex.QueryBuilder | Knex.Raw | { toSQL(): Knex.Sql };
 export function compile(q: Buildable): Statement {
   const native = (q.toSQL() as Knex.Sql).toNative();
   return { sql: native.sql, params: native.bindings as readonly unknown[] };
-}
-
-/** Only the text: for a shape compiled once and run with values supplied in placeholder order. */
-export function compiledText(q: Buildable): string {
-  return compile(q).sql;
 }
 
 /** A shape's key from its parts (a separator no part holds: names and SQL text never carry NUL). */

@@ -9,14 +9,11 @@
  * compared in the column's collation (the unpacked column takes the connection's, which is the tables'),
  * numbers compare as the doubles a bound number is on both drivers.
  */
-import type { SqlDialect } from './dialect';
+import type { ListKind, SqlDialect } from './dialect';
 import { placeholders, Fragment } from './fragment';
 
 /** Lists longer than this go as one JSON array. */
 export const LONG_LIST = 64;
-
-/** What a JSON list holds: text, or numbers (booleans are bound as 1/0 before they get here). */
-export type ListKind = 'text' | 'number';
 
 /** The inside of `IN (…)`: placeholders, or (more than `longAbove` values) a subquery over one JSON parameter. */
 export function valueList(d: SqlDialect, values: readonly unknown[], longAbove = LONG_LIST): Fragment {
