@@ -2,26 +2,18 @@
  * generated/migrations/: one versioned migration per dictionary change, written when the dictionary's storage
  * differs from the snapshot the last `generate` kept (schema.json), as Prisma Migrate writes one per schema
  * change; the migrations written before are kept as they are (but for the module their type is imported from:
- * withCurrentImport). `index.ts` lists them in order for storage's
- * migrator, which knex's migration machinery runs at start-up (src/storage/migrations/).
+ * withCurrentImport). Each imports only the migration contract of the model (src/model/migration.ts); `index.ts`
+ * lists them in order for storage's migrator, which knex's migration machinery runs at start-up (src/storage/migrations/).
  */
 import { VariableDeclarationKind, type CodeBlockWriter } from 'ts-morph';
-import type { StorageSnapshot } from '../src/model/migration';
 import type { ColumnSpec } from '../src/model/service-model';
 import type { BuiltModel } from './build-model';
 import type { EmittedFile } from './emitted-file';
 import { diffSnapshots, SchemaStep, StepTable } from './schema-diff';
-import { SNAPSHOT_FILE, snapshotOf, snapshotText } from './storage-snapshot';
-import { EmitContext, quote, typeScriptFile } from './typescript-source';
+import { SNAPSHOT_FILE, snapshotOf, snapshotText, type StorageSnapshot } from './storage-snapshot';
+import { EmitContext, modelImportAt, quote, typeScriptFile } from './typescript-source';
 
 export const MIGRATIONS_FOLDER = 'migrations';
-
-/** What the output folder held before this run: the snapshot and the migrations generated so far. */
-export interface PreviousOutput {
-  readonly snapshot?: StorageSnapshot;
-  /** By file name (`0001-….ts`), in order. */
-  readonly migrations: readonly EmittedFile[];
-}
 
 export function emitMigrations(model: BuiltModel, context: EmitContext): EmittedFile[] {
   const previous = context.previous ?? { migrations: [] };
@@ -95,23 +87,25 @@ function migrationIndex(migrations: readonly EmittedFile[], context: EmitContext
   });
 }
 
-/** The import of the migration type (storage's), from a file `depth` folders below the output folder. */
+/** The import of the migration contract (the model's), from a file `depth` folders below the output folder. */
 function migrationImport(context: EmitContext, depth: number): string {
-  return modelImport(context, depth).replace(/model\/service-model$/, 'storage/migrations/dictionary-migration');
+  return modelImportAt(context, depth).replace(/service-model$/, 'migration');
 }
 
-function modelImport(context: EmitContext, depth: number): string {
-  return depth === 0 ? context.modelImport : `${'../'.repeat(depth)}${context.modelImport.replace(/^\.\//, '')}`;
-}
+/** Where the migration type lived before, under src/, oldest first: a migration written then imports it from there. */
+const FORMER_HOMES = ['storage/dictionary-migration', 'storage/migrations/dictionary-migration'];
 
 /**
- * A migration written before, kept as it is but for where it imports its type from: the type once lived beside
- * the model (src/model/migration.ts) and moved to storage with knex, so an older import would not compile. Only
- * that import's module changes; migrations are otherwise never rewritten.
+ * A migration written before, kept as it is but for where it imports its type from: the type lived in storage
+ * for a while (FORMER_HOMES), so an import written then would not compile. Only that import's module changes;
+ * migrations are otherwise never rewritten.
  */
 function withCurrentImport(file: EmittedFile, context: EmitContext): EmittedFile {
-  const before = modelImport(context, 1).replace(/service-model$/, 'migration');
-  const text = file.text.replace(`import type { DictionaryMigration } from '${before}';`, `import type { DictionaryMigration } from '${migrationImport(context, 1)}';`);
+  const current = migrationImport(context, 1);
+  const text = FORMER_HOMES.reduce((t, home) => t.replace(
+    `import type { DictionaryMigration } from '${current.replace(/model\/migration$/, home)}';`,
+    `import type { DictionaryMigration } from '${current}';`,
+  ), file.text);
   return text === file.text ? file : { ...file, text };
 }
 

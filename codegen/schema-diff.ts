@@ -4,10 +4,10 @@
  * operator. Records are not the steps' business: the values live in each record's stored JSON, so a column
  * dropped or re-typed loses nothing; storage fills new and re-typed columns from the records afterwards.
  */
-import type { FieldShape, StorageSnapshot } from '../src/model/migration';
 import type { ColumnSpec, TableSpec, ValueTableSpec } from '../src/model/service-model';
 import { VALUE_TABLE_KEY, VALUE_TABLE_VALUE } from '../src/model/service-model';
 import { DictionaryError } from './dictionary';
+import type { FieldShape, StorageSnapshot } from './storage-snapshot';
 
 export interface IndexShape {
   readonly name: string;

@@ -5,7 +5,7 @@
  */
 import { IndentationText, NewLineKind, Project, QuoteKind, SourceFile, WriterFunction } from 'ts-morph';
 import type { EmittedFile } from './emitted-file';
-import type { PreviousOutput } from './emit-migrations';
+import type { PreviousOutput } from './storage-snapshot';
 
 export interface EmitContext {
   /** The generator's header: names the dictionary and says the file is not to be edited. */
@@ -20,7 +20,7 @@ export interface EmitContext {
 
 /** The model import as seen from a file `depth` folders below the output folder. */
 export function modelImportAt(context: EmitContext, depth: number): string {
-  return depth === 0 ? context.modelImport : `${'../'.repeat(depth)}${context.modelImport}`;
+  return depth === 0 ? context.modelImport : `${'../'.repeat(depth)}${context.modelImport.replace(/^\.\//, '')}`;
 }
 
 /** Builds one TypeScript file with ts-morph and returns its formatted text under the header. */

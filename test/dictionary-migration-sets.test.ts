@@ -5,7 +5,7 @@
  * replicating through the change.
  */
 import { expect } from 'chai';
-import { MigrationRefused } from '../src/migrate/record-migration';
+import { MigrationRefused } from '../src/storage/migrations/record-migration';
 import type { ServiceModel } from '../src/model/service-model';
 import { RunningServer, startServer } from '../src/process/server';
 import { describeEachDatabase } from './support/databases';

@@ -7,8 +7,8 @@
  * refused at start, naming them, and leaves the database as it was.
  */
 import { expect } from 'chai';
-import { planMigration } from '../src/migrate/migrate';
-import { MigrationRefused } from '../src/migrate/record-migration';
+import { planMigration } from '../src/storage/migrations/migrate';
+import { MigrationRefused } from '../src/storage/migrations/record-migration';
 import type { EntitySetSpec, ServiceModel } from '../src/model/service-model';
 import { ListingService } from '../src/process/service';
 import { openDatabase } from '../src/storage/db/open-database';

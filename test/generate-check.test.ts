@@ -63,19 +63,21 @@ describe('generate --check: is the folder what the dictionary gives?', function 
     expect(snapshot(out)).to.deep.equal(before);
   });
 
-  it('a migration written while its type lived beside the model: --check reports it, and generate changes only its import', async () => {
-    const file = join(out, 'migrations', '0001-initial.ts');
-    const current = readFileSync(file, 'utf8');
-    const now = /from '([^']*storage\/migrations\/dictionary-migration)'/.exec(current)![1];
-    const older = current.replace(`from '${now}'`, `from '${now.replace('storage/migrations/dictionary-migration', 'model/migration')}'`);
-    expect(older).to.not.equal(current);
-    writeFileSync(file, older);
-    const r = await check();
-    expect(r.code).to.equal(1);
-    expect(r.stdout + r.stderr).to.contain('0001-initial.ts');
-    generate({ dictionary, outDir: out });
-    expect(readFileSync(file, 'utf8')).to.equal(current);
-  });
+  for (const home of ['storage/dictionary-migration', 'storage/migrations/dictionary-migration']) {
+    it(`a migration written while its type lived in src/${home}.ts: --check reports it, and generate changes only its import`, async () => {
+      const file = join(out, 'migrations', '0001-initial.ts');
+      const current = readFileSync(file, 'utf8');
+      const now = /from '([^']*model\/migration)'/.exec(current)![1];
+      const older = current.replace(`from '${now}'`, `from '${now.replace('model/migration', home)}'`);
+      expect(older).to.not.equal(current);
+      writeFileSync(file, older);
+      const r = await check();
+      expect(r.code).to.equal(1);
+      expect(r.stdout + r.stderr).to.contain('0001-initial.ts');
+      generate({ dictionary, outDir: out });
+      expect(readFileSync(file, 'utf8')).to.equal(current);
+    });
+  }
 
   it('a dictionary changed since the folder was generated: exit 1, listing what the change touches, the record among them', async () => {
     dictionary = join(dir, 'edited.xml');

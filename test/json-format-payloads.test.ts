@@ -9,7 +9,7 @@ import { serviceModel } from '../generated';
 import type { EntitySetSpec } from '../src/model/service-model';
 import type { RunningServer } from '../src/process/server';
 import { seedDemoData } from '../src/demo/demo-data';
-import { RECORD_SHAPE } from '../src/migrate/record-migration';
+import { RECORD_SHAPE } from '../src/storage/migrations/record-migration';
 import { PREPARED_FOR } from '../src/process/startup';
 import { withoutNulls } from '../src/storage/records/record-codec';
 import { describeEachDatabase, TestDatabase } from './support/databases';

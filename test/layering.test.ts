@@ -17,7 +17,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['query', 'metadata'],
   ['storage'],
   ['auth', 'metering', 'ingest', 'demo'],
-  ['paging', 'migrate'],
+  ['paging'],
   ['webhooks'],
   ['config'],
   ['observability', 'admin'],

@@ -4,7 +4,7 @@
  */
 import { sqliteFile } from '../storage/db/open-database';
 import { ServiceError } from '../errors/service-error';
-import { MigrationRefused } from '../migrate/record-migration';
+import { MigrationRefused } from '../storage/migrations/record-migration';
 import { DatabaseFolderMissing, DatabaseUnavailable } from '../storage/db/errors';
 import { NewerSchema, SchemaMismatch } from '../storage/migrations/schema-migrator';
 import { ExitCode, ExitCodeValue, OperatorError } from '../errors/operator-error';

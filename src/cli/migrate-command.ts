@@ -7,8 +7,8 @@
 import { Command } from 'commander';
 import { licenceProblems } from '../auth/licence';
 import { ExitCode } from '../errors/operator-error';
-import { MigrationPlan, planMigration } from '../migrate/migrate';
-import type { SetConversion } from '../migrate/record-migration';
+import { MigrationPlan, planMigration } from '../storage/migrations/migrate';
+import type { SetConversion } from '../storage/migrations/record-migration';
 import type { CommandContext } from './command-line';
 
 interface MigrateOptions {

@@ -3,7 +3,7 @@
  * Nothing here is parsed at run time: the dictionary is read once, by the generator.
  */
 
-import type { ModelMigration } from './migration';
+import type { DictionaryMigration } from './migration';
 
 /** The primitive EDM types a field may carry (the element type for collections). */
 export type EdmPrimitive =
@@ -320,7 +320,7 @@ export interface ServiceModel {
   /** Side tables of the filterable collection fields. */
   readonly valueTables: readonly ValueTableSpec[];
   /** The schema's history, oldest first: one migration per dictionary change (generated/migrations/). */
-  readonly migrations: readonly ModelMigration[];
+  readonly migrations: readonly DictionaryMigration[];
   readonly lookups: readonly LookupSpec[];
   /** Names the dictionary the model was generated from: the XML metadata's opening comment, the JSON schema's description. */
   readonly metadataHeader: string;

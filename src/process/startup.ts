@@ -1,16 +1,17 @@
 /**
  * The work a process does once before it serves or writes, in one place: the schema and the records brought to
- * the dictionary (migrate/: the schema's migrations, then the records converted), the rows every instance shares (the
+ * the dictionary (storage/migrations/: the schema's migrations, then the records converted), the rows every instance shares (the
  * modification clock, the paging secret), the reference data (Lookup and Field), the demo client, and for a
  * server on an empty database, the demo data. Of several instances starting together on one database, one does it while
- * the others wait (storage/startup-lock.ts) and then find it done; each step also creates only what is absent
+ * the others wait (storage/tables/startup-lock.ts) and then find it done; each step also creates only what is absent
  * and accepts what is there, so the work is safe to repeat after an instance died halfway.
  */
 import { sha256 } from '../foundation/digest';
 import type { ClientRegistry } from '../auth/clients';
 import { licenceProblems } from '../auth/licence';
-import { migrate } from '../migrate/migrate';
-import { storedShapeOf } from '../migrate/record-migration';
+import { touchRecords } from '../ingest/ingest';
+import { migrate } from '../storage/migrations/migrate';
+import { storedShapeOf } from '../storage/migrations/record-migration';
 import type { ServiceModel } from '../model/service-model';
 import { SkipTokens } from '../paging/skiptoken';
 import { WHOLE_RECORD } from '../query/projection';
@@ -85,7 +86,7 @@ export async function startUp(parts: StartupParts, options: StartupOptions): Pro
 
 /** The work done under the start-up lock; returns the new demo client's token when it made one. */
 async function prepare(parts: StartupParts, options: StartupOptions): Promise<string | undefined> {
-  await migrate(parts, options.log);
+  await migrate(parts, (tx, set, keys) => touchRecords(parts, tx, set, keys), options.log);
   // A dictionary change can leave a client's scope naming a field that is gone: its requests are refused until corrected.
   for (const problem of licenceProblems(parts.model, await parts.clients.list())) {
     options.log?.(`${problem}; its requests are refused (403) until an operator corrects it (reso-server clients scope)`);

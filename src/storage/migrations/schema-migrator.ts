@@ -10,7 +10,7 @@
  *   already added, an index already dropped) counts as done.
  */
 import type { Knex } from 'knex';
-import { runnable, type DictionaryMigration, type MigrationStorage } from './dictionary-migration';
+import type { DictionaryMigration, MigrationStorage } from '../../model/migration';
 import type { ServiceModel, TableSpec } from '../../model/service-model';
 import type { Database } from '../db/database';
 import { NO_PAD_BINARY_COLLATION } from '../sql/mysql-dialect';
@@ -50,7 +50,7 @@ export class SchemaMigrator {
       .map((t) => ({ name: t.name, columns: t.columns.map((c) => c.name), indexes: t.indexes }));
     this.migrations = [
       ...SERVICE_MIGRATIONS.map((m) => ({ name: `service/${m.name}`, migration: m })),
-      ...runnable(model.migrations).map((m) => ({ name: `dictionary/${m.name}`, migration: m })),
+      ...model.migrations.map((m) => ({ name: `dictionary/${m.name}`, migration: m })),
     ];
   }
 

@@ -5,7 +5,7 @@
  * instance creates it, if absent, before taking the lock (settings-table.ts).
  */
 import type { Knex } from 'knex';
-import type { DictionaryMigration, MigrationStorage } from './dictionary-migration';
+import type { DictionaryMigration, MigrationStorage } from '../../model/migration';
 import {
   CLIENTS_TABLE, RATE_WINDOWS_TABLE, TOKENS_TABLE, USAGE_JOURNALS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE,
 } from '../tables/internal-schema';

@@ -4,18 +4,7 @@
  * made again. Only where a migration is one transaction (SQLite): a cut leaves the table as it was.
  */
 import type { Knex } from 'knex';
-
-export interface RebuiltTable {
-  readonly name: string;
-  /** Every column, in the next order. */
-  readonly columnNames: readonly string[];
-  /** The columns whose values are copied (the others start null and are refilled from the records). */
-  readonly copied: readonly string[];
-  /** The table's columns, in that order, and its key. */
-  readonly columns: (table: Knex.CreateTableBuilder) => void;
-  /** Its secondary indexes. */
-  readonly indexes: (table: Knex.AlterTableBuilder) => void;
-}
+import type { RebuiltTable } from '../../model/migration';
 
 export function rebuiltTable(knex: Knex, t: RebuiltTable, tableOptions: (table: Knex.CreateTableBuilder) => void): Knex.SchemaBuilder[] {
   const [rebuilt, replaced] = [`${t.name}__rebuilt`, `${t.name}__replaced`];

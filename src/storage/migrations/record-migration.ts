@@ -2,25 +2,24 @@
  * The records' side of a dictionary change. Each set's stored records remember the shape they were written in
  * (a settings row per set: its fields' types and facets, the lookups they draw from, its columns); when the
  * dictionary the server runs gives another shape, every record of the set is converted to it
- * (storage/record-conversion.ts), first only to check (before any schema step, so a refused change leaves the
+ * (record-conversion.ts), first only to check (before any schema step, so a refused change leaves the
  * database untouched), then for good, in batches of one transaction each:
  * - the stored text, columns and value tables are rewritten without a change-log event where what the record
  *   serves is unchanged (a new null field, a refilled column);
  * - a record whose served content changed (a value converted, a dropped field that held a value) moves its
  *   ModificationTimestamp with its EntityEvent, and its listing's and related records' timestamps follow as
- *   an ingest's would (ingest.ts touchRecords), so a consumer replicating by either replicates the change.
+ *   an ingest's would (RecordTouch: ingest's touchRecords, handed in by the caller), so a consumer replicating by either replicates the change.
  * A batch converts records that have not been converted or that were converted already alike, so a pass cut
  * short is finished by the next start.
  */
-import { sha256 } from '../foundation/digest';
-import { touchRecords } from '../ingest/ingest';
-import type { EntitySetSpec, ServiceModel } from '../model/service-model';
-import { WHOLE_RECORD } from '../query/projection';
-import type { Database } from '../storage/db/database';
-import { RecordRefused, recordConverter } from '../storage/migrations/record-conversion';
-import type { RecordStores } from '../storage/records/record-stores';
-import type { RecordWriter } from '../storage/records/record-writer';
-import type { Settings } from '../storage/tables/settings';
+import { sha256 } from '../../foundation/digest';
+import type { EntitySetSpec, ServiceModel } from '../../model/service-model';
+import { WHOLE_RECORD } from '../../query/projection';
+import type { Database } from '../db/database';
+import { RecordRefused, recordConverter } from './record-conversion';
+import type { RecordStores } from '../records/record-stores';
+import type { RecordTransaction, RecordWriter } from '../records/record-writer';
+import type { Settings } from '../tables/settings';
 
 /** Settings rows (one per set) holding the shape its stored records were last written in. */
 export const RECORD_SHAPE = 'record-shape:';
@@ -29,6 +28,13 @@ const STORED_FORM_VERSION = 3;
 const BATCH = 500;
 /** Refused records named per set; the count says how many more. */
 const REFUSALS_NAMED = 10;
+
+/**
+ * Moves the ModificationTimestamp of the records of `set` with these keys, with their change-log events, and the
+ * timestamps that follow them (their listing's, their related records'), as an ingest does: ingest's rule, above
+ * storage, so the caller hands it in.
+ */
+export type RecordTouch = (tx: RecordTransaction, set: EntitySetSpec, keys: readonly (string | number)[]) => Promise<unknown>;
 
 export interface MigrationParts {
   readonly model: ServiceModel;
@@ -94,14 +100,17 @@ export class RecordMigration {
     return out;
   }
 
-  /** Converts and writes every record of the sets (all of them convert: `check` said so), then remembers their shape. */
-  async apply(sets: readonly EntitySetSpec[], log?: (line: string) => void): Promise<SetConversion[]> {
+  /**
+   * Converts and writes every record of the sets (all of them convert: `check` said so), then remembers their
+   * shape; `touch` moves the timestamps of the records whose served content changed.
+   */
+  async apply(sets: readonly EntitySetSpec[], touch: RecordTouch, log?: (line: string) => void): Promise<SetConversion[]> {
     const out: SetConversion[] = [];
     for (const set of sets) {
       const started = performance.now();
       const result = blank(set.name);
       const layoutChanged = await this.layoutChanged(set);
-      await this.walk(set, (batch) => this.write(set, batch, layoutChanged, result));
+      await this.walk(set, (batch) => this.write(set, batch, layoutChanged, touch, result));
       // A record written meanwhile that cannot convert (by an instance still on the old dictionary): not done.
       if (result.refusedCount) throw new MigrationRefused([result]);
       await this.parts.db.transaction((tx) => this.parts.settings.set(tx, RECORD_SHAPE + set.name, JSON.stringify(storedShapeOf(this.parts.model, set))));
@@ -119,14 +128,14 @@ export class RecordMigration {
     return !stored || (JSON.parse(stored) as StoredShape).layout !== storedShapeOf(this.parts.model, set).layout;
   }
 
-  private async write(set: EntitySetSpec, batch: readonly Converted[], layoutChanged: boolean, result: Mutable<SetConversion>): Promise<void> {
+  private async write(set: EntitySetSpec, batch: readonly Converted[], layoutChanged: boolean, touch: RecordTouch, result: Mutable<SetConversion>): Promise<void> {
     tally(result, batch, layoutChanged);
     const changed = batch.filter((c) => c.conversion && c.conversion.changed);
     const rewrite = batch.filter((c) => c.conversion && (layoutChanged || c.textChanged));
     if (rewrite.length === 0) return;
     await this.parts.writer.transaction(async (tx) => {
       await tx.rewrite(set, rewrite.map((c) => c.conversion!.encoded));
-      await touchRecords(this.parts, tx, set, changed.map((c) => c.conversion!.encoded.key));
+      await touch(tx, set, changed.map((c) => c.conversion!.encoded.key));
     });
   }
 

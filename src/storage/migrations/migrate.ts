@@ -1,12 +1,12 @@
 /**
  * A dictionary change applied to a live database, as the start-up work and `reso-server migrate` run it
  * (under the start-up lock): the records are checked against the new dictionary first, then the schema's
- * migrations run (storage/migrations/), then the records are converted. `plan` says what that would do without doing it
- * (`migrate --dry-run`).
+ * migrations run (schema-migrator.ts), then the records are converted (record-migration.ts). `plan` says what that
+ * would do without doing it (`migrate --dry-run`).
  */
-import { SETTINGS_TABLE } from '../storage/tables/internal-schema';
-import { PendingMigration, SchemaMigrator } from '../storage/migrations/schema-migrator';
-import { MigrationParts, MigrationRefused, RecordMigration, SetConversion } from './record-migration';
+import { SETTINGS_TABLE } from '../tables/internal-schema';
+import { PendingMigration, SchemaMigrator } from './schema-migrator';
+import { MigrationParts, MigrationRefused, RecordMigration, RecordTouch, SetConversion } from './record-migration';
 
 export interface MigrationPlan {
   /** Schema migrations not yet applied, with their statements. */
@@ -30,8 +30,11 @@ export async function planMigration(parts: MigrationParts): Promise<MigrationPla
   return { pending, records: await records.check(due, (t) => migrator.hasTable(t)) };
 }
 
-/** Applies whatever is due; throws MigrationRefused (nothing changed) when a stored record cannot take the change. */
-export async function migrate(parts: MigrationParts, log?: (line: string) => void): Promise<MigrationReport> {
+/**
+ * Applies whatever is due; throws MigrationRefused (nothing changed) when a stored record cannot take the change.
+ * `touch` moves the timestamps of the records whose served content the change altered (RecordTouch).
+ */
+export async function migrate(parts: MigrationParts, touch: RecordTouch, log?: (line: string) => void): Promise<MigrationReport> {
   const records = new RecordMigration(parts);
   const due = await records.due();
   const migrator = new SchemaMigrator(parts.db, parts.model);
@@ -39,5 +42,5 @@ export async function migrate(parts: MigrationParts, log?: (line: string) => voi
   const refused = checked.filter((c) => c.refusedCount > 0);
   if (refused.length) throw new MigrationRefused(refused);
   const applied = await migrator.apply(log);
-  return { applied, records: await records.apply(due, log) };
+  return { applied, records: await records.apply(due, touch, log) };
 }
