@@ -3,7 +3,7 @@
  * code (errors/operator-error.ts). A misconfiguration is named with what to do about it; a stack trace is never printed.
  */
 import { sqliteFile } from '../storage/db/open-database';
-import { ServiceError } from '../errors/service-error';
+import { ServiceError } from '../errors/catalogue';
 import { MigrationRefused } from '../storage/migrations/record-migration';
 import { DatabaseFolderMissing, DatabaseUnavailable } from '../storage/db/errors';
 import { NewerSchema, SchemaMismatch } from '../storage/migrations/schema-migrator';

@@ -7,13 +7,13 @@ import { ACCESS_ERRORS } from './access-errors';
 import { ADMIN_ERRORS } from './admin-errors';
 import { FIELD_ERRORS, FILTER_ERRORS, SHAPE_ERRORS } from './query-errors';
 import { REQUEST_ERRORS } from './request-errors';
-import { SERVICE_ERRORS } from './server-errors';
+import { SERVER_ERRORS } from './server-errors';
 
 /** The catalogue in its sections; a code may appear in one section only (test/error-catalogue.test.ts). */
-export const CATALOGUE_SECTIONS = [REQUEST_ERRORS, FIELD_ERRORS, FILTER_ERRORS, SHAPE_ERRORS, ACCESS_ERRORS, ADMIN_ERRORS, SERVICE_ERRORS] as const;
+export const CATALOGUE_SECTIONS = [REQUEST_ERRORS, FIELD_ERRORS, FILTER_ERRORS, SHAPE_ERRORS, ACCESS_ERRORS, ADMIN_ERRORS, SERVER_ERRORS] as const;
 
 export const Errors = {
-  ...REQUEST_ERRORS, ...FIELD_ERRORS, ...FILTER_ERRORS, ...SHAPE_ERRORS, ...ACCESS_ERRORS, ...ADMIN_ERRORS, ...SERVICE_ERRORS,
+  ...REQUEST_ERRORS, ...FIELD_ERRORS, ...FILTER_ERRORS, ...SHAPE_ERRORS, ...ACCESS_ERRORS, ...ADMIN_ERRORS, ...SERVER_ERRORS,
 };
 
 export type ErrorCode = keyof typeof Errors;

@@ -4,7 +4,7 @@
  */
 import { defineErrors } from './service-error';
 
-export const SERVICE_ERRORS = defineErrors({
+export const SERVER_ERRORS = defineErrors({
   ServiceUnavailable: {
     message: (cause: 'starting' | 'database' | 'metering', _retryAfterSeconds: number) => ({
       starting: 'the service is starting: its database is not ready for it yet (unreachable, locked, or being prepared by another instance); retry after the time in Retry-After',

@@ -2,6 +2,8 @@
  * A domain error as a value: a stable code a client can branch on, a message for people, the part of the
  * request it is about (target), and the facts a caller may need to answer it (when to retry, where reading
  * stopped). It says nothing about HTTP; the edge (http/error-status.ts) gives each code its status.
+ * This is the type and how a section of the catalogue is defined (defineErrors); the sections (request-errors.ts,
+ * server-errors.ts, …) hold the codes, and catalogue.ts gathers them, ServiceError with them, for the rest of src/.
  */
 export interface ErrorDetail {
   readonly code: string;

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { Errors } from '../errors/catalogue';
-import type { ServiceError } from '../errors/service-error';
+import type { ServiceError } from '../errors/catalogue';
 import { errorAnswer } from './error-status';
 
 export function answerClientErrors(server: Server, headLimitBytes: number): void {
