@@ -28,7 +28,7 @@ export interface ConflictPolicy {
 }
 
 /** Up to about 4 s of waiting in all before the conflict is reported (503). */
-export const DEFAULT_CONFLICT_POLICY: ConflictPolicy = { attempts: 12, firstWaitMs: 5, maxWaitMs: 500 };
+const DEFAULT_CONFLICT_POLICY: ConflictPolicy = { attempts: 12, firstWaitMs: 5, maxWaitMs: 500 };
 
 /** Counts since the process started: for metrics, and the cluster bench's conflict rate. */
 export interface ConflictCounts {
@@ -42,7 +42,7 @@ export interface ConflictCounts {
   exhausted: number;
 }
 
-export function isConflict(e: unknown): boolean {
+function isConflict(e: unknown): boolean {
   const reason = e instanceof DatabaseUnavailable ? e.reason : (e as { code?: string } | undefined)?.code;
   return CONFLICTS.has(reason ?? '');
 }

@@ -11,7 +11,7 @@ import { MysqlDatabase } from './mysql-database';
 import { ReplicatedDatabase } from './replicated-database';
 import { SqliteDatabase } from './sqlite-database';
 
-export const DEFAULT_SQLITE_PATH = 'data/reso.sqlite';
+const DEFAULT_SQLITE_PATH = 'data/reso.sqlite';
 
 /** The SQLite file a database URL names (unset: the default file); undefined for a server database. */
 export function sqliteFile(url: string | undefined): string | undefined {

@@ -17,7 +17,7 @@ import { NO_PAD_BINARY_COLLATION } from '../sql/mysql-dialect';
 import { SERVICE_MIGRATIONS } from './service-migrations';
 import { rebuiltTable } from './table-rebuild';
 
-export const MIGRATIONS_TABLE = 'reso_migrations';
+const MIGRATIONS_TABLE = 'reso_migrations';
 
 /** A migration as the database records it: the service's own, or the dictionary's. */
 interface NamedMigration {
