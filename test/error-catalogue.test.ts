@@ -1,7 +1,7 @@
 /**
  * The error catalogue (src/errors) and the edge that gives its codes HTTP statuses (src/http/error-status.ts):
  * every code has a status, codes are unique and stable-looking, each template words a real message, the
- * README documents every code with its status, and no lower layer reaches up into http/.
+ * manual (docs/api.md) documents every code with its status, and no lower layer reaches up into http/.
  */
 import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -171,10 +171,10 @@ describe('§7 Errors: one catalogue of stable codes, statuses assigned at the HT
     expect(errorBody(Errors.QueryStringInvalid()).error).not.to.have.property('target');
   });
 
-  it('the README lists every code with the status the edge gives it, and no other code', () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const section = readme.split('### Error codes')[1]?.split(/\n#{2,3} /)[0];
-    expect(section, 'README has an "### Error codes" section').to.be.a('string');
+  it('the manual (docs/api.md) lists every code with the status the edge gives it, and no other code', () => {
+    const manual = readFileSync(join(REPO_ROOT, 'docs/api.md'), 'utf8');
+    const section = manual.split('\n## Error codes\n')[1]?.split(/\n#{1,3} /)[0];
+    expect(section, 'docs/api.md has a "## Error codes" section').to.be.a('string');
     const documented = new Map([...section!.matchAll(/^\| `([A-Za-z]+)` \| (\d{3}) \| (.+) \|$/gm)].map((m) => [m[1], { status: Number(m[2]), when: m[3] }]));
     expect([...documented.keys()].sort()).to.deep.equal([...ERROR_CODES].sort());
     for (const code of ERROR_CODES) {
