@@ -1,5 +1,5 @@
 /**
- * `npm run certify [-- options]`: RESO's own certification tool against this server (README "Getting certified").
+ * `npm run certify [-- options]`: RESO's own certification tool against this server (docs/certification.md "Getting certified").
  *
  * Builds reso-cert from ../shared/reso-cert (skipped, saying so, when that recipe is not there; under CI its
  * absence fails), then on each database (SQLite; MariaDB too when MYSQL_URL is set) serves
@@ -124,7 +124,7 @@ export async function certify(argv: readonly string[], say: (line: string) => vo
   const o = options(argv);
   const tool = await buildTool(RECIPE);
   if (!tool) {
-    say(`certify: RESO's tool is not here (no ${join(RECIPE, 'build.sh')}): skipped. It is built from that recipe (README "Getting certified").`);
+    say(`certify: RESO's tool is not here (no ${join(RECIPE, 'build.sh')}): skipped. It is built from that recipe (docs/certification.md "Getting certified").`);
     return process.env.CI ? 1 : 0;
   }
   const problems: string[] = [];

@@ -32,7 +32,7 @@ export function initCommand(init: (options: InitOptions) => Promise<void> | void
     .summary('Start a deployment from your own CSDL dictionary: check it, add the policy it does not state, generate and build')
     .description('Copy your CSDL data dictionary to csdl/reso-dictionary.xml, adding the policy annotations it does not state '
       + '(listing root, deleted status, filterable and sortable fields, change timestamps, charged expansions, EntityEvent, Lookup and Field: '
-      + 'README "Starting from your own dictionary"), then generate generated/ and build, and print what to review. '
+      + 'docs/dictionary.md "Starting from your own dictionary"), then generate generated/ and build, and print what to review. '
       + 'Replacing the demo dictionary starts a new migration history (start on an empty database); '
       + 'replacing a dictionary of your own needs --force and keeps its history (the change becomes the next migration)')
     .requiredOption('--dictionary <csdl.xml>', 'your data dictionary, CSDL XML (EDMX 4.0); it is copied, never changed')

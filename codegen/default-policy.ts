@@ -1,5 +1,5 @@
 /**
- * The policy `reso-server init` adds to an operator's dictionary where it states none (README "Starting from your
+ * The policy `reso-server init` adds to an operator's dictionary where it states none (docs/dictionary.md "Starting from your
  * own dictionary"): each default keyed by RESO's standard names (a set of RESO's Property type, a field named
  * MlsStatus), applied only where that set or field exists with the type the policy needs, and never where the
  * dictionary already has the annotation, whatever it says. What is decided here is what the spec asks of a

@@ -104,7 +104,7 @@ function policyNotices(model: BuiltModel): string[] {
   if (model.entitySets.some((s) => s.changeLog)) return [];
   return model.entitySets.filter((s) => s.typeDef.name === RESO_ENTITY_EVENT.type).map((s) => `${s.name} is served as an ordinary set, which no change `
     + 'appends to: the dictionary does not make it the change log (Policy.ChangeLogOf); `reso-server init --dictionary <file>` adds that and RESO\'s other '
-    + 'policy defaults (README "Starting from your own dictionary")');
+    + 'policy defaults (docs/dictionary.md "Starting from your own dictionary")');
 }
 
 /** The snapshot and migrations an earlier run left in `outDir`: the next migration is the difference from them. */

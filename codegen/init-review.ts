@@ -33,7 +33,7 @@ export function reviewLines(r: Review): string[] {
       : `reso-server init: ${target} is now ${r.source}${added ? `, with ${added} additions where it stated no policy` : ''}${REPLACED[r.replaced]}`,
   ];
   if (added && r.replaced !== 'same') lines.push(`  (compare: git diff --no-index ${r.source} ${target}; each addition follows a comment "added by reso-server init")`);
-  lines.push('', 'Policy added where the dictionary stated none (README "Starting from your own dictionary"):');
+  lines.push('', 'Policy added where the dictionary stated none (docs/dictionary.md "Starting from your own dictionary"):');
   const policy = r.plan.applied.filter((a) => !CAPABILITIES.test(a.what));
   for (const a of policy) lines.push(`  - ${a.what}: ${a.why}`);
   const restricted = r.plan.applied.filter((a) => CAPABILITIES.test(a.what));

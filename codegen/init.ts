@@ -1,5 +1,5 @@
 /**
- * `reso-server init --dictionary <file>`: a deployment from the operator's own dictionary, in one command (README
+ * `reso-server init --dictionary <file>`: a deployment from the operator's own dictionary, in one command (docs/dictionary.md
  * "Starting from your own dictionary"). The dictionary is checked (one line naming file, line and element when it
  * is refused), given the policy it does not state (default-policy.ts, inserted into its text: text-insertion.ts),
  * generated once into a scratch folder to be sure it generates, then copied to the project's

@@ -2,7 +2,7 @@
 /**
  * Is what would run the model the dictionary describes, compiled from the sources as they are now? Asked by
  * bin/reso-server.js (so by `npm start` and every command) and by scripts/dev.js, before anything compiled is
- * loaded: plain JavaScript, and cheap, since a warm start asks it too (a few milliseconds: README "Working on it").
+ * loaded: plain JavaScript, and cheap, since a warm start asks it too (a few milliseconds: docs/development.md "Working on it").
  *
  * Two questions, each about a project folder `root` (so that tests can ask them of a small folder of their own):
  * - the model: generated/dictionary.sha256, which the generator writes, holds the SHA-256 of the dictionary's

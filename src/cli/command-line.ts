@@ -1,7 +1,7 @@
 /**
  * What the command line shares, on commander: each command's options are declared with their checks (the value
  * parsers below, given to `argParser`, refuse a bad value with InvalidArgumentError), and every refusal becomes
- * one line naming the command and its `--help`, with exit code 2 (README "Exit codes").
+ * one line naming the command and its `--help`, with exit code 2 (docs/command-line.md "Exit codes").
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { Config } from '../config/config';

@@ -1,4 +1,4 @@
-/** `reso-server <command>`: the operator's command line on commander (README "Command line"; exit codes in src/errors/operator-error.ts, failures explained by cli/failures.ts). */
+/** `reso-server <command>`: the operator's command line on commander (docs/command-line.md "Command line"; exit codes in src/errors/operator-error.ts, failures explained by cli/failures.ts). */
 import cluster from 'node:cluster';
 import { Command } from 'commander';
 import { generateCommand, initCommand } from '../../codegen/command';
@@ -23,7 +23,7 @@ const log = (line: string) => console.log(line);
 const ENVIRONMENT = `
 Environment: PORT, HOST, DATABASE_URL (sqlite:<path>, default sqlite:data/reso.sqlite, or
 mysql://user:pass@host:3306/db; the MariaDB database must exist), PAGE_SIZE, MAX_PAGE_SIZE,
-WORKERS, SHUTDOWN_TIMEOUT_MS, DEMO_TOKEN, SEED_LISTINGS, … (README "Configuration").
+WORKERS, SHUTDOWN_TIMEOUT_MS, DEMO_TOKEN, SEED_LISTINGS, … (docs/configuration.md "Configuration").
 Exit codes: 0 done, 1 failure, 2 usage or configuration, 3 database, 4 port, 5 bad input lines,
 6 a dictionary change the stored data cannot take (nothing changed).`;
 
@@ -46,7 +46,7 @@ async function openService(config: Config, opening: ServiceOpening = {}): Promis
 function serveCommand(context: CommandContext): Command {
   return new Command('serve')
     .summary('Start the OData service at http://localhost:$PORT/odata, on every core')
-    .description('Serve the OData service at http://localhost:$PORT/odata, configured by environment (README "Configuration"); '
+    .description('Serve the OData service at http://localhost:$PORT/odata, configured by environment (docs/configuration.md "Configuration"); '
       + 'on an empty database it first writes $SEED_LISTINGS demo listings')
     .usage('[--workers N]')
     .option('--workers <N>', 'server processes (default: $WORKERS, else one per core; 1: no cluster). SIGHUP replaces them one at a time; '

@@ -1,4 +1,4 @@
-/** Configuration from the environment; every setting is documented in the README. */
+/** Configuration from the environment; every setting is documented in docs/configuration.md. */
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { OperatorError } from '../errors/operator-error';
@@ -43,7 +43,7 @@ export interface Config extends OperationConfig {
   usageJournalDir: string;
   /** How often journaled usage counts are applied to the database, in milliseconds. */
   usageApplyMs: number;
-  /** The longest waits for the database (README "Timeouts"); past them a request gets 503. */
+  /** The longest waits for the database (docs/operating.md "Timeouts"); past them a request gets 503. */
   databaseTimeouts: DatabaseTimeouts;
   /**
    * The statement bound for the commands other than serve (ingest, seed, migrate, usage, clients): batch work no

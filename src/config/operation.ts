@@ -1,6 +1,6 @@
 /**
  * Settings for running the service in production: where it listens, its logs and metrics, compression and CORS.
- * Read with the rest of the configuration (config.ts); every setting is documented in the README.
+ * Read with the rest of the configuration (config.ts); every setting is documented in docs/configuration.md.
  */
 
 export type LogFormat = 'json' | 'pretty';

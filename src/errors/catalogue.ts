@@ -1,5 +1,5 @@
 /**
- * Every error the service answers with, by stable code. Clients branch on the code (README "Error codes");
+ * Every error the service answers with, by stable code. Clients branch on the code (docs/api.md "Error codes");
  * the code never changes once published, while the wording of messages may. Statuses are the HTTP edge's
  * business (http/error-status.ts).
  */

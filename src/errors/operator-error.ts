@@ -1,5 +1,5 @@
 /**
- * What a failure tells the operator: an exit code per kind of outcome (README "Exit codes"), and an error whose
+ * What a failure tells the operator: an exit code per kind of outcome (docs/command-line.md "Exit codes"), and an error whose
  * message is already the one line to print. Settings, the server process and the command line all raise these;
  * cli/failures.ts turns any other failure into such a line.
  */

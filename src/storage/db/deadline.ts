@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { DatabaseUnavailable } from './errors';
 
-/** The settings that bound every wait on the database (README "Timeouts"). */
+/** The settings that bound every wait on the database (docs/operating.md "Timeouts"). */
 export interface DatabaseTimeouts {
   /** Longest wait to begin: for a pooled or new connection (MariaDB), or for a lock another writer holds (SQLite). */
   readonly acquireMs: number;

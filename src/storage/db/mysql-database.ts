@@ -106,7 +106,7 @@ export class MysqlDatabase implements Database {
     c.query(statementLimit(c, this.timeouts.statementMs), ignore);
     // On a Galera node, a read waits until the node has applied every transaction the cluster committed before it
     // began (causal reads): a consumer moved between instances on different nodes never reads an older state than
-    // it has seen, and a removed-listings walk never misses a listing it already holds (README "Scaling out"). Not
+    // it has seen, and a removed-listings walk never misses a listing it already holds (docs/scaling-out.md "Scaling out"). Not
     // a Galera node (or MySQL, which lacks the variable): the statement changes nothing, or fails, ignored.
     if (this.causalReads) c.query('SET SESSION wsrep_sync_wait = IF(@@wsrep_on, 1, 0)', ignore);
     if (transactional) c.query('SET SESSION autocommit = 0', ignore);

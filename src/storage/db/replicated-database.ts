@@ -6,7 +6,7 @@
  * within `waitMs` (lagging, stopped, broken) leaves the read to the primary. So a read on a replica never sees a
  * state older than the primary's when the read began, exactly as a read on the primary would: a consumer moved
  * between instances (or between replicas) never reads back past what it has seen, and its removed-listings walk
- * never misses a listing it already holds (README "Scaling out"). The cost is that query on the primary per read.
+ * never misses a listing it already holds (docs/scaling-out.md "Scaling out"). The cost is that query on the primary per read.
  */
 import type { ConflictCounts } from './conflicts';
 import type { Database, Executor, PoolStats, Row } from './database';
