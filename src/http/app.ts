@@ -7,6 +7,7 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
 import express, { NextFunction, Request, Response } from 'express';
 import type { ServiceModel } from '../model/service-model';
+import type { AppOptions } from './app-options';
 import type { SkipTokens } from '../paging/skiptoken';
 import { DatabaseUnavailable } from '../storage/db/errors';
 import type { RecordStores } from '../storage/records/record-stores';
@@ -26,7 +27,7 @@ import { errorAnswer } from './error-status';
 import { parseQueryString } from './query-string';
 import { rateLimiter } from './rate-limit';
 import type { ChangeLogMarks } from '../paging/change-log-marks';
-import { resourceHandlers } from './odata/resource-handlers';
+import { resourceHandlers } from './odata/data-handlers';
 import { ReaderGone } from './odata/response';
 import { DataRoutes, expressStep, middlewareStep, requestPipeline, Step } from './pipeline';
 import { RequestContext, RequestContexts, SERVICE_ROOT, ServiceRoots } from './request-context';
@@ -36,10 +37,8 @@ import { cachingHeaders, DATA_CACHE_CONTROL } from './caching';
 import { compressResponses, wholeBodyLength } from './compression';
 import { corsFor } from './cors';
 import { probes } from './health';
-import { adminMetrics, MetricsText } from './admin/metrics-endpoint';
-import type { Logger } from '../observability/logger';
+import { adminMetrics } from './admin/metrics-endpoint';
 import { silentLogger } from '../observability/logger';
-import type { ServiceMetrics } from '../observability/metrics';
 import type { Reachability } from '../storage/db/reachable';
 import { webhookReport } from './admin/webhooks-endpoint';
 import type { Subscriptions } from '../webhooks/subscriptions';
@@ -49,40 +48,6 @@ import { explorerPolicy } from './admin/explorer-policy';
 import { consoleRoutes } from '../console/console-routes';
 
 export const RETRY_AFTER_SECONDS = 5;
-
-export interface AppOptions {
-  /** Records per page of a collection response, unless the client prefers fewer (or more, up to maxPageSize). */
-  pageSize: number;
-  /** Largest page a client may ask for with `Prefer: odata.maxpagesize`. */
-  maxPageSize: number;
-  /** Absolute service root for links; by default taken from the request's Host. */
-  baseUrl?: string;
-  /** Longest $filter accepted (413 beyond). */
-  maxFilterLength: number;
-  /** Records of a page read, expanded and written at a time (http/page-batches.ts). */
-  pageBatchSize: number;
-  /** How long a response waits for a reader that takes nothing before disconnecting it, in milliseconds. */
-  writeStallMs: number;
-  /** Requests one client may have in progress at once; more answer 429 (http/concurrency-limit.ts). */
-  maxConcurrentRequests: number;
-  /** The operator's distribution scope: an OData filter on Property (see query/visibility.ts). */
-  feedScope?: string;
-  /**
-   * No authentication, licensing or metering: for measuring what they cost (bench/). Deliberately not
-   * reachable from configuration or the command line.
-   */
-  anonymous?: boolean;
-  /** Where request lines go (none: silent). */
-  logger?: Logger;
-  /** gzip and brotli by Accept-Encoding (http/compression.ts). */
-  compression?: boolean;
-  /** Origins browsers may call from (http/cors.ts); none: CORS off. */
-  corsOrigins?: readonly string[];
-  /** Observes every request. */
-  metrics?: ServiceMetrics;
-  /** With it, admin clients scrape /metrics on the service port, answered by it (one process's, or a cluster's). */
-  scrapeOnServicePort?: MetricsText;
-}
 
 /** What the application uses, each part for the handlers that need it. */
 export interface AppParts {

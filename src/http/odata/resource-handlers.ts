@@ -1,9 +1,9 @@
 /**
- * What the generated routers call, for each entity set: a collection query, `/$count`, a fetch by key, and
- * navigation paths (`Property('<key>')/Media`). Each runs the request's plan (request-plans.ts: parsed, bound and
+ * The data requests of each entity set: a collection query, `/$count`, a fetch by key, and navigation paths
+ * (`Property('<key>')/Media`). Each runs the request's plan (request-plans.ts: parsed, bound and
  * prepared once per shape) and writes from it: a page reads by keyset in batches and expands each batch.
  */
-import type { EntitySetSpec, FieldSpec, ResourceHandlers, ServiceModel } from '../../model/service-model';
+import type { EntitySetSpec, FieldSpec, ServiceModel } from '../../model/service-model';
 import { ChangeLogMarks, markOf, refuseEventMarkBefore, refuseExpiredMark } from '../../paging/change-log-marks';
 import { nextLink, PageSize, pageSize } from '../../paging/page-request';
 import { refuseMarkBefore, refusePositionBefore, ScopeEpochs } from '../../paging/scope-epoch';
@@ -17,15 +17,13 @@ import { TRANSACTION_CLASSES, UsageRecorder } from '../../metering/meter';
 import type { PreparedRead } from '../../storage/records/record-store';
 import type { RecordStores } from '../../storage/records/record-stores';
 import { Errors } from '../../errors/catalogue';
-import type { AppOptions } from '../app';
+import type { AppOptions } from '../app-options';
 import { withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
 import { PageBatches } from './page-batches';
 import { entityTag, notModified } from '../caching';
 import { EntityShapers } from './entity-shape';
 import { jsonContentType, preferenceApplied } from './json-format';
-import { MemberRequests } from './member-paths';
-import type { DataHandler } from '../pipeline';
 import type { RequestContext } from '../request-context';
 import { ExecutablePlan, RequestPlans } from './request-plans';
 import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, noContent, type RecordBytes, sendJson, sendPieces, sendText } from './response';
@@ -73,20 +71,6 @@ export interface ResourceParts {
   /** When what each client may see last changed without its records changing. */
   readonly scopeEpochs: ScopeEpochs;
   readonly changeLogMarks?: ChangeLogMarks;
-}
-
-export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers<DataHandler> {
-  const requests = new ResourceRequests(parts, options);
-  const members = new MemberRequests(requests, options.writeStallMs);
-  return {
-    collection: (set) => (ctx) => requests.page(ctx, set),
-    count: (set) => (ctx) => requests.count(ctx, set),
-    byKey: (set) => (ctx, params) => requests.entity(ctx, set, parseKeyPredicate(set, params[0])),
-    navigation: (set) => (ctx, params) => requests.navigation(ctx, set, params),
-    member: (set) => (ctx, params) => members.member(ctx, set, params),
-    rawValue: (set) => (ctx, params) => members.rawValue(ctx, set, params),
-    memberCount: (set) => (ctx, params) => members.count(ctx, set, params),
-  };
 }
 
 /** One request's work against one set, for each kind of path. */
