@@ -3,15 +3,13 @@
  * request is logged, measured and compressed with. A module of its own so that the handlers it sets up can read it
  * without importing the application that builds them.
  */
+import type { PagingOptions } from '../paging/page-plan';
 import type { Logger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { MetricsText } from './admin/metrics-endpoint';
 
-export interface AppOptions {
-  /** Records per page of a collection response, unless the client prefers fewer (or more, up to maxPageSize). */
-  pageSize: number;
-  /** Largest page a client may ask for with `Prefer: odata.maxpagesize`. */
-  maxPageSize: number;
+/** With the page sizes (paging/page-plan.ts). */
+export interface AppOptions extends PagingOptions {
   /** Absolute service root for links; by default taken from the request's Host. */
   baseUrl?: string;
   /** Longest $filter accepted (413 beyond). */
