@@ -1,6 +1,6 @@
 /**
  * The application: the request pipeline (pipeline.ts), the server's request listener, which every request passes
- * first, with the OData service root under /odata and the generated routes of every entity set; the token
+ * first, with the OData service root under /odata and the routes of every entity set; the token
  * endpoint, admin API and console on an Express app it hands every other request to; and the one place where
  * error values become HTTP responses.
  */
@@ -29,7 +29,8 @@ import { rateLimiter } from './rate-limit';
 import type { ChangeLogMarks } from '../paging/change-log-marks';
 import { resourceHandlers } from './odata/data-handlers';
 import { ReaderGone } from './odata/response';
-import { DataRoutes, expressStep, middlewareStep, requestPipeline, Step } from './pipeline';
+import { expressStep, middlewareStep, requestPipeline, Step } from './pipeline';
+import { DataRoutes } from './odata/data-routes';
 import { RequestContext, RequestContexts, SERVICE_ROOT, ServiceRoots } from './request-context';
 import { metadataDocument, serviceDocument } from './odata/service-root';
 import { requestId, requestLog } from './request-log';
@@ -129,12 +130,12 @@ function everyRequest(parts: AppParts, options: AppOptions): Step[] {
   return [log, ...middleware.map(middlewareStep), protocolVersion];
 }
 
-/** The data routes: the service document, $metadata, and the generated routes of every entity set. */
+/** The data routes: the service document, $metadata, and the routes of every entity set. */
 function dataRoutes(parts: AppParts, licences: Licences, options: AppOptions): DataRoutes {
   const routes = new DataRoutes();
   routes.get(METADATA_PATH, metadataDocument());
   routes.get('/', serviceDocument(parts.model.entitySets));
-  parts.model.mountRoutes(routes, resourceHandlers({ ...parts, licences }, options));
+  routes.sets(parts.model.entitySets, resourceHandlers({ ...parts, licences }, options));
   return routes;
 }
 

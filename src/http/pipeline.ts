@@ -2,8 +2,8 @@
  * The request pipeline: the server's request listener, on node:http's own request and response. It begins the
  * request's context (request-context.ts), runs the steps every request takes (the request log, HTTP conventions,
  * probes, the protocol version), and then, for a path under the service root, the data steps (read-only,
- * readiness, bearer, limits, format) and the data routes: the generated routers' paths, matched below the root by
- * a route table of our own. Anything else goes on to the rest of the app (Express's routes: the token endpoint,
+ * readiness, bearer, limits, format) and the data routes (odata/data-routes.ts: the entity sets' paths, matched below
+ * the root). Anything else goes on to the rest of the app (Express's routes: the token endpoint,
  * admin API, console), which finds the context with `RequestContexts.of`.
  *
  * Why the data path never enters Express: Express gives every request and response it handles its own prototypes,
@@ -16,16 +16,10 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import type { RouteTable } from '../model/service-model';
-import { Errors } from '../errors/catalogue';
 import type { RequestContext, RequestContexts } from './request-context';
-import { SERVICE_ROOT } from './request-context';
 
 /** One step of the pipeline: calls `next` to go on, or `next(error)` to end the request with an error. */
 export type Step = (ctx: RequestContext, next: (err?: unknown) => void) => void;
-
-/** A data route's handler, given the path's captures (decoded). */
-export type DataHandler = (ctx: RequestContext, params: readonly string[]) => Promise<void> | void;
 
 /** A Connect-style middleware on node's request and response (cors, compression). */
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
@@ -55,13 +49,18 @@ export function runSteps(steps: readonly Step[], ctx: RequestContext, done: (err
   step();
 }
 
+/** What answers a request under the service root once its steps have passed (or rejects with why it cannot). */
+export interface Routes {
+  dispatch(ctx: RequestContext): Promise<void>;
+}
+
 export interface PipelineParts {
   readonly contexts: RequestContexts;
   /** Steps every request takes, in order: the first begins the context's life (the request log). */
   readonly every: readonly Step[];
   /** Steps a request under the service root takes before its route. */
   readonly data: readonly Step[];
-  readonly routes: DataRoutes;
+  readonly routes: Routes;
   /** A request id for the context (the request log's). */
   readonly requestId: (req: IncomingMessage) => string;
   /** Where a request outside the service root goes once the steps every request takes have passed. */
@@ -84,56 +83,4 @@ export function requestPipeline(parts: PipelineParts): RequestListener {
       runSteps(parts.data, ctx, (e) => (e ? fail(e) : parts.routes.dispatch(ctx).catch(fail)));
     });
   };
-}
-
-type RoutePath = string | RegExp;
-
-interface Route {
-  /** The path's captures when it matches, else undefined. */
-  readonly match: (path: string) => string[] | undefined;
-  readonly handler: DataHandler;
-}
-
-/**
- * The data routes: paths from the service root, as the generated routers and the service document give them,
- * tried in the order they were added (the first match answers). A string matches itself, with or without a
- * trailing slash; a pattern matches the raw path, its captures decoded as Express decodes route parameters.
- */
-export class DataRoutes implements RouteTable<DataHandler> {
-  private readonly routes: Route[] = [];
-
-  get(path: RoutePath | readonly RoutePath[], handler: DataHandler): void {
-    for (const p of Array.isArray(path) ? path : [path as RoutePath]) this.routes.push({ match: matcher(p), handler });
-  }
-
-  dispatch(ctx: RequestContext): Promise<void> {
-    const path = ctx.path!;
-    for (const route of this.routes) {
-      const params = route.match(path);
-      if (params) return Promise.resolve(route.handler(ctx, params));
-    }
-    return Promise.reject(Errors.ResourceNotFound(ctx.pathname, SERVICE_ROOT));
-  }
-}
-
-const NO_PARAMS: string[] = [];
-
-function matcher(p: RoutePath): Route['match'] {
-  if (typeof p === 'string') {
-    const slashed = p === '/' ? p : `${p}/`;
-    return (path) => (path === p || path === slashed ? NO_PARAMS : undefined);
-  }
-  return (path) => {
-    const m = p.exec(path);
-    return m ? m.slice(1).map(decodeParam) : undefined;
-  };
-}
-
-function decodeParam(value: string | undefined): string {
-  if (value === undefined || !value.includes('%')) return value as string;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    throw Errors.RequestMalformed(`Failed to decode param '${value}'`);
-  }
 }

@@ -1,15 +1,14 @@
 /**
- * What the generated routers call, for each entity set: the requests on the set and its records
+ * What the data routes call (data-routes.ts), for each entity set: the requests on the set and its records
  * (resource-handlers.ts) and on the members below one record (member-paths.ts).
  */
-import type { ResourceHandlers } from '../../model/service-model';
 import type { AppOptions } from '../app-options';
-import type { DataHandler } from '../pipeline';
+import type { ResourceHandlers } from './data-routes';
 import { parseKeyPredicate } from './key-predicate';
 import { MemberRequests } from './member-paths';
 import { ResourceParts, ResourceRequests } from './resource-handlers';
 
-export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers<DataHandler> {
+export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers {
   const requests = new ResourceRequests(parts, options);
   const members = new MemberRequests(requests, options.writeStallMs);
   return {
