@@ -19,6 +19,7 @@ import { serviceModel } from '../generated';
 import { requestPipeline, Step } from '../src/http/pipeline';
 import { DataRoutes, ResourceHandlers, RoutePath, setRoutes } from '../src/http/odata/data-routes';
 import { RequestContexts, ServiceRoots } from '../src/http/request-context';
+import { ExpressRoutes } from '../src/http/express-routes';
 import { Licences } from '../src/auth/licence';
 
 type Design = 'express-layers' | 'express-router' | 'pipeline';
@@ -43,7 +44,7 @@ function listener(design: Design): RequestListener {
     const noop: Step = (_ctx, next) => next();
     const contexts = new RequestContexts(new ServiceRoots(undefined), new Licences(serviceModel, undefined));
     const fail = (ctx: { res: { statusCode: number; end(): void } }) => { ctx.res.statusCode = 500; ctx.res.end(); };
-    return requestPipeline({ contexts, requestId: () => 'id', every: Array(STEPS / 2).fill(noop), data: Array(STEPS / 2).fill(noop), routes, rest: app, fail });
+    return requestPipeline({ contexts, requestId: () => 'id', every: Array(STEPS / 2).fill(noop), data: Array(STEPS / 2).fill(noop), routes, rest: new ExpressRoutes(app), fail });
   }
   for (let i = 0; i < STEPS / 2; i++) app.use(step);
   const under = (p: RoutePath): RoutePath => (typeof p === 'string' ? `/odata${p}` : new RegExp(`^\\/odata${p.source.slice(1)}`));

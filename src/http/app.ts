@@ -5,7 +5,7 @@
  * error values become HTTP responses.
  */
 import type { IncomingMessage, RequestListener } from 'node:http';
-import express, { NextFunction, Request, Response } from 'express';
+import express from 'express';
 import type { ServiceModel } from '../model/service-model';
 import type { AppOptions } from './app-options';
 import type { SkipTokens } from '../paging/skiptoken';
@@ -29,7 +29,8 @@ import { rateLimiter } from './rate-limit';
 import type { ChangeLogMarks } from '../paging/change-log-marks';
 import { resourceHandlers } from './odata/data-handlers';
 import { ReaderGone } from './odata/response';
-import { expressStep, middlewareStep, requestPipeline, Step } from './pipeline';
+import { middlewareStep, requestPipeline, Step } from './pipeline';
+import { ExpressRoutes } from './express-routes';
 import { DataRoutes } from './odata/data-routes';
 import { RequestContext, RequestContexts, SERVICE_ROOT, ServiceRoots } from './request-context';
 import { metadataDocument, serviceDocument } from './odata/service-root';
@@ -85,6 +86,7 @@ export function createApp(parts: AppParts, options: AppOptions): RequestListener
   // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
   const ready = requireReady(parts.readiness);
   const authenticate = requireBearer(parts.clients);
+  const rest = new ExpressRoutes(app);
   const pipeline = requestPipeline({
     contexts,
     requestId,
@@ -93,26 +95,26 @@ export function createApp(parts: AppParts, options: AppOptions): RequestListener
       authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows),
     ], negotiateData(new FormatNegotiation())],
     routes: dataRoutes(parts, licences, options),
-    rest: app,
+    rest,
     fail: sendError,
   });
 
   // Beside the service root, on Express's routes, each after the pipeline (which began the request's context).
-  const guarded = (...steps: Step[]) => steps.map((s) => expressStep(contexts, s));
+  const guarded = (...steps: Step[]) => steps.map((s) => rest.step(s));
   const admin = (what: string) => guarded(ready, authenticate, requireAdmin(what));
   // A route, not a middleware: other requests never enter the token endpoint's router.
   app.post('/oauth2/token', ...guarded(ready), tokenEndpoint(parts.clients, new TokenThrottle(parts.clock)));
-  app.get('/admin/usage', ...admin('usage'), usageReport(parts.meter, contexts));
+  app.get('/admin/usage', ...admin('usage'), rest.step(usageReport(parts.meter)));
   if (options.scrapeOnServicePort) app.get('/metrics', ...admin('metrics'), adminMetrics(options.scrapeOnServicePort));
   if (parts.subscriptions) app.get('/admin/webhooks', ...admin('webhooks'), webhookReport(parts.subscriptions));
-  app.get('/admin/usage/periods', ...admin('usage'), usagePeriods(parts.meter, contexts));
+  app.get('/admin/usage/periods', ...admin('usage'), rest.step(usagePeriods(parts.meter)));
   app.use(adminClients({ model: parts.model, clients: parts.clients }, admin('the admin API')));
   // The console: a public static shell; what it shows comes from the token-checked routes above and below.
-  app.get('/console/api/explorer', ...guarded(ready, authenticate), explorerPolicy(parts.model, contexts));
+  app.get('/console/api/explorer', ...guarded(ready, authenticate), rest.step(explorerPolicy(parts.model)));
   app.use(consoleRoutes());
 
   app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
-  app.use((err: unknown, req: Request, _res: Response, _next: NextFunction) => sendError(contexts.of(req), err));
+  app.use(rest.failure(sendError));
   return pipeline;
 }
 

@@ -3,8 +3,8 @@
  * request's context (request-context.ts), runs the steps every request takes (the request log, HTTP conventions,
  * probes, the protocol version), and then, for a path under the service root, the data steps (read-only,
  * readiness, bearer, limits, format) and the data routes (odata/data-routes.ts: the entity sets' paths, matched below
- * the root). Anything else goes on to the rest of the app (Express's routes: the token endpoint,
- * admin API, console), which finds the context with `RequestContexts.of`.
+ * the root). Anything else goes on to the rest of the app (Express's routes: the token endpoint, admin API,
+ * console: express-routes.ts), entered the same way, with the request's context.
  *
  * Why the data path never enters Express: Express gives every request and response it handles its own prototypes,
  * and from then on node's HTTP code runs slower on them. The same key fetch (one better-sqlite3 read, one
@@ -15,7 +15,6 @@
  * series (`fail` writes it).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
 import type { RequestContext, RequestContexts } from './request-context';
 
 /** One step of the pipeline: calls `next` to go on, or `next(error)` to end the request with an error. */
@@ -27,11 +26,6 @@ export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?
 /** A Connect-style middleware (cors, compression) as a step. */
 export function middlewareStep(handler: Middleware): Step {
   return (ctx, next) => handler(ctx.req, ctx.res, next);
-}
-
-/** A step for a route Express dispatches (after the pipeline): it finds the request's context. */
-export function expressStep(contexts: RequestContexts, step: Step): RequestHandler {
-  return (req, _res, next) => step(contexts.of(req), next);
 }
 
 /** Runs steps in order; `done` gets the first error, or nothing once all have passed. */
@@ -55,7 +49,7 @@ export interface Routes {
 }
 
 export interface PipelineParts {
-  readonly contexts: RequestContexts;
+  readonly contexts: Pick<RequestContexts, 'begin'>;
   /** Steps every request takes, in order: the first begins the context's life (the request log). */
   readonly every: readonly Step[];
   /** Steps a request under the service root takes before its route. */
@@ -64,7 +58,7 @@ export interface PipelineParts {
   /** A request id for the context (the request log's). */
   readonly requestId: (req: IncomingMessage) => string;
   /** Where a request outside the service root goes once the steps every request takes have passed. */
-  readonly rest: RequestListener;
+  readonly rest: Routes;
   /** Writes the error a step or a data route ended the request with. */
   readonly fail: (ctx: RequestContext, err: unknown) => void;
 }
@@ -76,10 +70,7 @@ export function requestPipeline(parts: PipelineParts): RequestListener {
     const fail = (err: unknown) => parts.fail(ctx, err);
     runSteps(parts.every, ctx, (err) => {
       if (err) return fail(err);
-      if (ctx.path === undefined) {
-        parts.contexts.handOver(ctx);
-        return parts.rest(req, res);
-      }
+      if (ctx.path === undefined) return void parts.rest.dispatch(ctx).catch(fail);
       runSteps(parts.data, ctx, (e) => (e ? fail(e) : parts.routes.dispatch(ctx).catch(fail)));
     });
   };
