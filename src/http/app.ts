@@ -9,14 +9,13 @@ import express from 'express';
 import type { ServiceModel } from '../model/service-model';
 import type { AppOptions } from './app-options';
 import type { SkipTokens } from '../paging/skiptoken';
-import { DatabaseUnavailable } from '../storage/db/errors';
 import type { RecordStores } from '../storage/records/record-stores';
 import type { ClientRegistry } from '../auth/clients';
 import { Licences } from '../auth/licence';
 import { TokenThrottle } from '../auth/token-throttle';
 import type { ScopeEpochs } from '../paging/scope-epoch';
 import { Errors, ServiceError } from '../errors/catalogue';
-import { MeteringUnavailable, UsageRecorder, UsageReport } from '../metering/meter';
+import type { UsageRecorder, UsageReport } from '../metering/meter';
 import type { RateWindows } from '../metering/rate-limit';
 import { RequestsInProgress } from '../metering/requests-in-progress';
 import type { Clock } from '../foundation/clock';
@@ -39,9 +38,9 @@ import { cachingHeaders, DATA_CACHE_CONTROL } from './caching';
 import { compressResponses, wholeBodyLength } from './compression';
 import { corsFor } from './cors';
 import { probes } from './health';
+import { requireReady, ServiceReadiness, unavailableAnswer } from './readiness';
 import { adminMetrics } from './admin/metrics-endpoint';
 import { silentLogger } from '../observability/logger';
-import type { Reachability } from '../storage/db/reachable';
 import { webhookReport } from './admin/webhooks-endpoint';
 import type { Subscriptions } from '../webhooks/subscriptions';
 import { usagePeriods, usageReport } from './admin/usage-endpoint';
@@ -49,16 +48,12 @@ import { adminClients, requireAdmin } from './admin/admin-clients';
 import { explorerPolicy } from './admin/explorer-policy';
 import { consoleRoutes } from '../console/console-routes';
 
-export const RETRY_AFTER_SECONDS = 5;
-
 /** What the application uses, each part for the handlers that need it. */
-export interface AppParts {
+export interface AppParts extends ServiceReadiness {
   readonly model: ServiceModel;
   readonly stores: RecordStores;
   readonly clients: ClientRegistry;
   readonly meter: UsageRecorder & UsageReport;
-  /** Whether the start-up work is done: until then, 503. */
-  readonly readiness: { readonly ready: boolean };
   readonly skipTokens: () => SkipTokens;
   /** When what each client may see last changed without its records changing (ScopeChanged). */
   readonly scopeEpochs: ScopeEpochs;
@@ -68,8 +63,6 @@ export interface AppParts {
   readonly clock: Clock;
   /** The clients' request limits, shared with the other instances on the database. */
   readonly rateWindows: Pick<RateWindows, 'take'>;
-  /** Whether the database answers now (GET /ready). */
-  readonly database: Pick<Reachability, 'check'>;
   /** Webhook subscriptions, for /admin/webhooks. */
   readonly subscriptions?: Pick<Subscriptions, 'list'>;
 }
@@ -182,11 +175,6 @@ function odataVersion(req: IncomingMessage): '4.0' | '4.01' | undefined {
   return major === 4 && minor === 0 ? '4.0' : '4.01';
 }
 
-/** Passes a request on once the service is ready; before, 503 with Retry-After. */
-function requireReady(readiness: { readonly ready: boolean }): Step {
-  return (_ctx, next) => next(readiness.ready ? undefined : Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
-}
-
 function sendError(ctx: RequestContext, err: unknown): void {
   // For the request's log line (http/request-log.ts): server errors are logged with it.
   ctx.error = err;
@@ -207,8 +195,8 @@ function sendError(ctx: RequestContext, err: unknown): void {
 /** Failures below the catalogue (the database, the usage journal, Express itself) as the errors clients see. */
 function asServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
-  if (err instanceof DatabaseUnavailable) return Errors.ServiceUnavailable('database', RETRY_AFTER_SECONDS);
-  if (err instanceof MeteringUnavailable) return Errors.ServiceUnavailable('metering', RETRY_AFTER_SECONDS);
+  const unavailable = unavailableAnswer(err);
+  if (unavailable) return unavailable;
   // Express and its body parser raise these for malformed URLs (bad percent-encoding), oversized or
   // undecodable bodies and the like.
   const status = (err as { status?: number })?.status;
