@@ -1,5 +1,5 @@
 /**
- * What request dispatch costs, apart from any work: the generated routes of every entity set and ten no-op steps
+ * What request dispatch costs, apart from any work: the routes of every entity set (src/http/odata/data-routes.ts) and ten no-op steps
  * before them, each answering `{}`, dispatched three ways, each server in a process of its own under autocannon
  * (rounds interleaved, as bench/run.ts does):
  * - express-layers: every step an `app.use` layer and every route an `app.get` on the app's router (Express as
@@ -16,9 +16,10 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import express, { RequestHandler } from 'express';
 import { serviceModel } from '../generated';
-import type { ResourceHandlers, RoutePath } from '../src/model/service-model';
-import { DataHandler, DataRoutes, requestPipeline, Step } from '../src/http/pipeline';
+import { requestPipeline, Step } from '../src/http/pipeline';
+import { DataRoutes, ResourceHandlers, RoutePath, setRoutes } from '../src/http/odata/data-routes';
 import { RequestContexts, ServiceRoots } from '../src/http/request-context';
+import { ExpressRoutes } from '../src/http/express-routes';
 import { Licences } from '../src/auth/licence';
 
 type Design = 'express-layers' | 'express-router' | 'pipeline';
@@ -39,22 +40,22 @@ function listener(design: Design): RequestListener {
   const step: RequestHandler = (_req, _res, next) => next();
   if (design === 'pipeline') {
     const routes = new DataRoutes();
-    serviceModel.mountRoutes(routes, handlers<DataHandler>(() => (ctx) => { ctx.res.end('{}'); }));
+    routes.sets(sets, handlers(() => (ctx) => { ctx.res.end('{}'); }));
     const noop: Step = (_ctx, next) => next();
     const contexts = new RequestContexts(new ServiceRoots(undefined), new Licences(serviceModel, undefined));
     const fail = (ctx: { res: { statusCode: number; end(): void } }) => { ctx.res.statusCode = 500; ctx.res.end(); };
-    return requestPipeline({ contexts, requestId: () => 'id', every: Array(STEPS / 2).fill(noop), data: Array(STEPS / 2).fill(noop), routes, rest: app, fail });
+    return requestPipeline({ contexts, requestId: () => 'id', every: Array(STEPS / 2).fill(noop), data: Array(STEPS / 2).fill(noop), routes, rest: new ExpressRoutes(app), fail });
   }
   for (let i = 0; i < STEPS / 2; i++) app.use(step);
   const under = (p: RoutePath): RoutePath => (typeof p === 'string' ? `/odata${p}` : new RegExp(`^\\/odata${p.source.slice(1)}`));
   if (design === 'express-layers') {
     for (let i = 0; i < STEPS / 2; i++) app.use('/odata', step);
-    serviceModel.mountRoutes({ get: (p, h: RequestHandler) => app.get(Array.isArray(p) ? p.map(under) : under(p as RoutePath), h) }, handlers(() => answer));
+    for (const { path } of sets.flatMap(setRoutes)) app.get(Array.isArray(path) ? path.map(under) : under(path as RoutePath), answer);
     return app;
   }
   const odata = express.Router({ caseSensitive: true });
   for (let i = 0; i < STEPS / 2; i++) odata.use(step);
-  serviceModel.mountRoutes({ get: (p, h: RequestHandler) => odata.get(p as string, h) }, handlers(() => answer));
+  for (const { path } of sets.flatMap(setRoutes)) odata.get(path as string, answer);
   app.use('/odata', odata);
   return app;
 }

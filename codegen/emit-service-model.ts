@@ -6,7 +6,6 @@ import { VariableDeclarationKind, Writers } from 'ts-morph';
 import type { BuiltModel } from './build-model';
 import type { EmittedFile } from './emitted-file';
 import { recordSchemaPath } from './emit-record-schemas';
-import { routerName } from './emit-routers';
 import { EmitContext, modelImportAt, quote, typeScriptFile } from './typescript-source';
 
 export function emitServiceModel(model: BuiltModel, context: EmitContext): EmittedFile[] {
@@ -18,9 +17,6 @@ export function emitServiceModel(model: BuiltModel, context: EmitContext): Emitt
     file.addImportDeclaration({ moduleSpecifier: './lookups', namedImports: ['lookups'] });
     file.addImportDeclaration({ moduleSpecifier: './storage-schema', namedImports: ['tables', 'valueTables'] });
     file.addImportDeclaration({ moduleSpecifier: './migrations', namedImports: ['migrations'] });
-    for (const set of model.entitySets) {
-      file.addImportDeclaration({ moduleSpecifier: `./routers/${set.name}`, namedImports: [routerName(set)] });
-    }
     file.addVariableStatement({
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
@@ -44,10 +40,5 @@ function serviceModel(model: BuiltModel, context: EmitContext) {
     recordSchemas: Writers.object(Object.fromEntries(model.entitySets.map((s) => [
       s.name, `JSON.parse(readFileSync(join(__dirname, ${quote(recordSchemaPath(s))}), 'utf8'))`,
     ]))),
-    mountRoutes: (w) => {
-      w.write('(router, handlers) => {').newLine();
-      w.indent(() => { for (const s of model.entitySets) w.writeLine(`${routerName(s)}(router, handlers);`); });
-      w.write('}');
-    },
   });
 }

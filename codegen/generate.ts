@@ -15,7 +15,6 @@ import { emitLookups } from './emit-lookups';
 import { emitMetadata } from './emit-metadata';
 import { emitMigrations, MIGRATIONS_FOLDER } from './emit-migrations';
 import { emitRecordSchemas } from './emit-record-schemas';
-import { emitRouters } from './emit-routers';
 import { emitServiceModel } from './emit-service-model';
 import { emitStorageSchema } from './emit-storage-schema';
 import type { EmittedFile } from './emitted-file';
@@ -45,7 +44,7 @@ export const REPO_ROOT = resolve(__dirname, '../..');
 
 /** One emitter per artifact of generated/. */
 const EMITTERS: readonly ((model: BuiltModel, context: EmitContext) => EmittedFile[])[] = [
-  emitFieldTables, emitRouters, emitStorageSchema, emitLookups, emitServiceModel, emitMetadata, emitEntities, emitRecordSchemas, emitMigrations,
+  emitFieldTables, emitStorageSchema, emitLookups, emitServiceModel, emitMetadata, emitEntities, emitRecordSchemas, emitMigrations,
 ];
 
 export function generate(options: GenerateOptions): GenerateResult {

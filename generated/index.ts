@@ -7,17 +7,6 @@ import { Property, Member, Office, OpenHouse, Media, HistoryTransactional, Prope
 import { lookups } from './lookups';
 import { tables, valueTables } from './storage-schema';
 import { migrations } from './migrations';
-import { mountPropertyRoutes } from './routers/Property';
-import { mountMemberRoutes } from './routers/Member';
-import { mountOfficeRoutes } from './routers/Office';
-import { mountOpenHouseRoutes } from './routers/OpenHouse';
-import { mountMediaRoutes } from './routers/Media';
-import { mountHistoryTransactionalRoutes } from './routers/HistoryTransactional';
-import { mountPropertyRoomsRoutes } from './routers/PropertyRooms';
-import { mountPropertyUnitTypesRoutes } from './routers/PropertyUnitTypes';
-import { mountLookupRoutes } from './routers/Lookup';
-import { mountFieldRoutes } from './routers/Field';
-import { mountEntityEventRoutes } from './routers/EntityEvent';
 
 export const serviceModel: ServiceModel = {
   namespace: 'org.reso.metadata',
@@ -42,18 +31,5 @@ export const serviceModel: ServiceModel = {
     Lookup: JSON.parse(readFileSync(join(__dirname, 'schemas/Lookup.json'), 'utf8')),
     Field: JSON.parse(readFileSync(join(__dirname, 'schemas/Field.json'), 'utf8')),
     EntityEvent: JSON.parse(readFileSync(join(__dirname, 'schemas/EntityEvent.json'), 'utf8'))
-  },
-  mountRoutes: (router, handlers) => {
-    mountPropertyRoutes(router, handlers);
-    mountMemberRoutes(router, handlers);
-    mountOfficeRoutes(router, handlers);
-    mountOpenHouseRoutes(router, handlers);
-    mountMediaRoutes(router, handlers);
-    mountHistoryTransactionalRoutes(router, handlers);
-    mountPropertyRoomsRoutes(router, handlers);
-    mountPropertyUnitTypesRoutes(router, handlers);
-    mountLookupRoutes(router, handlers);
-    mountFieldRoutes(router, handlers);
-    mountEntityEventRoutes(router, handlers);
   }
 };

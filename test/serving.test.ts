@@ -202,6 +202,15 @@ describeEachDatabase('Serving', (target) => {
         expect(odataError(r).code).to.equal('ResourceNotFound');
       }
     });
+    it("a set answers by its whole name only: a prefix, a longer name or a name run into a segment's text is no path", async () => {
+      for (const url of [`${base}/Propert`, `${base}/PropertyX`, `${base}/PropertyX('a')`, `${base}/Property$count`, `${base}/Memberss/$count`]) {
+        const r = await get(url);
+        expect(r.status, url).to.equal(404);
+        expect(odataError(r).code, url).to.equal('ResourceNotFound');
+      }
+      expect((await get(`${base}/Property/`)).status, 'a trailing slash').to.equal(200);
+      expect((await get(`${base}/Members/$count`)).text, 'an alias').to.equal((await get(`${base}/Member/$count`)).text);
+    });
     it('$skip answers 501 and says to follow @odata.nextLink', async () => {
       const r = await get(`${base}/Property?$skip=10`);
       expect(r.status).to.equal(501);

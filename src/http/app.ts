@@ -1,21 +1,21 @@
 /**
  * The application: the request pipeline (pipeline.ts), the server's request listener, which every request passes
- * first, with the OData service root under /odata and the generated routes of every entity set; the token
+ * first, with the OData service root under /odata and the routes of every entity set; the token
  * endpoint, admin API and console on an Express app it hands every other request to; and the one place where
  * error values become HTTP responses.
  */
 import type { IncomingMessage, RequestListener } from 'node:http';
-import express, { NextFunction, Request, Response } from 'express';
+import express from 'express';
 import type { ServiceModel } from '../model/service-model';
+import type { AppOptions } from './app-options';
 import type { SkipTokens } from '../paging/skiptoken';
-import { DatabaseUnavailable } from '../storage/db/errors';
 import type { RecordStores } from '../storage/records/record-stores';
 import type { ClientRegistry } from '../auth/clients';
 import { Licences } from '../auth/licence';
 import { TokenThrottle } from '../auth/token-throttle';
 import type { ScopeEpochs } from '../paging/scope-epoch';
 import { Errors, ServiceError } from '../errors/catalogue';
-import { MeteringUnavailable, UsageRecorder, UsageReport } from '../metering/meter';
+import type { UsageRecorder, UsageReport } from '../metering/meter';
 import type { RateWindows } from '../metering/rate-limit';
 import { RequestsInProgress } from '../metering/requests-in-progress';
 import type { Clock } from '../foundation/clock';
@@ -26,9 +26,11 @@ import { errorAnswer } from './error-status';
 import { parseQueryString } from './query-string';
 import { rateLimiter } from './rate-limit';
 import type { ChangeLogMarks } from '../paging/change-log-marks';
-import { resourceHandlers } from './odata/resource-handlers';
+import { resourceHandlers } from './odata/data-handlers';
 import { ReaderGone } from './odata/response';
-import { DataRoutes, expressStep, middlewareStep, requestPipeline, Step } from './pipeline';
+import { middlewareStep, requestPipeline, Step } from './pipeline';
+import { ExpressRoutes } from './express-routes';
+import { DataRoutes } from './odata/data-routes';
 import { RequestContext, RequestContexts, SERVICE_ROOT, ServiceRoots } from './request-context';
 import { metadataDocument, serviceDocument } from './odata/service-root';
 import { requestId, requestLog } from './request-log';
@@ -36,11 +38,9 @@ import { cachingHeaders, DATA_CACHE_CONTROL } from './caching';
 import { compressResponses, wholeBodyLength } from './compression';
 import { corsFor } from './cors';
 import { probes } from './health';
-import { adminMetrics, MetricsText } from './admin/metrics-endpoint';
-import type { Logger } from '../observability/logger';
+import { requireReady, ServiceReadiness, unavailableAnswer } from './readiness';
+import { adminMetrics } from './admin/metrics-endpoint';
 import { silentLogger } from '../observability/logger';
-import type { ServiceMetrics } from '../observability/metrics';
-import type { Reachability } from '../storage/db/reachable';
 import { webhookReport } from './admin/webhooks-endpoint';
 import type { Subscriptions } from '../webhooks/subscriptions';
 import { usagePeriods, usageReport } from './admin/usage-endpoint';
@@ -48,50 +48,12 @@ import { adminClients, requireAdmin } from './admin/admin-clients';
 import { explorerPolicy } from './admin/explorer-policy';
 import { consoleRoutes } from '../console/console-routes';
 
-export const RETRY_AFTER_SECONDS = 5;
-
-export interface AppOptions {
-  /** Records per page of a collection response, unless the client prefers fewer (or more, up to maxPageSize). */
-  pageSize: number;
-  /** Largest page a client may ask for with `Prefer: odata.maxpagesize`. */
-  maxPageSize: number;
-  /** Absolute service root for links; by default taken from the request's Host. */
-  baseUrl?: string;
-  /** Longest $filter accepted (413 beyond). */
-  maxFilterLength: number;
-  /** Records of a page read, expanded and written at a time (http/page-batches.ts). */
-  pageBatchSize: number;
-  /** How long a response waits for a reader that takes nothing before disconnecting it, in milliseconds. */
-  writeStallMs: number;
-  /** Requests one client may have in progress at once; more answer 429 (http/concurrency-limit.ts). */
-  maxConcurrentRequests: number;
-  /** The operator's distribution scope: an OData filter on Property (see query/visibility.ts). */
-  feedScope?: string;
-  /**
-   * No authentication, licensing or metering: for measuring what they cost (bench/). Deliberately not
-   * reachable from configuration or the command line.
-   */
-  anonymous?: boolean;
-  /** Where request lines go (none: silent). */
-  logger?: Logger;
-  /** gzip and brotli by Accept-Encoding (http/compression.ts). */
-  compression?: boolean;
-  /** Origins browsers may call from (http/cors.ts); none: CORS off. */
-  corsOrigins?: readonly string[];
-  /** Observes every request. */
-  metrics?: ServiceMetrics;
-  /** With it, admin clients scrape /metrics on the service port, answered by it (one process's, or a cluster's). */
-  scrapeOnServicePort?: MetricsText;
-}
-
 /** What the application uses, each part for the handlers that need it. */
-export interface AppParts {
+export interface AppParts extends ServiceReadiness {
   readonly model: ServiceModel;
   readonly stores: RecordStores;
   readonly clients: ClientRegistry;
   readonly meter: UsageRecorder & UsageReport;
-  /** Whether the start-up work is done: until then, 503. */
-  readonly readiness: { readonly ready: boolean };
   readonly skipTokens: () => SkipTokens;
   /** When what each client may see last changed without its records changing (ScopeChanged). */
   readonly scopeEpochs: ScopeEpochs;
@@ -101,8 +63,6 @@ export interface AppParts {
   readonly clock: Clock;
   /** The clients' request limits, shared with the other instances on the database. */
   readonly rateWindows: Pick<RateWindows, 'take'>;
-  /** Whether the database answers now (GET /ready). */
-  readonly database: Pick<Reachability, 'check'>;
   /** Webhook subscriptions, for /admin/webhooks. */
   readonly subscriptions?: Pick<Subscriptions, 'list'>;
 }
@@ -119,6 +79,7 @@ export function createApp(parts: AppParts, options: AppOptions): RequestListener
   // Until the start-up work is done, nothing that needs the database is attempted: 503 with Retry-After.
   const ready = requireReady(parts.readiness);
   const authenticate = requireBearer(parts.clients);
+  const rest = new ExpressRoutes(app);
   const pipeline = requestPipeline({
     contexts,
     requestId,
@@ -127,26 +88,26 @@ export function createApp(parts: AppParts, options: AppOptions): RequestListener
       authenticate, concurrencyLimiter(new RequestsInProgress(options.maxConcurrentRequests)), rateLimiter(parts.rateWindows),
     ], negotiateData(new FormatNegotiation())],
     routes: dataRoutes(parts, licences, options),
-    rest: app,
+    rest,
     fail: sendError,
   });
 
   // Beside the service root, on Express's routes, each after the pipeline (which began the request's context).
-  const guarded = (...steps: Step[]) => steps.map((s) => expressStep(contexts, s));
+  const guarded = (...steps: Step[]) => steps.map((s) => rest.step(s));
   const admin = (what: string) => guarded(ready, authenticate, requireAdmin(what));
   // A route, not a middleware: other requests never enter the token endpoint's router.
   app.post('/oauth2/token', ...guarded(ready), tokenEndpoint(parts.clients, new TokenThrottle(parts.clock)));
-  app.get('/admin/usage', ...admin('usage'), usageReport(parts.meter, contexts));
+  app.get('/admin/usage', ...admin('usage'), rest.step(usageReport(parts.meter)));
   if (options.scrapeOnServicePort) app.get('/metrics', ...admin('metrics'), adminMetrics(options.scrapeOnServicePort));
   if (parts.subscriptions) app.get('/admin/webhooks', ...admin('webhooks'), webhookReport(parts.subscriptions));
-  app.get('/admin/usage/periods', ...admin('usage'), usagePeriods(parts.meter, contexts));
+  app.get('/admin/usage/periods', ...admin('usage'), rest.step(usagePeriods(parts.meter)));
   app.use(adminClients({ model: parts.model, clients: parts.clients }, admin('the admin API')));
   // The console: a public static shell; what it shows comes from the token-checked routes above and below.
-  app.get('/console/api/explorer', ...guarded(ready, authenticate), explorerPolicy(parts.model, contexts));
+  app.get('/console/api/explorer', ...guarded(ready, authenticate), rest.step(explorerPolicy(parts.model)));
   app.use(consoleRoutes());
 
   app.use((req, _res, next) => next(Errors.ResourceNotFound(req.path, SERVICE_ROOT)));
-  app.use((err: unknown, req: Request, _res: Response, _next: NextFunction) => sendError(contexts.of(req), err));
+  app.use(rest.failure(sendError));
   return pipeline;
 }
 
@@ -164,12 +125,12 @@ function everyRequest(parts: AppParts, options: AppOptions): Step[] {
   return [log, ...middleware.map(middlewareStep), protocolVersion];
 }
 
-/** The data routes: the service document, $metadata, and the generated routes of every entity set. */
+/** The data routes: the service document, $metadata, and the routes of every entity set. */
 function dataRoutes(parts: AppParts, licences: Licences, options: AppOptions): DataRoutes {
   const routes = new DataRoutes();
   routes.get(METADATA_PATH, metadataDocument());
   routes.get('/', serviceDocument(parts.model.entitySets));
-  parts.model.mountRoutes(routes, resourceHandlers({ ...parts, licences }, options));
+  routes.sets(parts.model.entitySets, resourceHandlers({ ...parts, licences }, options));
   return routes;
 }
 
@@ -214,11 +175,6 @@ function odataVersion(req: IncomingMessage): '4.0' | '4.01' | undefined {
   return major === 4 && minor === 0 ? '4.0' : '4.01';
 }
 
-/** Passes a request on once the service is ready; before, 503 with Retry-After. */
-function requireReady(readiness: { readonly ready: boolean }): Step {
-  return (_ctx, next) => next(readiness.ready ? undefined : Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
-}
-
 function sendError(ctx: RequestContext, err: unknown): void {
   // For the request's log line (http/request-log.ts): server errors are logged with it.
   ctx.error = err;
@@ -239,8 +195,8 @@ function sendError(ctx: RequestContext, err: unknown): void {
 /** Failures below the catalogue (the database, the usage journal, Express itself) as the errors clients see. */
 function asServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
-  if (err instanceof DatabaseUnavailable) return Errors.ServiceUnavailable('database', RETRY_AFTER_SECONDS);
-  if (err instanceof MeteringUnavailable) return Errors.ServiceUnavailable('metering', RETRY_AFTER_SECONDS);
+  const unavailable = unavailableAnswer(err);
+  if (unavailable) return unavailable;
   // Express and its body parser raise these for malformed URLs (bad percent-encoding), oversized or
   // undecodable bodies and the like.
   const status = (err as { status?: number })?.status;

@@ -6,15 +6,7 @@
  * arrives while a check is under way shares it).
  */
 import type { Middleware } from './pipeline';
-import { Errors } from '../errors/catalogue';
-import type { Reachability } from '../storage/db/reachable';
-
-const RETRY_AFTER_SECONDS = 5;
-
-export interface HealthParts {
-  readonly readiness: { readonly ready: boolean };
-  readonly database: Pick<Reachability, 'check'>;
-}
+import { checkReady, ServiceReadiness } from './readiness';
 
 /** A probe's path, with the trailing slash Express's routes allow, and any query. */
 const PROBE_PATH = /^\/(health|ready)\/?(?:\?|$)/;
@@ -23,7 +15,7 @@ const PROBE_PATH = /^\/(health|ready)\/?(?:\?|$)/;
  * Both probes as one handler, answering GET and HEAD of their paths and passing every other request on. Every
  * request passes it, and a router of its own would cost each one a router's whole dispatch.
  */
-export function probes(parts: HealthParts): Middleware {
+export function probes(parts: ServiceReadiness): Middleware {
   const health = healthProbe();
   const ready = readinessProbe(parts);
   return (req, res, next) => {
@@ -38,13 +30,9 @@ function healthProbe(): Middleware {
 }
 
 /** 200 when ready; otherwise 503 ServiceUnavailable (an OData error body saying why, with Retry-After). */
-function readinessProbe(parts: HealthParts): Middleware {
+function readinessProbe(parts: ServiceReadiness): Middleware {
   return (_req, res, next) => {
-    if (!parts.readiness.ready) return next(Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
-    parts.database.check().then(
-      () => probeAnswer(res, 200, { status: 'ready' }),
-      () => next(Errors.ServiceUnavailable('database', RETRY_AFTER_SECONDS)),
-    );
+    checkReady(parts).then(() => probeAnswer(res, 200, { status: 'ready' }), next);
   };
 }
 

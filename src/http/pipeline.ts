@@ -2,9 +2,9 @@
  * The request pipeline: the server's request listener, on node:http's own request and response. It begins the
  * request's context (request-context.ts), runs the steps every request takes (the request log, HTTP conventions,
  * probes, the protocol version), and then, for a path under the service root, the data steps (read-only,
- * readiness, bearer, limits, format) and the data routes: the generated routers' paths, matched below the root by
- * a route table of our own. Anything else goes on to the rest of the app (Express's routes: the token endpoint,
- * admin API, console), which finds the context with `RequestContexts.of`.
+ * readiness, bearer, limits, format) and the data routes (odata/data-routes.ts: the entity sets' paths, matched below
+ * the root). Anything else goes on to the rest of the app (Express's routes: the token endpoint, admin API,
+ * console: express-routes.ts), entered the same way, with the request's context.
  *
  * Why the data path never enters Express: Express gives every request and response it handles its own prototypes,
  * and from then on node's HTTP code runs slower on them. The same key fetch (one better-sqlite3 read, one
@@ -15,17 +15,10 @@
  * series (`fail` writes it).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
-import type { RouteTable } from '../model/service-model';
-import { Errors } from '../errors/catalogue';
 import type { RequestContext, RequestContexts } from './request-context';
-import { SERVICE_ROOT } from './request-context';
 
 /** One step of the pipeline: calls `next` to go on, or `next(error)` to end the request with an error. */
 export type Step = (ctx: RequestContext, next: (err?: unknown) => void) => void;
-
-/** A data route's handler, given the path's captures (decoded). */
-export type DataHandler = (ctx: RequestContext, params: readonly string[]) => Promise<void> | void;
 
 /** A Connect-style middleware on node's request and response (cors, compression). */
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
@@ -33,11 +26,6 @@ export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?
 /** A Connect-style middleware (cors, compression) as a step. */
 export function middlewareStep(handler: Middleware): Step {
   return (ctx, next) => handler(ctx.req, ctx.res, next);
-}
-
-/** A step for a route Express dispatches (after the pipeline): it finds the request's context. */
-export function expressStep(contexts: RequestContexts, step: Step): RequestHandler {
-  return (req, _res, next) => step(contexts.of(req), next);
 }
 
 /** Runs steps in order; `done` gets the first error, or nothing once all have passed. */
@@ -55,17 +43,22 @@ export function runSteps(steps: readonly Step[], ctx: RequestContext, done: (err
   step();
 }
 
+/** What answers a request under the service root once its steps have passed (or rejects with why it cannot). */
+export interface Routes {
+  dispatch(ctx: RequestContext): Promise<void>;
+}
+
 export interface PipelineParts {
-  readonly contexts: RequestContexts;
+  readonly contexts: Pick<RequestContexts, 'begin'>;
   /** Steps every request takes, in order: the first begins the context's life (the request log). */
   readonly every: readonly Step[];
   /** Steps a request under the service root takes before its route. */
   readonly data: readonly Step[];
-  readonly routes: DataRoutes;
+  readonly routes: Routes;
   /** A request id for the context (the request log's). */
   readonly requestId: (req: IncomingMessage) => string;
   /** Where a request outside the service root goes once the steps every request takes have passed. */
-  readonly rest: RequestListener;
+  readonly rest: Routes;
   /** Writes the error a step or a data route ended the request with. */
   readonly fail: (ctx: RequestContext, err: unknown) => void;
 }
@@ -77,63 +70,8 @@ export function requestPipeline(parts: PipelineParts): RequestListener {
     const fail = (err: unknown) => parts.fail(ctx, err);
     runSteps(parts.every, ctx, (err) => {
       if (err) return fail(err);
-      if (ctx.path === undefined) {
-        parts.contexts.handOver(ctx);
-        return parts.rest(req, res);
-      }
+      if (ctx.path === undefined) return void parts.rest.dispatch(ctx).catch(fail);
       runSteps(parts.data, ctx, (e) => (e ? fail(e) : parts.routes.dispatch(ctx).catch(fail)));
     });
   };
-}
-
-type RoutePath = string | RegExp;
-
-interface Route {
-  /** The path's captures when it matches, else undefined. */
-  readonly match: (path: string) => string[] | undefined;
-  readonly handler: DataHandler;
-}
-
-/**
- * The data routes: paths from the service root, as the generated routers and the service document give them,
- * tried in the order they were added (the first match answers). A string matches itself, with or without a
- * trailing slash; a pattern matches the raw path, its captures decoded as Express decodes route parameters.
- */
-export class DataRoutes implements RouteTable<DataHandler> {
-  private readonly routes: Route[] = [];
-
-  get(path: RoutePath | readonly RoutePath[], handler: DataHandler): void {
-    for (const p of Array.isArray(path) ? path : [path as RoutePath]) this.routes.push({ match: matcher(p), handler });
-  }
-
-  dispatch(ctx: RequestContext): Promise<void> {
-    const path = ctx.path!;
-    for (const route of this.routes) {
-      const params = route.match(path);
-      if (params) return Promise.resolve(route.handler(ctx, params));
-    }
-    return Promise.reject(Errors.ResourceNotFound(ctx.pathname, SERVICE_ROOT));
-  }
-}
-
-const NO_PARAMS: string[] = [];
-
-function matcher(p: RoutePath): Route['match'] {
-  if (typeof p === 'string') {
-    const slashed = p === '/' ? p : `${p}/`;
-    return (path) => (path === p || path === slashed ? NO_PARAMS : undefined);
-  }
-  return (path) => {
-    const m = p.exec(path);
-    return m ? m.slice(1).map(decodeParam) : undefined;
-  };
-}
-
-function decodeParam(value: string | undefined): string {
-  if (value === undefined || !value.includes('%')) return value as string;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    throw Errors.RequestMalformed(`Failed to decode param '${value}'`);
-  }
 }

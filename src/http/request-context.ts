@@ -93,31 +93,11 @@ export class ServiceRoots {
   }
 }
 
-/**
- * The contexts of an app's requests: begun for every request; kept by request only for those handed on to Express's
- * routes (admin, console), which find theirs with `of`. A data request's context is passed by hand from step to
- * route and never kept: an entry of a WeakMap outlives the young generation's collections, so every request kept
- * in one (its context, request, response and all they hold) was moved to the old generation and collected there
- * (docs/benchmarks.md, "The data path on node:http").
- */
+/** Begins the context of each of an app's requests (the request pipeline, first thing for every request). */
 export class RequestContexts {
-  private readonly byRequest = new WeakMap<IncomingMessage, RequestContext>();
-
   constructor(private readonly roots: ServiceRoots, private readonly licences: LicenceSource) {}
 
   begin(req: IncomingMessage, res: ServerResponse, id: string): RequestContext {
     return new RequestContext(req, res, id, this.roots, this.licences);
-  }
-
-  /** Keeps `ctx` for the routes after the pipeline, which find it by its request. */
-  handOver(ctx: RequestContext): void {
-    this.byRequest.set(ctx.req, ctx);
-  }
-
-  /** The context the pipeline began and handed over for `req` (every request of the app passes it first). */
-  of(req: IncomingMessage): RequestContext {
-    const ctx = this.byRequest.get(req);
-    if (!ctx) throw new Error('a request reached a route without passing the request pipeline');
-    return ctx;
   }
 }

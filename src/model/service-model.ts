@@ -332,8 +332,6 @@ export interface ServiceModel {
    * model): what ingest validates every line against.
    */
   readonly recordSchemas: Readonly<Record<string, RecordSchema>>;
-  /** Mounts the generated routes of every entity set. */
-  readonly mountRoutes: <H>(router: RouteTable<H>, handlers: ResourceHandlers<H>) => void;
 }
 
 /** A generated record schema (JSON Schema draft-07): an object of the set's fields, nothing else but annotations. */
@@ -356,32 +354,4 @@ export function listingRootOf(model: Pick<ServiceModel, 'entitySets'>): EntitySe
 /** Fields whose values the service sets (the change timestamp, timestamps related records move): ingest ignores input values for them. */
 export function serviceKeptFields(set: Pick<EntitySetSpec, 'changeTimestamp' | 'relatedTimestamps'>): string[] {
   return [...new Set([...(set.changeTimestamp ? [set.changeTimestamp] : []), ...(set.relatedTimestamps ?? []).map((r) => r.field)])];
-}
-
-/** A route's path from the service root: `/Property`, or a pattern such as `^\/Property\((.*)\)$`. */
-export type RoutePath = string | RegExp;
-
-/**
- * Where a generated router mounts its routes: paths from the service root, each with what answers it (`H`: the
- * runtime's handler type: the model names no HTTP framework, its layer being below http's; src/http/pipeline.ts's
- * DataRoutes).
- */
-export interface RouteTable<H = unknown> {
-  get(path: RoutePath | readonly RoutePath[], handler: H): void;
-}
-
-/** What a generated router asks of the runtime: one request handler per kind of path. */
-export interface ResourceHandlers<H = unknown> {
-  collection(set: EntitySetSpec): H;
-  /** `<Set>/$count`: the number of matching records as text/plain. */
-  count(set: EntitySetSpec): H;
-  byKey(set: EntitySetSpec): H;
-  /** `<Set>('<key>')/<Navigation>`: the related records of one record, as a collection. */
-  navigation(set: EntitySetSpec): H;
-  /** `<Set>('<key>')/<name>`: a property's value, or the record a single-valued navigation leads to. */
-  member(set: EntitySetSpec): H;
-  /** `<Set>('<key>')/<property>/$value`: a property's raw value as text/plain. */
-  rawValue(set: EntitySetSpec): H;
-  /** `<Set>('<key>')/<name>/$count`: how many related records a navigation leads to, or items a collection holds. */
-  memberCount(set: EntitySetSpec): H;
 }

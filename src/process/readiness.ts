@@ -2,7 +2,7 @@
  * Whether the service has done its start-up work: a state reached once. The work runs from one place (`start`);
  * while the database cannot be used, or another instance is doing the work, it is tried again in the
  * background, backing off from `retryMs` to `maxRetryMs`, and until it has succeeded, requests that need the
- * database are answered 503 with Retry-After (http/app.ts). Once reached, readiness is kept: a database lost
+ * database are answered 503 with Retry-After (http/readiness.ts). Once reached, readiness is kept: a database lost
  * later fails only the requests it cannot answer (503 as well), and they succeed again as soon as it is back.
  */
 import { DatabaseUnavailable } from '../storage/db/errors';

@@ -5,17 +5,15 @@
  * (403 in $filter and $orderby), and where the lookup values are. All in the client's view: fields hidden from
  * it are not named.
  */
-import type { RequestHandler } from 'express';
 import { TRANSACTION_CLASSES } from '../../metering/meter';
 import type { ServiceModel } from '../../model/service-model';
-import type { RequestContexts } from '../request-context';
+import type { Step } from '../pipeline';
 
 /** After the bearer check (app.ts). */
-export function explorerPolicy(model: ServiceModel, contexts: RequestContexts): RequestHandler {
+export function explorerPolicy(model: ServiceModel): Step {
   const lookupSet = model.entitySets.find((s) => s.dictionaryRows?.kind === 'lookups');
   const lookupRows = lookupSet?.dictionaryRows?.kind === 'lookups' ? lookupSet.dictionaryRows.fields : undefined;
-  return (req, res) => {
-    const ctx = contexts.of(req);
+  return (ctx) => {
     const client = ctx.client!;
     const licence = ctx.licence;
     const sets = model.entitySets.map((set) => {
@@ -26,14 +24,16 @@ export function explorerPolicy(model: ServiceModel, contexts: RequestContexts): 
         chargedNavigations: set.navigations.filter((n) => n.charged).map((n) => n.name),
       };
     });
+    const res = ctx.res;
     res.setHeader('Cache-Control', 'no-store');
-    res.json({
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(JSON.stringify({
       client: { id: client.id, name: client.name, admin: client.admin },
       transactions: TRANSACTION_CLASSES,
       sets,
       ...(lookupSet && lookupRows?.lookupName && lookupRows.value
         ? { lookups: { set: lookupSet.name, nameField: lookupRows.lookupName, valueField: lookupRows.value } }
         : {}),
-    });
+    }));
   };
 }

@@ -3,12 +3,11 @@
  * `reso-server usage --json`) and `GET /admin/usage/periods?by=hour|day|month&format=csv` (added up by period,
  * as `reso-server usage --by`, and as CSV; the console's charts and export read it).
  */
-import type { RequestHandler } from 'express';
 import { Errors } from '../../errors/catalogue';
 import type { UsageReport, UsageRow } from '../../metering/meter';
 import { isUsageGrain, USAGE_GRAINS, usageByPeriod, usageCsv } from '../../metering/usage-periods';
 import type { QueryOptions } from '../query-string';
-import type { RequestContexts } from '../request-context';
+import type { Step } from '../pipeline';
 
 const HOUR = /^\d{4}-\d{2}-\d{2}(T\d{2})?/;
 
@@ -22,10 +21,11 @@ async function requestedRows(meter: UsageReport, q: QueryOptions): Promise<Usage
 }
 
 /** After the bearer and admin checks (app.ts). */
-function answer(contexts: RequestContexts, handler: (q: QueryOptions) => Promise<{ type: string; body: string; file?: string }>): RequestHandler {
-  return (req, res, next) => {
+function answer(handler: (q: QueryOptions) => Promise<{ type: string; body: string; file?: string }>): Step {
+  return (ctx, next) => {
     (async () => {
-      const answer = await handler(contexts.of(req).query);
+      const answer = await handler(ctx.query);
+      const res = ctx.res;
       res.setHeader('Content-Type', answer.type);
       res.setHeader('Cache-Control', 'no-store');
       if (answer.file) res.setHeader('Content-Disposition', `attachment; filename="${answer.file}"`);
@@ -34,12 +34,12 @@ function answer(contexts: RequestContexts, handler: (q: QueryOptions) => Promise
   };
 }
 
-export function usageReport(meter: UsageReport, contexts: RequestContexts): RequestHandler {
-  return answer(contexts, async (q) => ({ type: 'application/json; charset=utf-8', body: JSON.stringify({ value: await requestedRows(meter, q) }) }));
+export function usageReport(meter: UsageReport): Step {
+  return answer(async (q) => ({ type: 'application/json; charset=utf-8', body: JSON.stringify({ value: await requestedRows(meter, q) }) }));
 }
 
-export function usagePeriods(meter: UsageReport, contexts: RequestContexts): RequestHandler {
-  return answer(contexts, async (q) => {
+export function usagePeriods(meter: UsageReport): Step {
+  return answer(async (q) => {
     const by = q.by ?? 'hour';
     if (!isUsageGrain(by)) throw Errors.OptionValueInvalid('by', USAGE_GRAINS.join(', '), by);
     if (q.format !== undefined && q.format !== 'csv' && q.format !== 'json') throw Errors.OptionValueInvalid('format', 'csv or json', q.format);

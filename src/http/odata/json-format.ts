@@ -6,12 +6,11 @@
  * a client whose OData-MaxVersion is 4.0). `$format` wins over `Accept`. A request that accepts no JSON at all
  * gets 406, not a JSON body it did not ask for.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { Errors } from '../../errors/catalogue';
 import { JSON_FORMAT } from '../../query/formats';
 import type { QueryOptions } from '../query-string';
-import type { RequestContext } from '../request-context';
 
 export type MetadataLevel = 'minimal' | 'full' | 'none';
 export type ODataVersion = '4.0' | '4.01';
@@ -115,8 +114,11 @@ const CONTENT_TYPES: Record<MetadataLevel, readonly [string, string]> = {
   none: [contentType('none', false), contentType('none', true)],
 };
 
-/** `Preference-Applied` for the preferences a response honoured (e.g. the page size), with omit-values added. */
-export function preferenceApplied(ctx: RequestContext, ...applied: (string | undefined)[]): void {
+/**
+ * `Preference-Applied` for the preferences a response honoured (e.g. the page size), with omit-values added. Given
+ * the parts of the request's context it reads, not the context itself, which is built on this module's formats.
+ */
+export function preferenceApplied(ctx: { readonly format: JsonFormat; readonly res: ServerResponse }, ...applied: (string | undefined)[]): void {
   const { omitNulls } = ctx.format;
   if (applied.length === 0 && !omitNulls) return;
   const all = [...applied, omitNulls ? 'omit-values=nulls' : undefined].filter((p): p is string => !!p);

@@ -9,7 +9,7 @@ import type { QueryOptions } from '../query-string';
 import { MetadataTags, notModified } from '../caching';
 import type { CsdlVersion } from '../../metadata/render-metadata';
 import { annotationChoice } from '../../metadata/annotation-choice';
-import type { DataHandler } from '../pipeline';
+import type { DataHandler } from './data-routes';
 import type { RequestContext } from '../request-context';
 
 export function serviceDocument(sets: readonly EntitySetSpec[]): DataHandler {

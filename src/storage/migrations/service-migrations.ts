@@ -84,7 +84,7 @@ function rateWindows(knex: Knex, storage: MigrationStorage): Knex.SchemaBuilder 
     t.string('client_id', 64).notNullable();
     /** The record's version; the highest is current (metering/rate-limit.ts). */
     t.bigInteger('version').notNullable();
-    /** What the window allowed, per second (metering/sliding-window.ts). */
+    /** What the window allowed, per second (metering/rate-limit.ts). */
     t.text('state', 'mediumtext').notNullable();
     t.primary(['client_id', 'version']);
     storage.tableOptions(t);
