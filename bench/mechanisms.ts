@@ -9,7 +9,7 @@
  * shipped dictionary is a scan; docs/benchmarks/mechanisms.md).
  *
  *   npm run build && npm run build:tests && node dist/bench/mechanisms.js [--db sqlite|mysql] [--listings 20000]
- *     [--duration 8] [--rounds 3] [--settle 5] [--connections 16] [--only record-cache,plan-cache,…]
+ *     [--duration 8] [--rounds 3] [--settle 5] [--connections 16] [--only record-cache,plan-cache,…] [--off-first]
  *
  * The database: .bench/mechanisms-N.sqlite, or the database reso_mechanisms on MYSQL_URL (default
  * mysql://root@127.0.0.1:3306/test), seeded with N demo listings when it holds another number.
@@ -62,11 +62,12 @@ function paths(scenario: Scenario, facts: ListingFacts): string[] {
   }
 }
 
-interface Options { db: Db; listings: number; duration: number; rounds: number; settle: number; connections: number; only?: Set<string> }
+interface Options { db: Db; listings: number; duration: number; rounds: number; settle: number; connections: number; only?: Set<string>; offFirst: boolean }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { db: 'sqlite', listings: 20000, duration: 8, rounds: 3, settle: 5, connections: 16 };
+  const o: Options = { db: 'sqlite', listings: 20000, duration: 8, rounds: 3, settle: 5, connections: 16, offFirst: false };
   for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--off-first') { o.offFirst = true; continue; }
     const v = argv[++i];
     switch (argv[i - 1]) {
       case '--db': if (v !== 'sqlite' && v !== 'mysql') throw new Error('--db is sqlite or mysql'); o.db = v; break;
@@ -155,8 +156,10 @@ const median = (xs: readonly number[]) => {
 
 async function measure(c: Case, url: string, facts: ListingFacts, o: Options): Promise<string> {
   const script = scriptOf(paths(c.scenario, facts));
-  const on = await serve(url, {});
-  const off = await serve(url, c.off);
+  // The server started first has done worse than its twin on this machine: --off-first tells that apart from a gain.
+  const first = await serve(url, o.offFirst ? c.off : {});
+  const second = await serve(url, o.offFirst ? {} : c.off);
+  const [on, off] = o.offFirst ? [second, first] : [first, second];
   try {
     for (const s of [on, off]) await wrk(s, script, o.settle, o.connections); // V8 compiles the hot path under load
     const got = { on: [] as Round[], off: [] as Round[] };
