@@ -14,7 +14,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { openDatabase } from '../src/storage/db/open-database';
+import { listingFacts } from './listing-facts';
 import { cpuSeconds } from './process-cpu';
 import { servingAt } from './product-process';
 import { walk } from './walk';
@@ -53,18 +53,6 @@ function start(name: string, checkout: string, databaseUrl: string): Promise<Sid
 /** The server's process: `taskset` execs node, so the child's pid is the server's. */
 const pidOf = (s: Side) => s.child.pid;
 
-async function facts(url: string): Promise<{ keys: string[]; middle: string }> {
-  const db = openDatabase(url);
-  try {
-    const keys = (await db.all('SELECT ListingKey AS k FROM Property ORDER BY ListingKey')).map((r) => String(r.k));
-    const sample = Array.from({ length: 1000 }, (_, i) => keys[Math.floor((i * keys.length) / 1000)]);
-    const middle = (await db.all(`SELECT ModificationTimestamp AS t FROM Property ORDER BY ModificationTimestamp, ListingKey LIMIT 1 OFFSET ${Math.floor(keys.length / 2) - 1}`))[0].t;
-    return { keys: sample, middle: String(middle) };
-  } finally {
-    await db.close();
-  }
-}
-
 function load(side: Side, path: (i: number) => string, seconds: number): Promise<autocannon.Result> {
   let n = 0;
   const url = new URL(side.base);
@@ -100,7 +88,7 @@ async function main(): Promise<void> {
   const other = resolve(argOf('--other'));
   const duration = Number(argOf('--duration', '8'));
   const rounds = Number(argOf('--rounds', '3'));
-  const data = await facts(argOf('--database'));
+  const data = await listingFacts(argOf('--database'));
   execFileSync('taskset', ['-a', '-pc', '0', String(process.pid)], { stdio: 'ignore' });
   const sides = [await start('this', resolve(__dirname, '../..'), argOf('--database')), await start('other', other, argOf('--other-database'))];
   try {

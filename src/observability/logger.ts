@@ -4,6 +4,7 @@
  */
 import pino, { DestinationStream, Logger } from 'pino';
 import type { LogFormat, LogLevel } from '../config/operation';
+import { without } from '../foundation/bench-without';
 import { standardOutput } from './standard-output';
 
 export type { Logger } from 'pino';
@@ -36,6 +37,8 @@ export function createLogger(settings: LoggerSettings, destination?: Destination
     return pino(options, pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
   }
   if (destination) return pino(options, destination);
+  // Bench knob: pino's own transport (its destination written by a thread of pino's, flushed at exit) in place of ours.
+  if (without('log-thread')) return pino(options, pino.transport({ target: 'pino/file', options: { destination: 1 } }));
   const output = standardOutput();
   const logger = pino(options, output.immediate);
   requestLoggers.set(logger, pino(options, output.batched));

@@ -8,6 +8,7 @@
  * client may see: the batch's read takes the keys its records name (read beside them: ReadPlan.links).
  */
 import type { EntitySetSpec } from '../../model/service-model';
+import { without } from '../../foundation/bench-without';
 import type { ExpansionPlan } from '../../query/request-plan';
 import { linkedKey } from '../../query/related-records';
 import type { RecordLinks, StoredRecord } from '../../storage/records/record-store';
@@ -73,7 +74,7 @@ export async function withExpansions(
       if (!plan.single) pieces.push(CLOSE_ARRAY);
     });
     pieces.push(CLOSE);
-    return pieces;
+    return without('byte-pieces') ? Buffer.concat(pieces) : pieces;
   });
 }
 

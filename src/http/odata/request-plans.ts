@@ -6,6 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Licence } from '../../auth/licence';
+import { without } from '../../foundation/bench-without';
 import type { EntitySetSpec } from '../../model/service-model';
 import type { BoundPredicate } from '../../query/bound';
 import { allOf } from '../../query/predicates';
@@ -46,7 +47,7 @@ export class RequestPlans {
     const known = this.plans.get(key);
     if (known) return known;
     const made = this.prepare(set, planRequest({ ...request, licence }, this.context));
-    if (!made.plan.volatile) this.plans.set(key, made);
+    if (!made.plan.volatile && !without('plan-cache')) this.plans.set(key, made);
     return made;
   }
 

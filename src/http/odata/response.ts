@@ -1,5 +1,6 @@
 /** Writing responses without rebuilding records: stored record texts are spliced into the body as they are. */
 import type { ServerResponse } from 'node:http';
+import { without } from '../../foundation/bench-without';
 import { jsonContentType } from './json-format';
 import type { RequestContext } from '../request-context';
 
@@ -83,6 +84,7 @@ export function collectionBody(context: string | undefined, records: readonly Re
  */
 export function sendPieces(ctx: RequestContext, pieces: readonly Buffer[], stallMs?: number): void {
   const res = ctx.res;
+  if (without('byte-pieces')) return sendJson(ctx, Buffer.concat(pieces), stallMs);
   res.setHeader('Content-Type', jsonContentType(ctx.format));
   res.setHeader('Content-Length', pieces.reduce((n, p) => n + p.length, 0));
   res.cork();

@@ -10,6 +10,7 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
+import { without } from '../../foundation/bench-without';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type Row } from './database';
 import { Deadline, type DatabaseTimeouts, WriterQueue } from './deadline';
 import { classify, DatabaseUnavailable, isBusy, ScanTimedOut } from './errors';
@@ -57,7 +58,7 @@ export class SqliteDatabase implements Database {
       if (this.reader !== this.writer) mapForReads(this.reader);
       for (const db of new Set([this.reader, this.writer])) registerFunctions(db, this.scanClock);
       // An in-memory database is one connection's alone: its scans run on it, blocking, but still bounded.
-      this.scanThreads = path === ':memory:' ? undefined : new SqliteScanThreads({ path, busyMs: BUSY_WAIT_MS }, timeouts);
+      this.scanThreads = path === ':memory:' || without('scan-threads') ? undefined : new SqliteScanThreads({ path, busyMs: BUSY_WAIT_MS }, timeouts);
     } catch (e) {
       // A locked or damaged file fails here; leave no file handle behind for the next attempt to open it.
       const opened = this as unknown as Partial<Record<'reader' | 'writer', BetterSqlite3.Database>>;

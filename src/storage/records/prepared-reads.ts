@@ -7,6 +7,7 @@
  * as Buffers, and they reach the socket without ever being a JS string.
  */
 import { createHash } from 'node:crypto';
+import { without } from '../../foundation/bench-without';
 import type { ReadPlan } from '../../query/request-plan';
 import type { Fragment } from '../sql/fragment';
 import type { Statement } from '../sql/query-builder';
@@ -167,7 +168,7 @@ export class PreparedRelated {
     this.condition = queries.condition(read.where);
     this.recordOf = recordReader(read.projection).json;
     // A run cut to `perParent` records is not what the digest of all of them describes: such reads are not kept.
-    if (read.undecoded && cache && read.perParent === undefined) this.kept = new KeptRuns(cache.runs(statementIdentity(read, this.condition)));
+    if (read.undecoded && cache && read.perParent === undefined && !without('expansion-cache')) this.kept = new KeptRuns(cache.runs(statementIdentity(read, this.condition)));
   }
 
   /**
