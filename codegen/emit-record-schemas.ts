@@ -10,7 +10,8 @@
  */
 import type { FieldSpec } from '../src/model/service-model';
 import { serviceKeptFields, VALUE_TABLE_TEXT_LENGTH } from '../src/model/service-model';
-import type { BuiltEntitySet, BuiltModel } from './build-model';
+import type { BuiltModel } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 import type { EmittedFile } from './emitted-file';
 import { closedLookup, columnBounds, INTEGER_RANGES } from './record-fields';
 import type { EmitContext } from './typescript-source';

@@ -3,7 +3,8 @@
  * /$count, a key, the navigation paths the dictionary makes followable (and their /$count), and a segment after a
  * key (a property, its /$value and /$count, or a single-valued navigation: the handler knows the set's members).
  */
-import type { BuiltEntitySet, BuiltModel } from './build-model';
+import type { BuiltModel } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 import type { EmittedFile } from './emitted-file';
 import { EmitContext, literal, modelImportAt, typeScriptFile } from './typescript-source';
 

@@ -3,7 +3,8 @@
  * the range of its integer type, the bounds its storage column sets, and the facets a reader is told about.
  */
 import type { FieldSpec, LookupSpec } from '../src/model/service-model';
-import type { BuiltEntitySet, BuiltModel } from './build-model';
+import type { BuiltModel } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 
 /** The lookup whose values the field must take; undefined for an open lookup (named, its values not declared) or none. */
 export function closedLookup(model: BuiltModel, field: FieldSpec): LookupSpec | undefined {
