@@ -5,7 +5,7 @@
  */
 import type { ChangeLogSpec, ColumnSpec, FieldSpec, LoggedSetSpec, TableSpec } from '../src/model/service-model';
 import { ownedNavigations } from '../src/model/service-model';
-import type { BuiltEntitySet } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 import { DictionaryError } from './dictionary';
 
 /** RESO's names for an event's parts (DD 2.0 EntityEvent); the sequence is the type's key. */

@@ -2,10 +2,8 @@
  * Turns the dictionary into the tables the runtime reads: field tables, navigations, storage schema, lookups.
  * Policy decisions that follow from the dictionary (what gets a column, which index) are made here, once.
  */
-import { createHash } from 'node:crypto';
 import type {
-  ChangeLogSpec, ColumnSpec, ColumnType, DictionaryRowsSpec, EdmPrimitive, FieldCondition, FieldNamesSpec, FieldSpec, LookupSpec, NavigationSpec,
-  RelatedTimestampSpec, TableSpec, ValueTableSpec,
+  ColumnSpec, ColumnType, EdmPrimitive, FieldSpec, LookupSpec, NavigationSpec, TableSpec, ValueTableSpec,
 } from '../src/model/service-model';
 import { RECORD_COLUMN, REVISION_COLUMN } from '../src/model/service-model';
 import {
@@ -13,36 +11,13 @@ import {
   lookupNamesOf, parseCondition, relatedTimestampsOf,
 } from './build-policy';
 import { buildChangeLogs } from './build-change-log';
-import { Dictionary, EntitySetDef, EntityTypeDef } from './dictionary';
+import type { BuiltEntitySet } from './built-entity-set';
+import type { Dictionary, EntitySetDef, EntityTypeDef } from './dictionary-defs';
 import { checkBindings, checkIdentifier, checkPathsAreUnique, checkSingleListingRoot } from './container-checks';
 import { DictionaryError, entitySetRef, entityTypeRef } from './dictionary-error';
 import { conventionalJoin } from './key-conventions';
+import { columnType, fitName } from './storage-columns';
 import { valueTablesOf } from './value-tables';
-
-export interface BuiltEntitySet {
-  name: string;
-  entityType: string;
-  typeDef: EntityTypeDef;
-  setDef: EntitySetDef;
-  pathAliases: string[];
-  key: string;
-  defaultOrder: string[];
-  changeTimestamp?: string;
-  listingRoot?: true;
-  deletedWhen?: FieldCondition;
-  relatedTimestamps?: RelatedTimestampSpec[];
-  dictionaryRows?: DictionaryRowsSpec;
-  namesFields?: FieldNamesSpec;
-  namesLookups?: string;
-  skipSupported?: true;
-  changeLog?: ChangeLogSpec;
-  pagedByTop?: true;
-  /** Columns stored for a residual check only (join discriminators, licences' name checks), which get no index. */
-  unindexedColumns?: Set<string>;
-  table: string;
-  fields: FieldSpec[];
-  navigations: NavigationSpec[];
-}
 
 export interface BuiltModel {
   dictionary: Dictionary;
@@ -355,25 +330,6 @@ function columnBytes(c: ColumnSpec): number {
  */
 function indexName(table: string, column: string): string {
   return fitName(`ix_${table}_${column}`);
-}
-
-/** A name within MariaDB's 64 characters: a longer one is shortened with a hash of it whole. */
-export function fitName(name: string): string {
-  if (name.length <= 64) return name;
-  return `${name.slice(0, 51)}_${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
-}
-
-export function columnType(f: FieldSpec): ColumnType {
-  switch (f.type) {
-    case 'Edm.String': case 'Edm.Guid': return 'string';
-    case 'Edm.Boolean': return 'boolean';
-    case 'Edm.Int16': case 'Edm.Int32': case 'Edm.Int64': return 'integer';
-    case 'Edm.Decimal': return 'decimal';
-    case 'Edm.Double': return 'double';
-    case 'Edm.Date': return 'date';
-    case 'Edm.DateTimeOffset': return 'timestamp';
-    case 'Edm.TimeOfDay': return 'string';
-  }
 }
 
 function lookupsOf(dict: Dictionary, sets: BuiltEntitySet[]): LookupSpec[] {

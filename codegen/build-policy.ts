@@ -5,7 +5,7 @@
 import type {
   DictionaryRowsSpec, FieldCondition, FieldNamesSpec, FieldSpec, LookupSpec, NavigationSpec, RelatedTimestampSpec,
 } from '../src/model/service-model';
-import { EntitySetDef, EntityTypeDef, NavigationDef, PropertyDef } from './dictionary';
+import type { EntitySetDef, EntityTypeDef, NavigationDef, PropertyDef } from './dictionary-defs';
 import { DictionaryError, ElementRef, entitySetRef, entityTypeRef, propertyRef } from './dictionary-error';
 
 /** RESO's name for the change timestamp, used when a type tags none (the full RESO dictionary states no policy). */

@@ -2,8 +2,8 @@
  * What the container's sets must be, whatever their fields: names this server can store, each path claimed by one
  * set, navigation bindings that lead somewhere, one listing root at most.
  */
-import type { BuiltEntitySet } from './build-model';
-import type { EntitySetDef, EntityTypeDef } from './dictionary';
+import type { BuiltEntitySet } from './built-entity-set';
+import type { EntitySetDef, EntityTypeDef } from './dictionary-defs';
 import { DictionaryError } from './dictionary-error';
 
 /** Identifiers become SQL identifiers; only this shape is allowed anywhere near SQL. */

@@ -8,7 +8,8 @@
  */
 import { FieldSpec, ownedNavigations } from '../src/model/service-model';
 import { RESO_ENTITY_EVENT as EVENT } from './build-change-log';
-import type { BuiltEntitySet, BuiltModel } from './build-model';
+import type { BuiltModel } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 import { POLICY_ALIAS, POLICY_NAMESPACE, POLICY_SCHEMA } from './policy-vocabulary';
 import type { Insertion } from './text-insertion';
 import { childrenNamed, XmlElement, XmlOutline } from './xml-outline';

@@ -7,7 +7,8 @@
  */
 import { ModuleDeclarationKind, WriterFunction } from 'ts-morph';
 import { FieldSpec, LookupSpec, serviceKeptFields, VALUE_TABLE_TEXT_LENGTH } from '../src/model/service-model';
-import type { BuiltEntitySet, BuiltModel } from './build-model';
+import type { BuiltModel } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 import { DictionaryError } from './dictionary';
 import type { EmittedFile } from './emitted-file';
 import { closedLookup, columnBounds, facetsOf } from './record-fields';

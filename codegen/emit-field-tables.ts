@@ -1,6 +1,7 @@
 /** generated/field-tables.ts: one EntitySetSpec per entity set, what the query binder, serialiser and storage read. */
 import { VariableDeclarationKind, Writers } from 'ts-morph';
-import type { BuiltEntitySet, BuiltModel } from './build-model';
+import type { BuiltModel } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 import { navigationPropertiesOf } from './emit-metadata';
 import type { EmittedFile } from './emitted-file';
 import { EmitContext, listLiteral, literal, modelImportAt, quote, typeScriptFile } from './typescript-source';

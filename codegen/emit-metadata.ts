@@ -4,7 +4,8 @@
  */
 import type { NavigationPropertySpec } from '../src/model/service-model';
 import { MetadataModel, renderMetadata } from '../src/metadata/render-metadata';
-import type { BuiltEntitySet, BuiltModel } from './build-model';
+import type { BuiltModel } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 import type { EmittedFile } from './emitted-file';
 import type { EmitContext } from './typescript-source';
 

@@ -9,10 +9,12 @@
  * patterns (no `format`: that needs ajv-formats); the calendar itself (no 30 February) is the codec's check.
  */
 import type { FieldSpec } from '../src/model/service-model';
-import { serviceKeptFields, VALUE_TABLE_TEXT_LENGTH } from '../src/model/service-model';
-import type { BuiltEntitySet, BuiltModel } from './build-model';
+import { fieldFacets } from '../src/model/field-facets';
+import { serviceKeptFields } from '../src/model/service-model';
+import type { BuiltModel } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 import type { EmittedFile } from './emitted-file';
-import { closedLookup, columnBounds, INTEGER_RANGES } from './record-fields';
+import { closedLookup, columnOf } from './record-fields';
 import type { EmitContext } from './typescript-source';
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
@@ -77,13 +79,14 @@ function propertySchema(model: BuiltModel, set: BuiltEntitySet, f: FieldSpec): S
 }
 
 function elementSchema(model: BuiltModel, set: BuiltEntitySet, f: FieldSpec): Schema {
-  const column = columnBounds(model, set, f);
+  // The bounds as stored: the column's where the dictionary states none.
+  const facets = fieldFacets(f, columnOf(model, set, f));
   switch (f.type) {
     case 'Edm.String':
     case 'Edm.Guid':
     case 'Edm.TimeOfDay': {
       // A collection's MaxLength bounds the list, not an element; a filterable one's elements are indexed.
-      const maxLength = f.collection ? (f.valueTable ? VALUE_TABLE_TEXT_LENGTH : undefined) : f.maxLength ?? column.length;
+      const maxLength = f.collection ? facets.elementLength : facets.stored.maxLength;
       // A declared lookup without values takes none; JSON Schema has no empty enum, so that is left to the codec.
       const values = closedLookup(model, f)?.values.map((v) => v.value) ?? [];
       return { type: 'string', ...(maxLength !== undefined ? { maxLength } : {}), ...(values.length ? { enum: values } : {}) };
@@ -93,14 +96,13 @@ function elementSchema(model: BuiltModel, set: BuiltEntitySet, f: FieldSpec): Sc
     case 'Edm.Int16':
     case 'Edm.Int32':
     case 'Edm.Int64': {
-      const [minimum, maximum] = INTEGER_RANGES[f.type]!;
+      const [minimum, maximum] = facets.range!;
       return { type: ['integer', 'string'], pattern: INTEGER_TEXT, minimum, maximum };
     }
     case 'Edm.Decimal': {
-      const precision = f.precision ?? column.precision;
-      const limit = precision === undefined ? undefined : 10 ** (precision - (f.scale ?? column.scale ?? 0));
+      const { limit } = facets.stored;
       // A range, not multipleOf: more decimals than the scale are rounded to it, and a float multipleOf misjudges.
-      return { type: ['number', 'string'], pattern: NUMBER_TEXT, ...(limit !== undefined ? { exclusiveMinimum: -limit, exclusiveMaximum: limit } : {}) };
+      return { type: ['number', 'string'], pattern: NUMBER_TEXT, ...(limit !== Infinity ? { exclusiveMinimum: -limit, exclusiveMaximum: limit } : {}) };
     }
     case 'Edm.Double':
       return { type: ['number', 'string'], pattern: NUMBER_TEXT };

@@ -6,7 +6,7 @@
  * is that enum (a collection of them, or a flags enum, a Collection(Edm.String)), and the enum's members, by
  * their RESO standard names, become the lookup's values.
  */
-import type { EntityTypeDef } from './dictionary';
+import type { EntityTypeDef } from './dictionary-defs';
 
 export interface EnumTypeRef {
   /** The lookup name: the enum type's own name. */

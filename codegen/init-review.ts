@@ -5,9 +5,15 @@
  */
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { BuiltEntitySet, BuiltModel } from './build-model';
+import type { BuiltModel } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
 import type { DefaultsPlan } from './default-policy';
-import type { History, Replaced } from './init';
+
+/** Whether the project starts a new migration history or keeps the one it has (init.ts says when). */
+export type History = 'new' | 'kept';
+
+/** What the project's dictionary was: none, this very one, the demo one, or one of the operator's own. */
+export type Replaced = 'none' | 'same' | 'demo' | 'own';
 
 export interface Review {
   /** The operator's file, as given. */

@@ -21,7 +21,7 @@ import { DefaultsPlan, planDefaults } from './default-policy';
 import { CommandRefusal, DictionaryError, DictionaryRefused } from './dictionary-error';
 import { refusalLine } from './dictionary-text';
 import { generate, modelOf, REPO_ROOT } from './generate';
-import { reviewLines } from './init-review';
+import { reviewLines, type History, type Replaced } from './init-review';
 import { insertInto } from './text-insertion';
 import { outlineOf } from './xml-outline';
 
@@ -35,11 +35,6 @@ export const DEMO_MARK = 'reso-server demo dictionary';
 const MIGRATIONS = 'generated/migrations';
 /** The comment before each place init inserts at. */
 export const ADDED = 'added by reso-server init';
-
-export type History = 'new' | 'kept';
-
-/** What the project's dictionary was: none, this very one, the demo one, or one of the operator's own. */
-export type Replaced = 'none' | 'same' | 'demo' | 'own';
 
 /** Runs init; returns the exit code. Refusals and failures are thrown as CommandRefusal (one line each). */
 export function runInit(options: InitOptions, out: (line: string) => void = console.log, progress: (line: string) => void = console.error): number {

@@ -8,7 +8,7 @@
  *   Member's MemberKey; ListOffice by ListOfficeKey; OpenHouse.Listing by ListingKey).
  */
 import type { NavigationSpec } from '../src/model/service-model';
-import type { EntityTypeDef } from './dictionary';
+import type { EntityTypeDef } from './dictionary-defs';
 
 /** The fields RESO names for records that any resource may own. */
 const OWNED_BY_ANY = { key: 'ResourceRecordKey', resource: 'ResourceName' } as const;

@@ -5,7 +5,8 @@
  */
 import type { ColumnSpec, ValueTableSpec } from '../src/model/service-model';
 import { VALUE_TABLE_KEY, VALUE_TABLE_TEXT_LENGTH, VALUE_TABLE_VALUE } from '../src/model/service-model';
-import { BuiltEntitySet, columnType, fitName } from './build-model';
+import type { BuiltEntitySet } from './built-entity-set';
+import { columnType, fitName } from './storage-columns';
 
 /** The value tables of every filterable collection, naming each on its field (`valueTable`). */
 export function valueTablesOf(sets: readonly BuiltEntitySet[]): ValueTableSpec[] {

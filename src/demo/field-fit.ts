@@ -1,7 +1,7 @@
 /**
- * Values fitted to a field as the dictionary declares it: its type, MaxLength, precision and scale, lookup values, and
- * the bounds of its storage column where the dictionary states none (as the generated schema bounds it), so that
- * every demo record passes the store's encoder and its set's schema.
+ * Values fitted to a field's facets as stored (model/field-facets.ts): its type, MaxLength, precision and scale, lookup
+ * values, and the bounds of its storage column where the dictionary states none (as the generated schema bounds it),
+ * so that every demo record passes the store's encoder and its set's schema.
  *
  * A given value (what a rule of the demo's story says a field named so holds) must already be of the field's kind: a
  * string for text, a number for a number, a boolean for a flag, a Date for a date or timestamp, a value of the field's
@@ -9,7 +9,7 @@
  * generic value (made for the field from its type) is of the field's kind by construction and is only brought within
  * its bounds.
  */
-import { ColumnSpec, EdmPrimitive, FieldSpec, VALUE_TABLE_TEXT_LENGTH } from '../model/service-model';
+import type { FieldFacets } from '../model/field-facets';
 
 /** A given value that the field cannot hold as it is declared. */
 export const NO_FIT: unique symbol = Symbol('does not fit');
@@ -19,41 +19,12 @@ export type GivenFit = (v: unknown) => unknown;
 /** A generic value → its stored form, or undefined (null). */
 export type GenericFit = (v: unknown) => unknown;
 
-interface Bounds {
-  /** Of a scalar string. */
-  readonly maxLength?: number;
-  /** Of a collection's string element (a filterable collection's elements are indexed). */
-  readonly itemLength?: number;
-  /** The largest magnitude a decimal may reach (exclusive), and its scale. */
-  readonly limit: number;
-  readonly scale: number;
-  /** The values a lookup field may hold (undefined: any string). */
-  readonly allowed?: ReadonlySet<string>;
-}
-
-const INTEGER_LIMITS: Partial<Record<EdmPrimitive, number>> = {
-  'Edm.Int16': 32_767,
-  'Edm.Int32': 2_147_483_647,
-  'Edm.Int64': Number.MAX_SAFE_INTEGER,
-};
 const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,12})?)?$/;
 
-function boundsOf(f: FieldSpec, column: ColumnSpec | undefined, allowed: ReadonlySet<string> | undefined): Bounds {
-  const precision = f.precision ?? column?.precision;
-  const scale = f.scale ?? column?.scale ?? 0;
-  return {
-    maxLength: f.collection ? undefined : f.maxLength ?? column?.length,
-    itemLength: f.collection && f.valueTable ? VALUE_TABLE_TEXT_LENGTH : undefined,
-    limit: f.type === 'Edm.Decimal' && precision !== undefined ? 10 ** (precision - scale) : Infinity,
-    scale,
-    allowed,
-  };
-}
-
 /** Fitting for given values: the stored form of a value the field can hold, else NO_FIT. */
-export function givenFitter(f: FieldSpec, column: ColumnSpec | undefined, allowed: ReadonlySet<string> | undefined): GivenFit {
-  const scalar = strictScalar(f.type, boundsOf(f, column, allowed));
+export function givenFitter(f: FieldFacets): GivenFit {
+  const scalar = strictScalar(f);
   if (!f.collection) return (v) => (Array.isArray(v) ? NO_FIT : scalar(v));
   return (v) => {
     const items = Array.isArray(v) ? v : [v];
@@ -67,12 +38,13 @@ export function givenFitter(f: FieldSpec, column: ColumnSpec | undefined, allowe
   };
 }
 
-function strictScalar(type: EdmPrimitive, b: Bounds): (v: unknown) => unknown {
-  switch (type) {
+function strictScalar(f: FieldFacets): (v: unknown) => unknown {
+  const { maxLength, scale, limit } = f.stored;
+  switch (f.type) {
     case 'Edm.String':
       return (v) => {
-        if (typeof v !== 'string' || (b.allowed && !b.allowed.has(v)) || (b.itemLength !== undefined && v.length > b.itemLength)) return NO_FIT;
-        return b.maxLength !== undefined && v.length > b.maxLength ? v.slice(0, b.maxLength).trimEnd() : v;
+        if (typeof v !== 'string' || (f.allowed && !f.allowed.has(v)) || (f.elementLength !== undefined && v.length > f.elementLength)) return NO_FIT;
+        return maxLength !== undefined && v.length > maxLength ? v.slice(0, maxLength).trimEnd() : v;
       };
     case 'Edm.Guid':
       return (v) => (typeof v === 'string' && GUID.test(v) ? v : NO_FIT);
@@ -83,16 +55,16 @@ function strictScalar(type: EdmPrimitive, b: Bounds): (v: unknown) => unknown {
     case 'Edm.Int16':
     case 'Edm.Int32':
     case 'Edm.Int64': {
-      const limit = INTEGER_LIMITS[type]!;
+      const largest = f.range![1];
       return (v) => {
         const n = typeof v === 'number' ? Math.round(v) : NaN;
-        return Number.isFinite(n) && Math.abs(n) <= limit ? n : NO_FIT;
+        return Number.isFinite(n) && Math.abs(n) <= largest ? n : NO_FIT;
       };
     }
     case 'Edm.Decimal':
       return (v) => {
-        const n = typeof v === 'number' && Number.isFinite(v) ? Number(v.toFixed(b.scale)) : NaN;
-        return Math.abs(n) < b.limit ? n : NO_FIT;
+        const n = typeof v === 'number' && Number.isFinite(v) ? Number(v.toFixed(scale)) : NaN;
+        return Math.abs(n) < limit ? n : NO_FIT;
       };
     case 'Edm.Double':
       return (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NO_FIT);
@@ -108,8 +80,8 @@ function strictScalar(type: EdmPrimitive, b: Bounds): (v: unknown) => unknown {
  * precision and the integer type, epoch milliseconds written as dates or timestamps. A value outside the field's lookup
  * (none is made so) is left out, as are a collection's repeats.
  */
-export function genericFitter(f: FieldSpec, column: ColumnSpec | undefined, allowed: ReadonlySet<string> | undefined): GenericFit {
-  const scalar = lenientScalar(f.type, boundsOf(f, column, allowed));
+export function genericFitter(f: FieldFacets): GenericFit {
+  const scalar = lenientScalar(f);
   if (!f.collection) return (v) => (v === undefined || v === null ? undefined : scalar(v));
   return (v) => {
     if (v === undefined || v === null) return undefined;
@@ -122,33 +94,34 @@ export function genericFitter(f: FieldSpec, column: ColumnSpec | undefined, allo
   };
 }
 
-function lenientScalar(type: EdmPrimitive, b: Bounds): (v: unknown) => unknown {
-  switch (type) {
+function lenientScalar(f: FieldFacets): (v: unknown) => unknown {
+  const { maxLength, scale, limit } = f.stored;
+  switch (f.type) {
     case 'Edm.String':
     case 'Edm.Guid':
     case 'Edm.TimeOfDay':
       return (v) => {
         const s = typeof v === 'string' ? v : String(v);
-        if ((b.allowed && !b.allowed.has(s)) || (b.itemLength !== undefined && s.length > b.itemLength)) return undefined;
-        return b.maxLength !== undefined && s.length > b.maxLength ? s.slice(0, b.maxLength).trimEnd() : s;
+        if ((f.allowed && !f.allowed.has(s)) || (f.elementLength !== undefined && s.length > f.elementLength)) return undefined;
+        return maxLength !== undefined && s.length > maxLength ? s.slice(0, maxLength).trimEnd() : s;
       };
     case 'Edm.Boolean':
       return (v) => Boolean(v);
     case 'Edm.Int16':
     case 'Edm.Int32':
     case 'Edm.Int64': {
-      const limit = INTEGER_LIMITS[type]!;
+      const largest = f.range![1];
       return (v) => {
         const n = Math.round(Number(v));
-        return Number.isFinite(n) ? Math.max(-limit, Math.min(limit, n)) : undefined;
+        return Number.isFinite(n) ? Math.max(-largest, Math.min(largest, n)) : undefined;
       };
     }
     case 'Edm.Decimal': {
       // The largest value of the scale below the limit.
-      const max = b.limit === Infinity ? Infinity : Number((b.limit - 10 ** -b.scale).toFixed(b.scale));
+      const max = limit === Infinity ? Infinity : Number((limit - 10 ** -scale).toFixed(scale));
       return (v) => {
         const n = Number(v);
-        return Number.isFinite(n) ? Math.max(-max, Math.min(max, Number(n.toFixed(b.scale)))) : undefined;
+        return Number.isFinite(n) ? Math.max(-max, Math.min(max, Number(n.toFixed(scale)))) : undefined;
       };
     }
     case 'Edm.Double':

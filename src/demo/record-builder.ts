@@ -5,6 +5,7 @@
  * name (generic-values.ts) or, when nullable, sometimes none.
  */
 import type { EntitySetSpec, FieldSpec, TableSpec } from '../model/service-model';
+import { fieldFacets } from '../model/field-facets';
 import { GenericFit, genericFitter, GivenFit, givenFitter, NO_FIT } from './field-fit';
 import { FieldContext, Generate, generatorFor, UNCOMMON } from './generic-values';
 import type { LookupValues } from './lookup-values';
@@ -41,13 +42,13 @@ export class RecordBuilder {
   constructor(readonly set: EntitySetSpec, readonly lookups: LookupValues, table?: TableSpec) {
     this.plans = set.fields.map((f) => {
       const column = f.column === undefined ? undefined : table?.columns.find((c) => c.name === f.column);
-      const allowed = lookups.allowed(f.lookupName);
+      const facets = fieldFacets(f, column, lookups.valueSets);
       return {
         spec: f,
         name: f.name,
         generate: generatorFor(f, lookups.of(f.lookupName)),
-        fitGiven: givenFitter(f, column, allowed),
-        fitGeneric: genericFitter(f, column, allowed),
+        fitGiven: givenFitter(facets),
+        fitGeneric: genericFitter(facets),
         uncommon: UNCOMMON.test(f.name),
         flagSources: flagSourcesOf(set, f),
       };

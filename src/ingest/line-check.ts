@@ -1,7 +1,8 @@
 /**
  * Every ingest line is checked against its set's generated record schema (generated/schemas/<Type>.json) with
- * Ajv, compiled once per set and reporting every error of a line, each at its JSON pointer in the words the
- * record codec uses (`/ListPrice must be a number; /MlsStatus "Foo" is not a value of lookup MlsStatus`).
+ * Ajv, compiled once per set and reporting every error of a line, each at its JSON pointer in the words of the
+ * field's facets (model/field-facets.ts), the record codec's too (`/ListPrice must be a number; /MlsStatus "Foo" is
+ * not a value of lookup MlsStatus`).
  * The codec still normalises what passes (timestamps to UTC, decimals to their scale) and checks what a schema
  * cannot say (a date on the calendar, a decimal rounded past its precision).
  *
@@ -10,7 +11,8 @@
  * line (`"@delete": true`) is checked for its key and mark only.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { EntitySetSpec, FieldSpec, RecordSchema, ServiceModel, serviceKeptFields } from '../model/service-model';
+import { FACET_WORDS, fieldFacets, type FieldFacets } from '../model/field-facets';
+import { EntitySetSpec, RecordSchema, ServiceModel, serviceKeptFields } from '../model/service-model';
 
 /** A line's marker for deletion: `{"ListingKey": "L1", "@delete": true}`. */
 export const DELETE_MARK = '@delete';
@@ -104,48 +106,34 @@ function problemOf(e: ErrorObject, set: EntitySetSpec, input: Readonly<Record<st
   if (name === DELETE_MARK || !field) return { pointer: e.instancePath, message: name === DELETE_MARK ? 'must be true or false' : e.message ?? e.keyword };
   const whole = input[name];
   const value = index === undefined ? whole : (whole as unknown[])[Number(index)];
-  return { pointer: e.instancePath, message: fieldMessage(e, field, value, index !== undefined) };
+  return { pointer: e.instancePath, message: fieldMessage(e, fieldFacets(field), value, index !== undefined) };
 }
 
 function pointerPart(name: string): string {
   return name.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-const TYPE_WORDS: Readonly<Record<FieldSpec['type'], string>> = {
-  'Edm.String': 'must be a string',
-  'Edm.Guid': 'must be a string',
-  'Edm.TimeOfDay': 'must be a string',
-  'Edm.Boolean': 'must be true or false',
-  'Edm.Int16': 'must be an integer',
-  'Edm.Int32': 'must be an integer',
-  'Edm.Int64': 'must be an integer',
-  'Edm.Decimal': 'must be a number',
-  'Edm.Double': 'must be a number',
-  'Edm.Date': 'must be a date YYYY-MM-DD',
-  'Edm.DateTimeOffset': 'must be an ISO 8601 date-time with Z or an offset',
-};
-
 /** The message for one error on a field's value (or, `element`, on one element of a collection). */
-function fieldMessage(e: ErrorObject, field: FieldSpec, value: unknown, element: boolean): string {
+function fieldMessage(e: ErrorObject, f: FieldFacets, value: unknown, element: boolean): string {
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'type':
       if (value === null) return element ? 'must not contain null' : 'is required';
-      return field.collection && !element ? 'must be an array' : TYPE_WORDS[field.type];
+      return f.collection && !element ? 'must be an array' : FACET_WORDS.type(f.type);
     case 'pattern':
-      return TYPE_WORDS[field.type];
+      return FACET_WORDS.type(f.type);
     case 'enum':
-      return `${JSON.stringify(value)} is not a value of lookup ${field.lookupName}`;
+      return FACET_WORDS.lookup(JSON.stringify(value), f.lookupName);
     case 'maxLength':
-      if (element) return `holds an element longer than ${String(params.limit)} characters, the longest a filterable collection takes`;
-      return field.maxLength !== undefined ? `is longer than MaxLength ${field.maxLength}` : `is longer than ${String(params.limit)} characters, the most its column holds`;
+      if (element) return FACET_WORDS.elementLength(params.limit as number);
+      return f.declared.maxLength !== undefined ? FACET_WORDS.maxLength(f.declared.maxLength) : `is longer than ${String(params.limit)} characters, the most its column holds`;
     case 'minimum':
     case 'maximum':
-      return `must be ${String(params.comparison)} ${String(params.limit)} (${field.type})`;
+      return `must be ${String(params.comparison)} ${String(params.limit)} (${f.type})`;
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return field.precision !== undefined
-        ? `does not fit Precision ${field.precision}, Scale ${field.scale ?? 0}`
+      return f.declared.precision !== undefined
+        ? FACET_WORDS.precision(f.declared)
         : `must be ${String(params.comparison)} ${String(params.limit)}, the most its column holds`;
     default:
       return e.message ?? e.keyword;

@@ -1,7 +1,7 @@
 /** The metadata document as CSDL JSON (OData 4.01), members in the order the XML states them. */
 import type { FieldSpec, NavigationPropertySpec } from '../model/service-model';
 import { LOOKUP_NAME_TERM, UNINDEXED_TERM } from './terms';
-import { declaresUnindexed, type MetadataView, type SetView } from './render-metadata';
+import { declaresUnindexed, type MetadataView, type SetView } from './metadata-view';
 
 const VOCABULARIES = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies';
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Handlebars from 'handlebars';
 import { LOOKUP_NAME_TERM, UNINDEXED_TERM } from './terms';
-import { declaresUnindexed, type CsdlVersion, type MetadataView } from './render-metadata';
+import { declaresUnindexed, type CsdlVersion, type MetadataView } from './metadata-view';
 
 export const METADATA_TEMPLATE = join(__dirname, 'templates', 'metadata.xml.hbs');
 

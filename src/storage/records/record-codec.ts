@@ -31,8 +31,9 @@
  */
 import type { EntitySetSpec, FieldSpec, LookupSpec, TableSpec } from '../../model/service-model';
 import { randomInt } from 'node:crypto';
-import { RECORD_COLUMN, REVISION_COLUMN, VALUE_TABLE_TEXT_LENGTH } from '../../model/service-model';
-import { INTEGER_RANGES, isDate, normaliseTimestamp } from '../../model/edm-values';
+import { RECORD_COLUMN, REVISION_COLUMN } from '../../model/service-model';
+import { isDate, normaliseTimestamp } from '../../model/edm-values';
+import { FACET_WORDS, FieldFacets, lookupValueSets, setFacets } from '../../model/field-facets';
 import type { Projection } from '../../query/projection';
 
 export class RecordError extends Error {
@@ -67,8 +68,7 @@ export function newRevision(): number {
 export type RecordEncoder = (input: Readonly<Record<string, unknown>>) => EncodedRecord;
 
 export function recordEncoder(set: EntitySetSpec, table: TableSpec, lookups: readonly LookupSpec[]): RecordEncoder {
-  const allowed = new Map(lookups.map((l) => [l.name, new Set(l.values.map((v) => v.value))]));
-  const normalisers = new Map(set.fields.map((f) => [f.name, normaliser(f, f.lookupName ? allowed.get(f.lookupName) : undefined)]));
+  const normalisers = new Map(setFacets(set.fields, table, lookupValueSets(lookups)).map((f) => [f.name, normaliser(f)]));
   const stored = table.columns.map((c) => c.name).slice(-2);
   const revised = stored[0] === REVISION_COLUMN;
   if (stored[1] !== RECORD_COLUMN) throw new Error(`${table.name}: the record column must be the table's last`);
@@ -112,8 +112,8 @@ function toColumn(f: FieldSpec, v: unknown): unknown {
 
 type Normaliser = (v: unknown) => unknown;
 
-function normaliser(f: FieldSpec, allowed: ReadonlySet<string> | undefined): Normaliser {
-  const scalar = scalarNormaliser(f, allowed);
+function normaliser(f: FieldFacets): Normaliser {
+  const scalar = scalarNormaliser(f);
   if (!f.collection) return (v) => (v === undefined || v === null ? null : scalar(v));
   return (v) => {
     if (v === undefined || v === null) return [];
@@ -125,25 +125,24 @@ function normaliser(f: FieldSpec, allowed: ReadonlySet<string> | undefined): Nor
   };
 }
 
-function scalarNormaliser(f: FieldSpec, allowed: ReadonlySet<string> | undefined): Normaliser {
+/** Checks and normalises a value by the field's facets as the dictionary declares them. */
+function scalarNormaliser(f: FieldFacets): Normaliser {
+  const { maxLength, scale, limit } = f.declared;
+  const wrongType = () => new RecordError(f.name, FACET_WORDS.type(f.type));
   switch (f.type) {
     case 'Edm.String':
     case 'Edm.Guid':
     case 'Edm.TimeOfDay':
       return (v) => {
-        if (typeof v !== 'string') throw new RecordError(f.name, 'must be a string');
-        if (f.maxLength !== undefined && !f.collection && v.length > f.maxLength) {
-          throw new RecordError(f.name, `is longer than MaxLength ${f.maxLength}`);
-        }
-        if (f.valueTable && v.length > VALUE_TABLE_TEXT_LENGTH) {
-          throw new RecordError(f.name, `holds an element longer than ${VALUE_TABLE_TEXT_LENGTH} characters, the longest a filterable collection takes`);
-        }
-        if (allowed && !allowed.has(v)) throw new RecordError(f.name, `"${v}" is not a value of lookup ${f.lookupName}`);
+        if (typeof v !== 'string') throw wrongType();
+        if (maxLength !== undefined && v.length > maxLength) throw new RecordError(f.name, FACET_WORDS.maxLength(maxLength));
+        if (f.elementLength !== undefined && v.length > f.elementLength) throw new RecordError(f.name, FACET_WORDS.elementLength(f.elementLength));
+        if (f.allowed && !f.allowed.has(v)) throw new RecordError(f.name, FACET_WORDS.lookup(`"${v}"`, f.lookupName));
         return v;
       };
     case 'Edm.Boolean':
       return (v) => {
-        if (typeof v !== 'boolean') throw new RecordError(f.name, 'must be true or false');
+        if (typeof v !== 'boolean') throw wrongType();
         return v;
       };
     case 'Edm.Int16':
@@ -151,9 +150,9 @@ function scalarNormaliser(f: FieldSpec, allowed: ReadonlySet<string> | undefined
     case 'Edm.Int64':
       return (v) => {
         const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-        if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new RecordError(f.name, 'must be an integer');
+        if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw wrongType();
         // Ingest's schema checks the range first; a dictionary's change (Int64 to Int16) meets it here.
-        const [min, max] = INTEGER_RANGES[f.type]!;
+        const [min, max] = f.range!;
         if (n < min || n > max) throw new RecordError(f.name, `must be from ${min} to ${max} (${f.type})`);
         return n;
       };
@@ -161,24 +160,21 @@ function scalarNormaliser(f: FieldSpec, allowed: ReadonlySet<string> | undefined
     case 'Edm.Double':
       return (v) => {
         const n = typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
-        if (typeof n !== 'number' || !Number.isFinite(n)) throw new RecordError(f.name, 'must be a number');
+        if (typeof n !== 'number' || !Number.isFinite(n)) throw wrongType();
         if (f.type === 'Edm.Double') return n;
-        const scale = f.scale ?? 0;
         const rounded = Number(n.toFixed(scale));
-        if (f.precision !== undefined && Math.abs(rounded) >= 10 ** (f.precision - scale)) {
-          throw new RecordError(f.name, `does not fit Precision ${f.precision}, Scale ${scale}`);
-        }
+        if (Math.abs(rounded) >= limit) throw new RecordError(f.name, FACET_WORDS.precision(f.declared));
         return rounded;
       };
     case 'Edm.Date':
       return (v) => {
-        if (typeof v !== 'string' || !isDate(v)) throw new RecordError(f.name, 'must be a date YYYY-MM-DD');
+        if (typeof v !== 'string' || !isDate(v)) throw wrongType();
         return v;
       };
     case 'Edm.DateTimeOffset':
       return (v) => {
         const ts = typeof v === 'string' ? normaliseTimestamp(v) : undefined;
-        if (ts === undefined) throw new RecordError(f.name, 'must be an ISO 8601 date-time with Z or an offset');
+        if (ts === undefined) throw wrongType();
         return ts;
       };
   }
