@@ -1,5 +1,5 @@
 /**
- * Any RESO-shaped dictionary works end to end (README "Starting from your own dictionary"): for each dictionary, what
+ * Any RESO-shaped dictionary works end to end (docs/dictionary.md "Starting from your own dictionary"): for each dictionary, what
  * an operator does, as real processes in a copy of the project: the dictionary put in place of
  * csdl/reso-dictionary.xml, `npm run generate`, `npm run build` (which must succeed), `reso-server serve` on an empty
  * database that it seeds with demo data; then, over HTTP with the demo token, what a client does knowing nothing but

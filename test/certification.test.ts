@@ -1,7 +1,7 @@
 /**
  * RESO Web API Core 2.1.0, scenario by scenario, against the example certification dictionary
  * (docs/certification/reso-dictionary.xml) generated into a temporary folder and served over demo data on each
- * database: the fast check of what `npm run certify` asks RESO's own tool (README "Getting certified").
+ * database: the fast check of what `npm run certify` asks RESO's own tool (docs/certification.md "Getting certified").
  *
  * It asks what the tool asks (reso-cert 0.10.6's scenarios.js and queries.js, in our words): on each resource the
  * tool tests (Property, Member, Office, Media, OpenHouse), with the fields and values the tool would choose from

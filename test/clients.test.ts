@@ -1,5 +1,5 @@
 /**
- * Every listed client as its users run it (README "Clients"): the generators read the `$metadata` a developer saves
+ * Every listed client as its users run it (docs/clients.md): the generators read the `$metadata` a developer saves
  * (fetched without OData headers, as curl or a browser does), their generated code compiles, and the clients read,
  * page, count, fetch by key and filter against a running server with 300 demo listings:
  * - SAP Cloud SDK: `generate-odata-client` builds a typed client (it reads only Version="4.0" EDMX as OData V4);

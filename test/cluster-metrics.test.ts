@@ -1,5 +1,5 @@
 /**
- * README "Every core", metrics: with `serve --workers 2` as real processes, a scrape answers the cluster's figures
+ * docs/scaling-out.md "Every core", metrics: with `serve --workers 2` as real processes, a scrape answers the cluster's figures
  * (every worker's summed) on the service port and on the primary's METRICS_PORT listener; a worker that does not
  * answer fails the scrape with 503 MetricsUnavailable within the bound instead of hanging it; scrapes during a
  * SIGHUP reload are answered, and a scrape waiting at SIGTERM holds up neither itself nor the shutdown.

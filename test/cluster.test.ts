@@ -1,5 +1,5 @@
 /**
- * README "Every core": `serve --workers 2` as real processes. Distinct workers answer; a killed worker is replaced;
+ * docs/scaling-out.md "Every core": `serve --workers 2` as real processes. Distinct workers answer; a killed worker is replaced;
  * SIGHUP replaces every worker while requests keep coming and loses none; SIGTERM stops the cluster with exit 0; and
  * usage counts stay exact across the workers, a killed one and a reload (each worker journals its own counts).
  */

@@ -175,7 +175,7 @@ describeEachDatabase('Lambdas on multi-value lookups (Web API Core 2.1.0)', (tar
     const media = await loadRecords(server.service, 'Media');
     const seen = (await walkPages(`${server.url}/Media?$select=MediaKey`, { token })).records.map((x) => x.MediaKey as string);
     // Hidden: the media of a listing outside the scope. A photo whose listing is gone (an earlier test here
-    // deletes one, without its photos) belongs to no listing the scope hides, as README "Clients, licensing and usage" says.
+    // deletes one, without its photos) belongs to no listing the scope hides, as docs/licensing.md "Clients, licensing and usage" says.
     const [listed, existing] = [new Set(inScope), new Set(now.map((x) => x.ListingKey as string))];
     const hidden = (key: string) => existing.has(key) && !listed.has(key);
     const wanted = media.filter((m) => m.ResourceName !== 'Property' || !hidden(m.ResourceRecordKey as string)).map((m) => m.MediaKey as string);

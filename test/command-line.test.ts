@@ -1,5 +1,5 @@
 /**
- * README "Command line" and "Exit codes": every command's own help, the version, options and dates refused with
+ * docs/command-line.md "Command line" and "Exit codes": every command's own help, the version, options and dates refused with
  * one line and exit code 2, and each start-up misconfiguration refused with one actionable line, its exit code
  * and no stack trace (real processes of `dist/src/cli/main.js`).
  */

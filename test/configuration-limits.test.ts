@@ -1,5 +1,5 @@
 /**
- * README "Configuration" at its extremes: FILTER_MAX_LENGTH, PAGE_SIZE and MAX_PAGE_SIZE at the largest values
+ * docs/configuration.md "Configuration" at its extremes: FILTER_MAX_LENGTH, PAGE_SIZE and MAX_PAGE_SIZE at the largest values
  * the service accepts, and a PAGING_SECRET the test knows. Whatever a client sends within those limits is
  * answered with a result or a 4xx from the error catalogue, never a 5xx: in (…) lists of tens of thousands of
  * values (one bound JSON array, the same results and collation as a short list), filters with more comparisons

@@ -1,5 +1,5 @@
 /**
- * README "Working on it": `npm run dev` (scripts/dev.js) serves, and on a change of the dictionary regenerates,
+ * docs/development.md "Working on it": `npm run dev` (scripts/dev.js) serves, and on a change of the dictionary regenerates,
  * rebuilds and restarts the server; a dictionary the generator refuses leaves the last good server running,
  * saying so; SIGINT (Ctrl-C) stops the server and exits 0, leaving no process behind. One real run in a copy of
  * the project: every wait is bounded polling of the script's output or of the server.

@@ -1,5 +1,5 @@
 /**
- * README "Changing the dictionary", property-based (issue 39): changes of the shipped dictionary applied to a
+ * docs/dictionary.md "Changing the dictionary", property-based (issue 39): changes of the shipped dictionary applied to a
  * populated database the operator's way, in a copy of the project, as real processes: demo data served on the
  * original dictionary and copied whole by two replicating consumers (by ModificationTimestamp, by EntityEvent);
  * then the edited dictionary in place, `npm run generate`, `npm run build` (incremental), `reso-server serve`.

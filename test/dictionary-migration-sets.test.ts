@@ -1,5 +1,5 @@
 /**
- * README "Changing the dictionary", continued (see dictionary-migration.test.ts): lookup values added and removed,
+ * docs/dictionary.md "Changing the dictionary", continued (see dictionary-migration.test.ts): lookup values added and removed,
  * a field made unfilterable and a new field, a new entity set and a navigation, a decimal's precision and scale,
  * and three instances starting together on a changed dictionary. Each on a populated database, with consumers
  * replicating through the change.

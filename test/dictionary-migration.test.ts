@@ -1,5 +1,5 @@
 /**
- * README "Changing the dictionary": each kind of change applied to a populated database (demo data and
+ * docs/dictionary.md "Changing the dictionary": each kind of change applied to a populated database (demo data and
  * ingested records) the way an operator applies it (edit the CSDL, `generate`, start on the new model), with
  * consumers replicating through it by ModificationTimestamp and by EntityEvent. After each: the server starts;
  * every record serves what the new $metadata says; filters and orders on changed fields give what a filter of the

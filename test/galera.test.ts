@@ -1,5 +1,5 @@
 /**
- * README "Scaling out", on a real 3-node MariaDB Galera cluster (support/galera.ts, GALERA=1): what only a
+ * docs/scaling-out.md "Scaling out", on a real 3-node MariaDB Galera cluster (support/galera.ts, GALERA=1): what only a
  * cluster can break. Writers on two nodes at once lose certification conflicts and run again, applying each
  * change once; a revocation on one node reaches instances on the others; a node killed or cut off from the others
  * makes its instance answer 503 with Retry-After (and /ready say so) while the others serve, until it rejoins;

@@ -1,5 +1,5 @@
 /**
- * README "Working on it": `reso-server generate --check` (and `npm run generate -- --check`, what CI runs) writes
+ * docs/development.md "Working on it": `reso-server generate --check` (and `npm run generate -- --check`, what CI runs) writes
  * nothing; it regenerates a copy of the output folder and compares: exit 0 and one line when the folder is what
  * the dictionary gives, else exit 1 listing each file that differs. Real processes of the compiled command line.
  */

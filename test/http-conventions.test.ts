@@ -109,7 +109,7 @@ describeEachDatabase('Issue 13 §2 HTTP conventions', (target) => {
     }
   });
 
-  describe('a page larger than a batch (README "Limits")', () => {
+  describe('a page larger than a batch (docs/api.md "Limits")', () => {
     it('each batch is read while the one before it is written, never two ahead', async () => {
       const db = server.service.db;
       const all = db.all.bind(db);

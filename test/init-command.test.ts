@@ -1,5 +1,5 @@
 /**
- * README "Starting from your own dictionary": `reso-server init --dictionary <file>` in a copy of the project, as
+ * docs/dictionary.md "Starting from your own dictionary": `reso-server init --dictionary <file>` in a copy of the project, as
  * real processes: a dictionary it refuses is one line naming the file, line and element (exit code 2, the project
  * unchanged); RESO's DD 2.0 reference is copied with the policy init adds, given a migration history of its own,
  * generated and built, and then served; another dictionary does not replace it without --force.

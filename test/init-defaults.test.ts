@@ -1,5 +1,5 @@
 /**
- * README "Starting from your own dictionary": the policy `reso-server init` adds to an operator's dictionary where
+ * docs/dictionary.md "Starting from your own dictionary": the policy `reso-server init` adds to an operator's dictionary where
  * it states none, inserted into the operator's text (everything else as written), keyed by RESO's names and applied
  * only where the set or field exists with the type it needs; an annotation the operator wrote is never changed.
  * On RESO's own DD 2.0 reference files (both lookup flavours) and on small dictionaries written here.

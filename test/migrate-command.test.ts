@@ -1,5 +1,5 @@
 /**
- * README "Changing the dictionary" and "Command line": `reso-server migrate` brings a database to the dictionary
+ * docs/dictionary.md "Changing the dictionary" and "Command line": `reso-server migrate` brings a database to the dictionary
  * without serving, `--dry-run` says what it would do and changes nothing, and a database migrated past this build
  * is refused with one line and exit code 6 (real processes of `dist/src/cli/main.js`, on both databases).
  */

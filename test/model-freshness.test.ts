@@ -1,5 +1,5 @@
 /**
- * README "Working on it": the model is never stale. Every start (bin/reso-server.js: `npm start`, `reso-server`,
+ * docs/development.md "Working on it": the model is never stale. Every start (bin/reso-server.js: `npm start`, `reso-server`,
  * `node bin/reso-server.js`) asks scripts/freshness.js whether generated/ is what its dictionary gives (the hash
  * the generator recorded, never file times) and whether dist/ is built from the sources as they are; in
  * development it regenerates and rebuilds, under NODE_ENV=production it refuses with one line and exit code 2.

@@ -1,5 +1,5 @@
 /**
- * README "Command line": what the operator's commands print. clients list/show --json, the token URL and curl
+ * docs/command-line.md "Command line": what the operator's commands print. clients list/show --json, the token URL and curl
  * command of clients add (and a token got with them), every --hide kept, rotate refusing a revoked client, client names beside ids in usage, ingest --on-error reject
  * counting the lines it read, seed's and ingest's progress on stderr and summaries on stdout (seed --json: only the
  * counts), and the first start's hint asking for five listings.

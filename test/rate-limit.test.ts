@@ -1,5 +1,5 @@
 /**
- * Per-client rate limits (README "Clients, licensing and usage"): a sliding one-minute window, so no 60 s
+ * Per-client rate limits (docs/licensing.md "Clients, licensing and usage"): a sliding one-minute window, so no 60 s
  * span serves more than the limit, whatever the timing; shared by every instance on one database; the
  * RateLimit-* and Retry-After headers say where the client stands; clients without a limit pay nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * README "Scaling out": a MariaDB primary with asynchronous read replicas (DATABASE_REPLICA_URLS). Reads go to a
+ * docs/scaling-out.md "Scaling out": a MariaDB primary with asynchronous read replicas (DATABASE_REPLICA_URLS). Reads go to a
  * replica once it has applied what the primary had committed when the read began; a replica that lags past
  * REPLICA_WAIT_MS leaves the read to the primary, so no read ever sees an older state than the primary's. Real
  * servers (support/replica-pair.ts), when GALERA=1 (the tests that start database servers of their own).

@@ -1,5 +1,5 @@
 /**
- * README "Production run" and "Exit codes": the server stops like a service. SIGTERM lets a response in progress
+ * docs/operating.md "Production run" and "Exit codes": the server stops like a service. SIGTERM lets a response in progress
  * finish (or cuts it at SHUTDOWN_TIMEOUT_MS), refuses new connections meanwhile, and the process exits 0; `npm start`
  * serves the built code and passes SIGTERM on, so that no server process outlives it.
  */

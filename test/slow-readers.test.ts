@@ -1,5 +1,5 @@
 /**
- * Slow readers and requests in progress (issue 12, finding 4; README "Limits"): a page larger than a batch is
+ * Slow readers and requests in progress (issue 12, finding 4; docs/api.md "Limits"): a page larger than a batch is
  * written as it is read, waiting for the reader, so memory per connection is one batch's however large the
  * page and however slowly (or never) the client reads; a reader that takes nothing for WRITE_STALL_TIMEOUT_MS
  * is disconnected; a client past MAX_CONCURRENT_REQUESTS requests in progress gets 429. Against `reso-server

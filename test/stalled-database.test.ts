@@ -250,7 +250,7 @@ describe('§7 A damaged SQLite file answers 503, not 500', function () {
   });
 });
 
-describe('Configuration: database timeouts (README "Timeouts")', function () {
+describe('Configuration: database timeouts (docs/operating.md "Timeouts")', function () {
   it('DB_ACQUIRE_TIMEOUT_MS and DB_STATEMENT_TIMEOUT_MS: 2000 and 2500 ms by default, so that a stalled database is given up within 5 s', () => {
     expect(configFromEnv({}).databaseTimeouts).to.deep.equal({ acquireMs: 2000, statementMs: 2500 });
     expect(configFromEnv({ DB_ACQUIRE_TIMEOUT_MS: '750', DB_STATEMENT_TIMEOUT_MS: '60000' }).databaseTimeouts)

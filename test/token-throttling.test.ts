@@ -1,5 +1,5 @@
 /**
- * Throttling at the token endpoint (README "Clients, licensing and usage"): failed attempts are counted per
+ * Throttling at the token endpoint (docs/licensing.md "Clients, licensing and usage"): failed attempts are counted per
  * client id and per remote address; past the limit, 429 `slow_down` with Retry-After, refused before the
  * secret is hashed; successful attempts count nothing; malformed and hostile input never gets a 5xx, and a
  * brute-force run leaves other clients' requests served.

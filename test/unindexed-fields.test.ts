@@ -1,5 +1,5 @@
 /**
- * Fields filterable and sortable without an index (the dictionary's Policy.UnindexedProperties, README "Getting
+ * Fields filterable and sortable without an index (the dictionary's Policy.UnindexedProperties, docs/certification.md "Getting
  * certified"): a dictionary offers more fields than a database can index, each answered by a scan of its set that
  * is stopped at DB_STATEMENT_TIMEOUT_MS (501 ScanLimitExceeded) and runs apart from every other request. The
  * shipped dictionary, edited as an operator would, on each database; answers read against an oracle over the

@@ -6,7 +6,7 @@
  * 204 for a null value or a navigation that leads to no record, and never 404 for a name the set has; licences hold
  * (a hidden field answers as an unknown one, a record outside the scope as a missing one), transactions are
  * metered (spec §8: one record by key is class A, a navigation's count class B), ETags revalidate.
- * Also `$top` up to MAX_PAGE_SIZE in one page (README "Paging and replication").
+ * Also `$top` up to MAX_PAGE_SIZE in one page (docs/replication.md "Paging and replication").
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
@@ -222,7 +222,7 @@ describeEachDatabase('URL conventions below a record: properties, $value, $count
   });
 });
 
-describeEachDatabase('$top up to MAX_PAGE_SIZE in one page (README "Paging and replication")', (target) => {
+describeEachDatabase('$top up to MAX_PAGE_SIZE in one page (docs/replication.md "Paging and replication")', (target) => {
   let db: TestDatabase;
   let server: RunningServer;
   const KEYS = Array.from({ length: 60 }, (_, i) => `TP${String(i).padStart(3, '0')}`);

@@ -1,5 +1,5 @@
 /**
- * README "Scaling out": a write transaction (an ingest batch, a client change, a usage flush) is kept whole or not
+ * docs/scaling-out.md "Scaling out": a write transaction (an ingest batch, a client change, a usage flush) is kept whole or not
  * at all, and one that loses a conflict runs again from its start. On a Galera node a transaction can lose its rows
  * to another node's commit between two of its statements, told by a deadlock error or (measured, rarely) not told
  * at all: either way nothing of the lost attempt may stay.

@@ -10,7 +10,7 @@
  * and from then on node's HTTP code runs slower on them. The same key fetch (one better-sqlite3 read, one
  * `res.end`) costs 31 µs of CPU from a plain node:http listener and 90 µs from an Express app with one middleware,
  * and the product's key fetch went from 156–169 µs to 87–95 µs when the pipeline stopped being Express's middleware
- * (docs/benchmarks.md, "The data path on node:http"). The steps also need the request's context, which Express's
+ * (docs/benchmarks/notes/2026-11-27-issue-28-data-path.md). The steps also need the request's context, which Express's
  * layers pass on only through side channels. Here steps are plain calls in order, and the first error ends the
  * series (`fail` writes it).
  */

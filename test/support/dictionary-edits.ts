@@ -1,7 +1,7 @@
 /**
  * Changes of the shipped dictionary as an MLS makes them, as text edits of the CSDL (support/dictionary-versions.ts),
  * each saying what it does to the fields and lookups: fields removed, retyped (widened or narrowed), renamed and
- * added, lookup values renamed; and what README "Changing the dictionary" says follows from them on a populated
+ * added, lookup values renamed; and what docs/dictionary.md "Changing the dictionary" says follows from them on a populated
  * database: generate refuses (one line, exit code 2) when a removed field is one the dictionary's policy still
  * names (a key, a join, a condition, …); else a start refuses (exit code 6), naming them, when some stored record
  * cannot take a change exactly (support/exact-conversion.ts); else the server serves the new dictionary.

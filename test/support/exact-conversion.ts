@@ -1,5 +1,5 @@
 /**
- * README "Changing the dictionary", as a consumer of it reads it: which stored values a field's new type, facets or
+ * docs/dictionary.md "Changing the dictionary", as a consumer of it reads it: which stored values a field's new type, facets or
  * lookup takes exactly, and so which records a start refuses (exit code 6), worked out from the records a client
  * was served before the change, independently of the server's own conversion. A value converts when nothing is
  * rounded, cut or guessed: "10522" → 10522, 2 → 2.0, 3 → "3", one value → a one-element collection, a

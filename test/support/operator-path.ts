@@ -1,5 +1,5 @@
 /**
- * README "Changing the dictionary" the operator's way, on a copy of the project, as real processes: `npm run
+ * docs/dictionary.md "Changing the dictionary" the operator's way, on a copy of the project, as real processes: `npm run
  * generate`, `npm run build`, `reso-server serve` (under NODE_ENV=production, so that a start never regenerates or
  * builds by itself: what runs is what the steps made). Every step is bounded and timed.
  */

@@ -1,7 +1,7 @@
 /**
  * Replicating consumers of every entity set the service document lists (but the change log), over HTTP only, for a
  * service whose dictionary changes between their reads. Each re-reads `$metadata` when it catches up and brings
- * its copy to what it declares, as README "Changing the dictionary" says a consumer does: a field no longer
+ * its copy to what it declares, as docs/dictionary.md "Changing the dictionary" says a consumer does: a field no longer
  * declared is dropped, a declared one it holds no value of is null (an empty collection in a collection field;
  * OData's JSON says absent, null and, for a collection, empty alike mean "no value").
  *
