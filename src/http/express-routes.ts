@@ -4,8 +4,8 @@
  * as a data route's are (`step`). Express's routes reach it by their request, so it is kept by request here, for
  * them alone: a data request's context is passed by hand from step to route and never kept, since an entry of a
  * WeakMap outlives the young generation's collections, so every request kept in one (its context, request,
- * response and all they hold) was moved to the old generation and collected there (docs/benchmarks.md, "The data
- * path on node:http").
+ * response and all they hold) was moved to the old generation and collected there (docs/benchmarks/notes/
+ * 2026-11-27-issue-28-data-path.md).
  */
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
