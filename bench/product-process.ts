@@ -9,16 +9,16 @@ const ROOT = resolve(__dirname, '../..');
 
 /**
  * `workers` above 1 runs a cluster (bench/workers.ts): resolved once every worker says it serves. `env`: more
- * settings (MAX_CONCURRENT_REQUESTS, …).
+ * settings (MAX_CONCURRENT_REQUESTS, …). `root`: the checkout whose build runs (another revision, to compare).
  */
 export function startProduct(
-  databaseUrl: string, listings: number, token: string, workers = 1, env: Record<string, string> = {},
+  databaseUrl: string, listings: number, token: string, workers = 1, env: Record<string, string> = {}, root = ROOT,
 ): Promise<{ base: string; child: ChildProcess }> {
   const childEnv = {
     ...process.env, DATABASE_URL: databaseUrl, PORT: '0', WORKERS: String(workers), SEED_LISTINGS: String(listings), DEMO_TOKEN: token,
     BENCH_PARENT_PID: String(process.pid), ...env,
   };
-  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/product-server.js')], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(root, 'dist/bench/product-server.js')], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
   return servingAt(child, 'the product', workers).then((base) => ({ base, child }));
 }
 

@@ -3,7 +3,8 @@
  * product's own response to the scenario, read from the files named by the arguments), no routing beyond the
  * body's number, no database, no JSON. What the product serves at that body's size is measured against this on
  * the same cores. With one file every path answers it; with several (a captured walk, static-walk.ts) `/` and
- * `/0` answer the first, `/<n>` the n-th, anything else 404.
+ * `/0` answer the first, `/<n>` the n-th, anything else 404. With STATIC_CONTENT_ENCODING (gzip), the bodies are
+ * sent as that coding (bench/gzip-wire.ts: the product's gzip body against the same bytes sent from memory).
  */
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -12,7 +13,10 @@ import { exitWithParent } from './orphan-guard';
 
 exitWithParent();
 const bodies = process.argv.slice(2).map((file) => readFileSync(file));
-const headersOf = (body: Buffer) => ({ 'Content-Type': 'application/json;odata.metadata=minimal', 'Content-Length': String(body.length) });
+const coding = process.env.STATIC_CONTENT_ENCODING;
+const headersOf = (body: Buffer) => ({
+  'Content-Type': 'application/json;odata.metadata=minimal', 'Content-Length': String(body.length), ...(coding ? { 'Content-Encoding': coding } : {}),
+});
 const answers = bodies.map((body) => ({ body, headers: headersOf(body) }));
 
 function answerTo(url: string): (typeof answers)[number] | undefined {
