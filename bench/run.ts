@@ -866,6 +866,12 @@ function pairRun(family: Family, o: Options, results: ScenarioResult[], extra: s
  * The product's body for `path`, served as a static body by plain node:http (bench/static-body.ts) on the same
  * core, measured as the product was: the most this machine serves at that size, whatever the server does.
  */
+/**
+ * autocannon reads every body it receives: the static body's rate is its own limit, not the wire's (issue 42;
+ * bench/gzip-wire.ts measures the wire with wrk). Said beside every figure it gives, so none is read as the wire.
+ */
+const CAPPED_BY_AUTOCANNON = ' — capped by autocannon, not the wire: see [gzip.md](benchmarks/gzip.md)';
+
 async function wireLimit(name: string, product: ServerProcess, path: string, r: ScenarioResult, o: Options): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${product.port}${path}`, { headers: product.headers });
   const body = Buffer.from(await res.arrayBuffer());
@@ -881,7 +887,8 @@ async function wireLimit(name: string, product: ServerProcess, path: string, r: 
   const wire = best(measured).reqPerSec;
   const served = best(r.product).reqPerSec;
   return `${name}: the same ${(body.length / 1024).toFixed(1)} KB body, static, from plain node:http: ${fmt(wire)} req/s; `
-    + `the product ${fmt(served)} req/s, ${(wire / served).toFixed(1)}× below it (the bare baseline ${fmt(best(r.baseline).reqPerSec)}, ${(wire / best(r.baseline).reqPerSec).toFixed(1)}× below)`;
+    + `the product ${fmt(served)} req/s, ${(wire / served).toFixed(1)}× below it (the bare baseline ${fmt(best(r.baseline).reqPerSec)}, ${(wire / best(r.baseline).reqPerSec).toFixed(1)}× below)`
+    + CAPPED_BY_AUTOCANNON;
 }
 
 // ---------------------------------------------------------------------------------------------------------
