@@ -259,7 +259,7 @@ async function main(): Promise<void> {
       const database = databaseUrl.startsWith('sqlite:') ? 'SQLite' : 'MariaDB';
       const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
       const command = `node dist/bench/gzip-wire.js${o.productRoot ? ` --product-root ${o.productRoot}` : ''} --listings ${o.listings} --seconds ${o.seconds} --connections ${o.connections} --rounds ${o.rounds} --scenarios ${o.scenarios.join(',')}`;
-      const revision = o.productRoot ? revisionOf(o.productRoot) : 'this revision';
+      const revision = revisionOf(o.productRoot ?? ROOT);
       const section = [
         `## ${database}, ${o.listings} demo listings, product ${revision}: ${when} UTC`, '',
         `\`${databaseUrl.startsWith('sqlite:') ? '' : 'DATABASE_URL=… '}${command}\`${reseeded ? ' (database seeded by this run)' : ''}`, '',
