@@ -18,7 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['storage'],
   ['auth', 'metering', 'ingest', 'demo'],
   ['paging'],
-  ['webhooks'],
+  ['webhooks', 'pull'],
   ['config'],
   ['observability', 'admin'],
   ['console', 'http'],
