@@ -80,13 +80,20 @@ async function writeUntil(service: ListingService, writer: number, keys: readonl
     const created = emptyReport();
     await ingestBatch(services[0], 'Property', keys.map((key, i) => ({ line: i + 1, input: { ...template, ListingKey: key, ListingId: key, ListPrice: 1 } })), created);
     expect(created.created).to.equal(LISTINGS);
+    const dir = mkdtempSync(join(tmpdir(), 'reso-conflicts-'));
+    const fileOf = (name: string, firstPrice: number) => {
+      const file = join(dir, name);
+      writeFileSync(file, Array.from({ length: FILE_LINES }, (_, i) => {
+        const key = keys[i % LISTINGS];
+        return JSON.stringify({ ...template, ListingKey: key, ListingId: key, ListPrice: firstPrice + i });
+      }).join('\n'));
+      return file;
+    };
+    // The same ingest with no other writer: what the conflicts add to its time.
+    const alone = await runCli(db.urls[0], ['ingest', 'Property', fileOf('alone.ndjson', 800_000_000), '--json'], 600_000);
+    expect(alone.code, alone.stderr).to.equal(0);
     const eventsBefore = await eventsByKey(services[2], keys);
-
-    const file = join(mkdtempSync(join(tmpdir(), 'reso-conflicts-')), 'listings.ndjson');
-    writeFileSync(file, Array.from({ length: FILE_LINES }, (_, i) => {
-      const key = keys[i % LISTINGS];
-      return JSON.stringify({ ...template, ListingKey: key, ListingId: key, ListPrice: 900_000_000 + i });
-    }).join('\n'));
+    const file = fileOf('listings.ndjson', 900_000_000);
 
     const started = Date.now();
     const until = started + WRITING_MS;
@@ -100,7 +107,8 @@ async function writeUntil(service: ListingService, writer: number, keys: readonl
     const summary = (last.startsWith('{') ? JSON.parse(last) : { failed: run.stderr.trim().split('\n').pop() }) as Record<string, number>;
     const lost = writers.flatMap((w) => w.lost);
     console.log(`      ${writers.map((w) => w.transactions).join(' + ')} writer transactions in ${seconds.toFixed(1)} s, ${lost.length} lost; `
-      + `${lost.slice(0, 3).map((l) => `${l}; `).join('')}writers' conflicts ${JSON.stringify(total(counts))}; ingest ${JSON.stringify(summary)} (exit ${run.code})`);
+      + `${lost.slice(0, 3).map((l) => `${l}; `).join('')}writers' conflicts ${JSON.stringify(total(counts))}; ingest ${JSON.stringify(summary)} (exit ${run.code}); `
+      + `the same ingest alone ${alone.stdout.trim().split('\n').pop()}`);
 
     expect(lost, 'writer transactions that did not commit').to.deep.equal([]);
     expect(total(counts).exhausted, 'transactions that exhausted their retries').to.equal(0);
