@@ -110,5 +110,6 @@ const COUNT_WORDS: Readonly<Record<string, string>> = {
 function ingestSummary(file: string, r: FileReport): string {
   const counts = Object.entries(COUNT_WORDS).filter(([k]) => (r[k as keyof FileReport] as number) > 0).map(([k, words]) => `${r[k as keyof FileReport] as number} ${words}`);
   if (r.rejected) return `REJECTED, nothing written: ${r.errors.length} bad of ${r.lines} lines read from ${file}`;
-  return `${r.lines} lines read from ${file}: ${counts.join(', ') || 'nothing written'}${r.errors.length ? `; ${r.errors.length} bad lines skipped` : ''}`;
+  const split = r.splits ? `; ${r.splits} batches split after losing conflicts for their whole budget` : '';
+  return `${r.lines} lines read from ${file}: ${counts.join(', ') || 'nothing written'}${r.errors.length ? `; ${r.errors.length} bad lines skipped` : ''}${split}`;
 }
