@@ -36,9 +36,8 @@ export async function digestRanges(read: PreparedRead, fields: DigestFields, cal
   let next = opening(ranges.length + 1);
   let after: readonly unknown[] | undefined;
   for (;;) {
-    const page = await read.page({ after, limit: scan.batch });
-    for (const text of page.records) {
-      const record = JSON.parse(typeof text === 'string' ? text : text.toString('utf8')) as Record<string, unknown>;
+    const page = await read.values({ after, limit: scan.batch });
+    for (const record of page.values) {
       const key = record[fields.key.name] as KeyValue;
       if (seen === next && count > 0) {
         ranges.push({ From: from, To: key, Count: count, Hash: sum.hex() });
@@ -51,7 +50,7 @@ export async function digestRanges(read: PreparedRead, fields: DigestFields, cal
       count++;
       seen++;
     }
-    if (page.records.length < scan.batch) break;
+    if (page.values.length < scan.batch) break;
     after = page.sortValues[page.sortValues.length - 1];
   }
   ranges.push({ From: from, To: call.to, Count: count, Hash: count ? sum.hex() : EMPTY_RANGE_HASH });
