@@ -130,6 +130,13 @@ describeEachDatabase('Issue 41: a digest for replicas', (target) => {
       }
     });
 
+    it('a range of fewer records than Parts: one sub-range per record', async () => {
+      const keys = sorted([...(await walkedReplica('Property', 'ListingKey')).keys()]);
+      const r = await get(`${root}/Property/Digest(From='${keys[10]}',To='${keys[13]}',Parts=64)`);
+      expect(r.json.value.map((x: { From: Key; To: Key; Count: number }) => [x.From, x.To, x.Count]))
+        .to.deep.equal([[keys[10], keys[11], 1], [keys[11], keys[12], 1], [keys[12], keys[13], 1]]);
+    });
+
     it('an empty range is one range of Count 0 and Hash 0000000000000000; the namespace may be left out; aliases carry values', async () => {
       const empty = await get(`${root}/Property/Digest(From='~~~~',To=null)`);
       expect(empty.json.value).to.deep.equal([{ From: '~~~~', To: null, Count: 0, Hash: '0000000000000000' }]);
