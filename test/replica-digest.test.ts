@@ -220,6 +220,8 @@ describeEachDatabase('Issue 41: a digest for replicas', (target) => {
       expect(xml).to.include('<ComplexType Name="DigestRange">');
       expect(xml).to.include(`<Parameter Name="Records" Type="Collection(${NAMESPACE}.Property)" Nullable="false"/>`);
       expect(xml).not.to.include(`Type="Collection(${NAMESPACE}.EntityEvent)"`);
+      // Unqualified calls are OData 4.01's default namespaces: the schema says it is one.
+      expect(xml).to.include('<Annotation Term="Core.DefaultNamespace"/>');
       const json = (await get(`${root}/$metadata?$format=json`)).json;
       const overloads = json[NAMESPACE].Digest as { $IsBound: boolean; $Parameter: { $Type: string }[]; $ReturnType: { $Type: string } }[];
       const bound = overloads.map((o) => o.$Parameter[0].$Type);
@@ -227,6 +229,7 @@ describeEachDatabase('Issue 41: a digest for replicas', (target) => {
       expect(bound).to.deep.equal(timestamped);
       expect(overloads.every((o) => o.$IsBound && o.$ReturnType.$Type === `${NAMESPACE}.DigestRange`)).to.equal(true);
       expect(json[NAMESPACE].DigestRange.$Kind).to.equal('ComplexType');
+      expect(json[NAMESPACE]['@Core.DefaultNamespace']).to.equal(true);
     });
   });
 });

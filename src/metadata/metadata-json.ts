@@ -19,7 +19,9 @@ export function metadataJson(view: MetadataView): string {
   // JSON has no comments: the header is the schema's description, placed first so it opens the file.
   const doc = {
     $Version: '4.01',
-    [view.namespace]: { ...(core ? { '@Core.Description': view.metadataHeader } : {}), ...schema },
+    [view.namespace]: {
+      ...(core ? { '@Core.Description': view.metadataHeader } : {}), ...(view.defaultNamespace ? { '@Core.DefaultNamespace': true } : {}), ...schema,
+    },
     // A term's type defaults to Edm.String in CSDL JSON.
     ...(lookupNames ? { [LOOKUP_NAME_TERM.namespace]: { [LOOKUP_NAME_TERM.name]: { $Kind: 'Term' } } } : {}),
     ...(declaresUnindexed(view) ? { [UNINDEXED_TERM.namespace]: { [UNINDEXED_TERM.name]: unindexedTerm() } } : {}),

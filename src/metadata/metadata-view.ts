@@ -53,6 +53,11 @@ export interface MetadataView extends Omit<MetadataModel, 'entitySets'> {
   /** The complex types the sets' digests return, one per key type. */
   readonly digestRanges: readonly { readonly name: string; readonly keyType: string }[];
   readonly digestFunction: { readonly name: string; readonly defaultParts: number };
+  /**
+   * The schema is a default namespace (Core.DefaultNamespace; OData 4.01 Protocol, "Default Namespaces"): its functions may be called without
+   * the namespace (`Property/Digest(…)`). Stated with the Core annotations, where a set has a digest.
+   */
+  readonly defaultNamespace: boolean;
 }
 
 /** Whether any set of the view has fields answered without an index: only then is the term declared. */
@@ -91,6 +96,7 @@ export function viewOf(model: MetadataModel, hidden: FieldMask, annotations: Ann
     entitySets,
     digestRanges: [...ranges].map(([name, keyType]) => ({ name, keyType })),
     digestFunction: { name: DIGEST_FUNCTION, defaultParts: DIGEST_PARTS.default },
+    defaultNamespace: annotations.core && ranges.size > 0,
   };
 }
 
