@@ -35,12 +35,17 @@ export class DigestRequests {
     const ranges = await digestRanges(read, fields, call, await read.count(), { batch: DIGEST_BATCH });
     await this.requests.charge(ctx, { transaction: 'query', chargedExpansions: 0 });
     const context = ctx.context(`${ctx.root}/$metadata#Collection(${this.namespace}.${digestRangeType(fields.key)})`);
-    sendJson(ctx, rangesBody(context, ranges, ctx.format.ieee754), this.writeStallMs);
+    const int64Keys = ctx.format.ieee754 && LARGE_NUMBERS.has(fields.key.type);
+    sendJson(ctx, rangesBody(context, ranges, ctx.format.ieee754, int64Keys), this.writeStallMs);
   }
 }
 
-/** The ranges as a collection of a complex type; a count as a string where the client asked for IEEE754Compatible. */
-function rangesBody(context: string | undefined, ranges: readonly DigestRange[], ieee754: boolean): string {
-  const value = ieee754 ? ranges.map((r) => ({ ...r, Count: String(r.Count) })) : ranges;
+/** The types IEEE754Compatible writes as strings. */
+const LARGE_NUMBERS: ReadonlySet<string> = new Set(['Edm.Int64', 'Edm.Decimal']);
+
+/** The ranges as a collection of a complex type; Int64 values as strings where the client asked for IEEE754Compatible. */
+function rangesBody(context: string | undefined, ranges: readonly DigestRange[], ieee754: boolean, int64Keys: boolean): string {
+  const text = (k: DigestRange['From']) => (k === null ? null : String(k));
+  const value = ieee754 ? ranges.map((r) => ({ ...r, ...int64Keys ? { From: text(r.From), To: text(r.To) } : {}, Count: String(r.Count) })) : ranges;
   return JSON.stringify(context === undefined ? { value } : { '@odata.context': context, value });
 }
