@@ -130,6 +130,13 @@ describeEachDatabase('Issue 41: a digest for replicas', (target) => {
       }
     });
 
+    it("the hashes of docs/replication.md's example", () => {
+      const hex = (h: bigint) => h.toString(16).padStart(16, '0');
+      const a = recordHash('3yd-A', '2026-11-02T10:14:03.120Z');
+      const b = recordHash('3yd-B', '2026-11-02T10:14:03.121Z');
+      expect([hex(a), hex(b), hex((a + b) & ((1n << 64n) - 1n))]).to.deep.equal(['214643c35e46e243', '2ba60e129c18cdc8', '4cec51d5fa5fb00b']);
+    });
+
     it('a range of fewer records than Parts: one sub-range per record', async () => {
       const keys = sorted([...(await walkedReplica('Property', 'ListingKey')).keys()]);
       const r = await get(`${root}/Property/Digest(From='${keys[10]}',To='${keys[13]}',Parts=64)`);
