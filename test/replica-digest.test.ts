@@ -9,6 +9,7 @@
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
 import { seedDemoData } from '../src/demo/demo-data';
+import { emptyReport, ingestBatch } from '../src/ingest/ingest';
 import type { RunningServer } from '../src/process/server';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { compareKeys, DigestClient, Key, recordHash, Replica } from './support/digest-client';
@@ -102,8 +103,33 @@ describeEachDatabase('Issue 41: a digest for replicas', (target) => {
     it('an unchanged replica costs one request', async () => {
       const replica = await walkedReplica('Property', 'ListingKey');
       const client = new DigestClient({ root, set: 'Property', key: 'ListingKey', timestamp: 'ModificationTimestamp', headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
-      expect(await client.differences(replica)).to.deep.equal({ missing: [], extra: [], stale: [] });
+      expect(await client.differences(replica)).to.deep.equal({ missing: [], extra: [], stale: [], served: new Map() });
       expect(client.requests).to.equal(1);
+    });
+  });
+
+  describe('consistent with a nextLink walk: a replica kept by the digest alone stays equal to a walk', () => {
+    it('listings moving in and out of the scoped client\'s licence and changing, reconciled after each round of changes', async function () {
+      this.timeout(120_000);
+      const replica = await walkedReplica('Property', 'ListingKey', SCOPED_TOKEN);
+      const client = new DigestClient({ root, set: 'Property', key: 'ListingKey', timestamp: 'ModificationTimestamp', headers: { Authorization: `Bearer ${SCOPED_TOKEN}` }, parts: 8 });
+      const listings = await server.service.store('Property').all();
+      const rng = random(4102);
+      let moved = 0;
+      for (let round = 0; round < 5; round++) {
+        const changed = Array.from({ length: 6 }, () => listings[Math.floor(rng() * listings.length)]).map((l, i) => ({
+          ...l, MlsStatus: i % 3 === 2 ? l.MlsStatus : rng() < 0.5 ? 'Active' : 'Pending', PublicRemarks: `round ${round}`,
+        }));
+        const report = emptyReport();
+        await ingestBatch(server.service, 'Property', changed.map((input, i) => ({ line: i + 1, input })), report);
+        expect(report.errors, 'ingest').to.deep.equal([]);
+        const found = await client.differences(replica);
+        moved += found.missing.length + found.extra.length;
+        for (const k of found.extra) replica.delete(k);
+        for (const [k, t] of found.served) replica.set(k, t);
+        expect(replica, `round ${round}`).to.deep.equal(await walkedReplica('Property', 'ListingKey', SCOPED_TOKEN));
+      }
+      expect(moved, 'listings that entered or left the scope').to.be.greaterThan(0);
     });
   });
 

@@ -19,6 +19,8 @@ export interface Differences {
   readonly extra: Key[];
   /** In both, with another timestamp served. */
   readonly stale: Key[];
+  /** The timestamps served of the missing and stale records (what the replica takes on applying them). */
+  readonly served: Map<Key, string>;
 }
 
 export interface DigestClientOptions {
@@ -81,7 +83,7 @@ export class DigestClient {
   async differences(replica: Replica): Promise<Differences> {
     this.replica = replica;
     this.keys = [...replica.keys()].sort(compareKeys);
-    const found: Differences = { missing: [], extra: [], stale: [] };
+    const found: Differences = { missing: [], extra: [], stale: [], served: new Map() };
     await this.search(null, null, found, 0);
     return found;
   }
@@ -115,6 +117,7 @@ export class DigestClient {
       const mine = this.replica.get(k);
       if (mine === undefined) found.missing.push(k);
       else if (mine !== t) found.stale.push(k);
+      if (mine !== t) found.served.set(k, t);
     }
     for (const k of local) if (!served.has(k)) found.extra.push(k);
   }
