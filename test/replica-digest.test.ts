@@ -170,7 +170,7 @@ describeEachDatabase('Issue 41: a digest for replicas', (target) => {
         .to.deep.equal([[keys[10], keys[11], 1], [keys[11], keys[12], 1], [keys[12], keys[13], 1]]);
     });
 
-    it('an empty range is one range of Count 0 and Hash 0000000000000000; the namespace may be left out; aliases carry values', async () => {
+    it('an empty range is one range of Count 0 and Hash 0000000000000000; the namespace may be left out, and the parentheses (OData 4.01: every parameter is optional); aliases carry values', async () => {
       const empty = await get(`${root}/Property/Digest(From='~~~~',To=null)`);
       expect(empty.json.value).to.deep.equal([{ From: '~~~~', To: null, Count: 0, Hash: '0000000000000000' }]);
       const qualified = await get(`${root}/Property/${NAMESPACE}.Digest(Parts=3)`);
@@ -178,6 +178,9 @@ describeEachDatabase('Issue 41: a digest for replicas', (target) => {
       expect(bare.json).to.deep.equal(qualified.json);
       const aliased = await get(`${root}/Property/Digest(From=@f,Parts=@p)?@f=null&@p=3`);
       expect(aliased.json).to.deep.equal(qualified.json);
+      const whole = await get(`${root}/Property/Digest()`);
+      const noParens = await get(`${root}/Property/Digest`);
+      expect([noParens.status, noParens.json]).to.deep.equal([200, whole.json]);
     });
 
     it('is charged as a query (spec §8): one transaction of class B', async () => {

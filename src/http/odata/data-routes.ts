@@ -46,13 +46,14 @@ export interface SetRoute {
 
 /**
  * The paths one entity set answers on (its name and path aliases), in the order they are tried; a set with a
- * replication timestamp also its digest, bound to the collection, called with or without `namespace`.
+ * replication timestamp also its digest, bound to the collection, called with or without `namespace`, and without
+ * parentheses as OData 4.01 allows a function whose parameters are all optional (boundFunctionCallNoParens).
  */
 export function setRoutes(set: Pick<EntitySetSpec, 'name' | 'pathAliases' | 'navigations' | 'changeTimestamp'>, namespace?: string): SetRoute[] {
   const names = [set.name, ...set.pathAliases];
   const qualifier = namespace === undefined ? '' : `(?:${namespace.replace(/[.]/g, '\\.')}\\.)?`;
   const digest = namespace !== undefined && set.changeTimestamp !== undefined
-    ? [{ kind: 'digest', path: new RegExp(`^\\/(?:${names.join('|')})\\/${qualifier}${DIGEST_FUNCTION}\\((.*)\\)$`) } as const] : [];
+    ? [{ kind: 'digest', path: new RegExp(`^\\/(?:${names.join('|')})\\/${qualifier}${DIGEST_FUNCTION}(?:\\((.*)\\))?$`) } as const] : [];
   const key = `^\\/(?:${names.join('|')})\\((.*)\\)`;
   const navigations = set.navigations.filter((n) => n.followable).map((n) => n.name);
   return [

@@ -21,7 +21,7 @@ const DIGEST_BATCH = 5000;
 export class DigestRequests {
   constructor(private readonly requests: ResourceRequests, private readonly namespace: string, private readonly writeStallMs: number) {}
 
-  /** `params[0]`: the text inside the call's parentheses. */
+  /** `params[0]`: the text inside the call's parentheses; undefined when it was called without them. */
   async digest(ctx: RequestContext, set: EntitySetSpec, params: readonly string[]): Promise<void> {
     const fields = digestFieldsOf(set);
     // A timestamp the licence hides is not hashed either: for that client the set has no digest.
@@ -30,7 +30,7 @@ export class DigestRequests {
       const option = systemOptionName(name);
       if (option && option !== 'format') throw Errors.OptionNotApplicable(name, `${DIGEST_FUNCTION}, which answers ranges of keys`);
     }
-    const call = parseDigestCall(params[0], fields.key.type, ctx.query);
+    const call = parseDigestCall(params[0] ?? '', fields.key.type, ctx.query);
     const read = this.requests.plans.unkept(ctx, set, digestQueryOptions(fields, call));
     const ranges = await digestRanges(read, fields, call, await read.count(), { batch: DIGEST_BATCH });
     await this.requests.charge(ctx, { transaction: 'query', chargedExpansions: 0 });
