@@ -95,6 +95,7 @@ export async function startServer(
     maxConcurrentRequests: config.maxConcurrentRequests,
     feedScope: config.feedScope,
     compression: config.compression,
+    gzipRunCacheBytes: config.gzipRunCacheBytes,
     corsOrigins: config.corsOrigins,
     metrics: observed.metrics,
     scrapeOnServicePort: config.metricsPort === undefined ? observed.scrape : undefined,

@@ -14,7 +14,7 @@ import { TRANSACTION_CLASSES, UsageRecorder } from '../../metering/meter';
 import type { PreparedRead } from '../../storage/records/record-store';
 import type { RecordStores } from '../../storage/records/record-stores';
 import { Errors } from '../../errors/catalogue';
-import type { AppOptions } from '../app-options';
+import { type AppOptions, DEFAULT_GZIP_RUN_CACHE_BYTES } from '../app-options';
 import { withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
 import { PageBatches } from './page-batches';
@@ -23,6 +23,8 @@ import { EntityShapers } from './entity-shape';
 import { jsonContentType, preferenceApplied } from './json-format';
 import type { RequestContext } from '../request-context';
 import { ExecutablePlan, RequestPlans } from './request-plans';
+import { RunSegments } from '../gzip/run-segments';
+import { sendStitchedEntity, stitches, writeStitchedPage } from './stitched-responses';
 import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, noContent, type RecordBytes, sendJson, sendPieces, sendText } from './response';
 
 interface PageScope {
@@ -45,9 +47,12 @@ export class ResourceRequests {
   private readonly sets: ReadonlyMap<string, EntitySetSpec>;
   private readonly shapers: EntityShapers;
   private readonly paging: PagePlanner;
+  /** Compressed runs of records, for gzip bodies stitched from them (http/gzip). */
+  private readonly runs: RunSegments;
 
   constructor(private readonly parts: ResourceParts, private readonly options: AppOptions) {
     this.paging = new PagePlanner(parts, options);
+    this.runs = new RunSegments(options.gzipRunCacheBytes ?? DEFAULT_GZIP_RUN_CACHE_BYTES);
     this.sets = new Map(parts.model.entitySets.map((s) => [s.name, s]));
     this.shapers = new EntityShapers(parts.model.entitySets);
     const lookups = new Map(parts.model.lookups.map((l) => [l.name, l]));
@@ -99,6 +104,9 @@ export class ResourceRequests {
   private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: RecordBytes[], count: number | undefined, next: () => string | undefined): Promise<void> {
     const countText = count !== undefined && ctx.format.ieee754 ? String(count) : count;
     const context = ctx.context(`${ctx.root}/$metadata#${p.plan.context}`);
+    if (stitches(ctx, p, this.options.compression)) {
+      return writeStitchedPage(ctx, this.runs, p, batches, first, { context, count: countText }, next, this.options.writeStallMs);
+    }
     if (batches.done) return sendPieces(ctx, collectionBody(context, first, { count: countText, nextLink: next() }), this.options.writeStallMs);
     ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
     const body = new BodyWriter(ctx.res, this.options.writeStallMs);
@@ -141,6 +149,9 @@ export class ResourceRequests {
     const body = entityBody(ctx.context(`${ctx.root}/$metadata#${p.plan.context}`), record);
     await this.charge(ctx, p.plan.charge);
     if (notModified(ctx.req, ctx.res, entityTag(body))) return;
+    if (stitches(ctx, p, this.options.compression) && Buffer.isBuffer(record)) {
+      if (sendStitchedEntity(ctx, this.runs, set, { key, revision: found.revision, record }, body, this.options.writeStallMs)) return;
+    }
     sendJson(ctx, body, this.options.writeStallMs);
   }
 

@@ -35,12 +35,16 @@ export interface RecordPage<R extends StoredRecord = string> {
   readonly sortValues: unknown[][];
   /** Each record's links, when the plan reads any. */
   readonly links?: RecordLinks[];
+  /** Each record's revision, when the read knows them (a read of stored records with the record cache on). */
+  readonly revisions?: unknown[];
 }
 
 /** One record found by key, with its links when the plan reads any. */
 export interface FoundRecord {
   readonly record: StoredRecord;
   readonly links?: RecordLinks;
+  /** Its row's revision, when the read knows it (as RecordPage.revisions). */
+  readonly revision?: unknown;
 }
 
 /** Where a page starts and how many rows it takes. */
@@ -106,7 +110,8 @@ export class PreparedRead {
   }
 
   private found(record: StoredRecord, row: Row): FoundRecord {
-    return this.links.length ? { record, links: this.linksOf(row) } : { record };
+    const revision = this.kept ? { revision: row[REVISION_COLUMN] } : {};
+    return this.links.length ? { record, links: this.linksOf(row), ...revision } : { record, ...revision };
   }
 
   /** `columns` and the link columns (none twice). */
@@ -126,16 +131,20 @@ export class PreparedRead {
     const sortValues = (rows: Row[]) => rows.map((row) => columns.map((c) => row[c] ?? null));
     // Only a first page (a read from no position) is looked for in memory: a later page is a walk's.
     const kept = w.after === undefined ? this.kept : undefined;
-    const links = (rows: Row[]) => (this.links.length ? { links: rows.map((row) => this.linksOf(row)) } : {});
+    // A read of stored records with the cache on reads revisions (a walk's too: kept runs of compressed records go by them).
+    const beside = (rows: Row[]) => ({
+      ...this.links.length ? { links: rows.map((row) => this.linksOf(row)) } : {},
+      ...this.kept ? { revisions: rows.map((row) => row[REVISION_COLUMN]) } : {},
+    });
     if (kept?.positionsFirst) {
       const positions = await this.reader(this.queries.page({ ...q, columns: this.withLinks(kept.positionColumns) }, this.scanned.length > 0), this.scanned);
       const records = await kept.records(positions);
-      if (records) return { records, sortValues: sortValues(positions), ...links(positions) };
+      if (records) return { records, sortValues: sortValues(positions), ...beside(positions) };
     }
-    const whole = kept?.wholeColumns ?? (this.links.length ? recordReader(r.projection).columns : undefined);
+    const whole = this.kept?.wholeColumns ?? (this.links.length ? recordReader(r.projection).columns : undefined);
     const rows = await this.reader(this.queries.page({ ...q, columns: whole && this.withLinks(whole) }, this.scanned.length > 0), this.scanned);
     kept?.keep(rows);
-    return { records: rows.map(this.recordOf), sortValues: sortValues(rows), ...links(rows) };
+    return { records: rows.map(this.recordOf), sortValues: sortValues(rows), ...beside(rows) };
   }
 
   async count(): Promise<number> {
