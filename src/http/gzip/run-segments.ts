@@ -38,12 +38,34 @@ export class RunSegments {
     if (maxBytes > 0) this.kept = new LRUCache<string, Segment>({ maxSize: maxBytes, sizeCalculation: (s) => s.bytes.length + ENTRY_OVERHEAD });
   }
 
+  /** Most runs lately asked for (the last batch's: of(), peek()) were kept: reading only the others pays. */
+  mostlyKept = false;
+  private lately = { kept: 0, asked: 0 };
+
+  /** The segment kept at `id`, if any (counted as asked). */
+  peek(id: string): Segment | undefined {
+    const found = this.kept?.get(id);
+    this.note(found !== undefined);
+    return found;
+  }
+
+  /** A run asked for, kept or not; every 8 asked, whether most were kept decides mostlyKept. */
+  private note(kept: boolean): void {
+    const l = this.lately;
+    l.asked++;
+    if (kept) l.kept++;
+    if (l.asked < 8) return;
+    this.mostlyKept = l.kept * 2 > l.asked;
+    this.lately = { kept: 0, asked: 0 };
+  }
+
   /**
    * The segment of a run's text: kept at `id` (runId), or compressed from `text()` and kept. `id` undefined: a
    * run whose revisions are not known, compressed and not kept.
    */
   of(id: string | undefined, text: () => Buffer): Segment {
     const found = id === undefined ? undefined : this.kept?.get(id);
+    this.note(found !== undefined);
     if (found) {
       this.hits++;
       return found;

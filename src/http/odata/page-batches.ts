@@ -26,6 +26,12 @@ export interface PageRead {
    * batch is read from no position, as a first page is (its related records are looked for in memory).
    */
   readonly expand: (parents: Parents, records: readonly StoredRecord[], first: boolean) => Promise<RecordBytes[]>;
+  /**
+   * Which of a batch's records must be read (given their keys and revisions, and how many records come before it
+   * in the page), the others' bytes being held elsewhere (a gzip answer's kept runs, http/gzip); undefined when
+   * not asked now: a batch is then read whole.
+   */
+  readonly needed?: () => ((keys: readonly unknown[], revisions: readonly unknown[], position: number) => readonly boolean[]) | undefined;
 }
 
 /** Which records a batch holds: their keys, and their revisions when the read knows them. */
@@ -92,7 +98,11 @@ export class PageBatches {
     const take = Math.min(p.batch, p.limit - read);
     // One row more than the batch tells whether another row follows.
     const offset = after === undefined ? p.skip : undefined;
-    const rows = await this.records.page({ after, limit: take + 1, offset });
+    const window = { after, limit: take + 1, offset };
+    const needed = p.needed?.();
+    // The row after the batch is read only to know that it is there.
+    const rows = (needed && await this.records.pageOfNeeded(window, (keys, revisions) => needed(keys.slice(0, take), revisions.slice(0, take), read)))
+      ?? await this.records.page(window);
     const n = Math.min(rows.records.length, take);
     const records = rows.records.length > n ? rows.records.slice(0, n) : rows.records;
     const keys = rows.sortValues.slice(0, n).map((v) => v[p.keyAt]);

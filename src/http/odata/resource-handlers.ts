@@ -24,7 +24,8 @@ import { jsonContentType, preferenceApplied } from './json-format';
 import type { RequestContext } from '../request-context';
 import { ExecutablePlan, RequestPlans } from './request-plans';
 import { RunSegments } from '../gzip/run-segments';
-import { sendStitchedEntity, stitches, writeStitchedPage } from './stitched-responses';
+import type { StitchedBody } from '../gzip/stitched-body';
+import { sendStitchedEntity, stitchedPage, stitches, writeStitchedPage } from './stitched-responses';
 import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, noContent, type RecordBytes, sendJson, sendPieces, sendText } from './response';
 
 interface PageScope {
@@ -79,17 +80,19 @@ export class ResourceRequests {
     const read = scope.parent ? this.plans.within(p, scope.parent) : p.read;
     const { query, tree } = p.plan;
     const page = await this.paging.plan({ set, query, tree, options: ctx.query, search: ctx.search, path: ctx.path!, client: ctx.client, req: ctx.req });
-    const batches = this.batches(ctx, p, read, page);
+    const stitched = stitches(ctx, p, this.options.compression) ? stitchedPage(this.runs, set) : undefined;
+    const batches = this.batches(ctx, p, read, page, stitched);
     const first = await batches.next();
     // Once, after the first batch: retention may have passed the mark while the page was read (a gap).
     await page.refuseExpiredMark();
     const count = query.count ? await read.count() : undefined;
     preferenceApplied(ctx, page.applied);
     await this.charge(ctx, p.plan.charge);
-    await this.writePage(ctx, p, batches, first, count, () => page.nextLink(ctx.root, batches));
+    await this.writePage(ctx, p, batches, first, count, () => page.nextLink(ctx.root, batches), stitched);
   }
 
-  private batches(ctx: RequestContext, p: ExecutablePlan, read: PreparedRead, page: PagePlan): PageBatches {
+  /** `stitched`: the page's gzip body, whose kept runs' records need not be read (PageRead.needed). */
+  private batches(ctx: RequestContext, p: ExecutablePlan, read: PreparedRead, page: PagePlan, stitched?: StitchedBody): PageBatches {
     const format = { set: p.set, shaper: this.shapers.shaper(ctx.format, ctx.root) };
     return new PageBatches(read, {
       after: page.after,
@@ -98,15 +101,16 @@ export class ResourceRequests {
       batch: this.options.pageBatchSize,
       keyAt: p.plan.keyAt,
       expand: (parents, records, first) => withExpansions(p.expansions, parents, records, format, first),
+      needed: stitched && (() => (stitched.worthAsking ? (keys, revisions, position) => stitched.needed(keys, revisions, position) : undefined)),
     });
   }
 
-  private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: RecordBytes[], count: number | undefined, next: () => string | undefined): Promise<void> {
+  private async writePage(
+    ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: RecordBytes[], count: number | undefined, next: () => string | undefined, stitched?: StitchedBody,
+  ): Promise<void> {
     const countText = count !== undefined && ctx.format.ieee754 ? String(count) : count;
     const context = ctx.context(`${ctx.root}/$metadata#${p.plan.context}`);
-    if (stitches(ctx, p, this.options.compression)) {
-      return writeStitchedPage(ctx, this.runs, p, batches, first, { context, count: countText }, next, this.options.writeStallMs);
-    }
+    if (stitched) return writeStitchedPage(ctx, stitched, batches, first, { context, count: countText }, next, this.options.writeStallMs);
     if (batches.done) return sendPieces(ctx, collectionBody(context, first, { count: countText, nextLink: next() }), this.options.writeStallMs);
     ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
     const body = new BodyWriter(ctx.res, this.options.writeStallMs);

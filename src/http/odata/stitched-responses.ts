@@ -34,21 +34,27 @@ function size(pieces: readonly Buffer[]): number {
 /** What a set's records are written as: whole as stored, or (a record with the context spliced in) from their second byte. */
 const shapeOf = (set: EntitySetSpec, form: 'records' | 'tail') => `${set.name}\u0000${form}`;
 
+/** The stitched body of a page of `set`'s records, made before its first batch is read (PageRead.needed). */
+export function stitchedPage(runs: RunSegments, set: EntitySetSpec): StitchedBody {
+  return new StitchedBody(runs, shapeOf(set, 'records'));
+}
+
 /**
  * A page as a stitched gzip body: whole, with its Content-Length, when it is one batch (but as it is when it is
- * smaller than the compression threshold, as the middleware would send it); else streamed batch by batch.
+ * smaller than the compression threshold, as the middleware would send it, if its records were read); else
+ * streamed batch by batch.
  */
 export async function writeStitchedPage(
-  ctx: RequestContext, runs: RunSegments, p: ExecutablePlan, batches: PageBatches, first: readonly RecordBytes[],
+  ctx: RequestContext, body: StitchedBody, batches: PageBatches, first: readonly RecordBytes[],
   head: { context?: string; count?: Count }, next: () => string | undefined, stallMs: number,
 ): Promise<void> {
-  const body = new StitchedBody(runs, shapeOf(p.set, 'records'));
   const opening = collectionHead(head.context, head.count);
   const records = stored(first);
   if (batches.done) {
     const nextLink = next();
-    const identity = collectionBody(head.context, records, { count: head.count, nextLink });
-    if (size(identity) < COMPRESSION_THRESHOLD_BYTES) return sendPieces(ctx, identity, stallMs);
+    // A record of a kept run is not read (empty here): such a page is sent stitched, whatever its size.
+    const identity = records.every((r) => r.length > 0) ? collectionBody(head.context, records, { count: head.count, nextLink }) : undefined;
+    if (identity && size(identity) < COMPRESSION_THRESHOLD_BYTES) return sendPieces(ctx, identity, stallMs);
     ctx.res.setHeader('Content-Encoding', 'gzip');
     return sendPieces(ctx, [...body.text(opening), ...body.records(records, batches.ids, false), ...body.text(collectionTail(nextLink)), ...body.end()], stallMs);
   }

@@ -47,6 +47,12 @@ export interface FoundRecord {
   readonly revision?: unknown;
 }
 
+/** Which of a page's records its reader needs read, given their keys and revisions in order (PreparedRead.pageOfNeeded). */
+export type NeededRecords = (keys: readonly unknown[], revisions: readonly unknown[]) => readonly boolean[];
+
+/** A record a read by pageOfNeeded did not read. */
+const EMPTY = Buffer.alloc(0);
+
 /** Where a page starts and how many rows it takes. */
 export interface PageWindow {
   /** Keyset position: the sort values of the last row before. */
@@ -126,25 +132,54 @@ export class PreparedRead {
   /** Records after a keyset position, in the plan's order, with their sort values. */
   async page(w: PageWindow): Promise<RecordPage<StoredRecord>> {
     const r = this.read;
-    const q = { condition: this.condition, after: w.after, orderBy: r.orderBy, limit: w.limit, offset: w.offset, projection: r.projection, undecoded: r.undecoded };
-    const columns = this.orderColumns;
-    const sortValues = (rows: Row[]) => rows.map((row) => columns.map((c) => row[c] ?? null));
     // Only a first page (a read from no position) is looked for in memory: a later page is a walk's.
     const kept = w.after === undefined ? this.kept : undefined;
-    // A read of stored records with the cache on reads revisions (a walk's too: kept runs of compressed records go by them).
-    const beside = (rows: Row[]) => ({
-      ...this.links.length ? { links: rows.map((row) => this.linksOf(row)) } : {},
-      ...this.kept ? { revisions: rows.map((row) => row[REVISION_COLUMN]) } : {},
-    });
     if (kept?.positionsFirst) {
-      const positions = await this.reader(this.queries.page({ ...q, columns: this.withLinks(kept.positionColumns) }, this.scanned.length > 0), this.scanned);
+      const positions = await this.positions(w, kept);
       const records = await kept.records(positions);
-      if (records) return { records, sortValues: sortValues(positions), ...beside(positions) };
+      if (records) return this.pageOf(records, positions);
     }
     const whole = this.kept?.wholeColumns ?? (this.links.length ? recordReader(r.projection).columns : undefined);
-    const rows = await this.reader(this.queries.page({ ...q, columns: whole && this.withLinks(whole) }, this.scanned.length > 0), this.scanned);
+    const rows = await this.reader(this.queries.page({ ...this.window(w), columns: whole && this.withLinks(whole) }, this.scanned.length > 0), this.scanned);
     kept?.keep(rows);
-    return { records: rows.map(this.recordOf), sortValues: sortValues(rows), ...beside(rows) };
+    return this.pageOf(rows.map(this.recordOf), rows);
+  }
+
+  /**
+   * A page read by positions first (keys and revisions, from the index), then only the records `needed` asks for,
+   * by key: the others' bytes the reader holds elsewhere by revision (a gzip answer's kept runs, http/gzip), and
+   * they are empty here. Undefined when the read knows no revisions, or a record asked for was written in between:
+   * then read the page().
+   */
+  async pageOfNeeded(w: PageWindow, needed: NeededRecords): Promise<RecordPage<Buffer> | undefined> {
+    const kept = this.kept;
+    if (!kept) return undefined;
+    const positions = await this.positions(w, kept);
+    const wanted = needed(positions.map((row) => row[kept.key]), positions.map((row) => row[REVISION_COLUMN]));
+    const read = await kept.atRevisions(positions.filter((_, i) => wanted[i]));
+    if (!read) return undefined;
+    return this.pageOf(positions.map((row, i) => (wanted[i] ? read.get(row[kept.key])! : EMPTY)), positions);
+  }
+
+  /** The window's rows' keys, revisions, sort values and links, without their records. */
+  private positions(w: PageWindow, kept: KeptRecords): Promise<Row[]> {
+    return this.reader(this.queries.page({ ...this.window(w), columns: this.withLinks(kept.positionColumns) }, this.scanned.length > 0), this.scanned);
+  }
+
+  private window(w: PageWindow) {
+    const r = this.read;
+    return { condition: this.condition, after: w.after, orderBy: r.orderBy, limit: w.limit, offset: w.offset, projection: r.projection, undecoded: r.undecoded };
+  }
+
+  /** Records with what their rows tell: sort values, links, and (a read of stored records with the cache on) revisions. */
+  private pageOf<R extends StoredRecord>(records: R[], rows: readonly Row[]): RecordPage<R> {
+    const columns = this.orderColumns;
+    return {
+      records,
+      sortValues: rows.map((row) => columns.map((c) => row[c] ?? null)),
+      ...this.links.length ? { links: rows.map((row) => this.linksOf(row)) } : {},
+      ...this.kept ? { revisions: rows.map((row) => row[REVISION_COLUMN]) } : {},
+    };
   }
 
   async count(): Promise<number> {
@@ -286,6 +321,9 @@ function mostlyKept(kept: number, of: number, was: boolean): boolean {
 }
 
 /** Key lists padded to a power of two (repeating the last key), so that a few statement shapes serve every page. */
+/** Keys per read by key: a power of two (padded() pads to one) within the statement's bound on its list. */
+const KEYS_PER_READ = 512;
+
 function padded(keys: readonly unknown[]): unknown[] {
   const size = 2 ** Math.ceil(Math.log2(keys.length));
   return [...keys, ...Array(size - keys.length).fill(keys[keys.length - 1])];
@@ -311,7 +349,7 @@ class KeptRecords {
   readonly wholeColumns: readonly string[];
   positionsFirst = false;
 
-  constructor(private readonly cache: TableRecordCache, private readonly key: string, private readonly queries: RecordQueries, private readonly reader: StatementReader) {
+  constructor(private readonly cache: TableRecordCache, readonly key: string, private readonly queries: RecordQueries, private readonly reader: StatementReader) {
     this.positionColumns = [key, REVISION_COLUMN];
     this.wholeColumns = [RECORD_COLUMN, key, REVISION_COLUMN];
   }
@@ -334,18 +372,35 @@ class KeptRecords {
     const missing = positions.filter((_, i) => !records[i]);
     this.positionsFirst = mostlyKept(positions.length - missing.length, positions.length, this.positionsFirst);
     if (missing.length === 0) return records as Buffer[];
-    const read = new Map<unknown, Row>();
-    for (const row of await this.reader(this.queries.byKeysWithRevisions(padded(missing.map((row) => row[this.key]))))) read.set(row[this.key], row);
+    const read = await this.atRevisions(missing);
+    if (!read) return undefined;
     for (let i = 0; i < positions.length; i++) {
       if (records[i]) continue;
-      const row = read.get(positions[i][this.key]);
-      const revision = revisionOf(positions[i][REVISION_COLUMN]);
-      if (!row || revision === undefined || revisionOf(row[REVISION_COLUMN]) !== revision) return undefined;
-      const bytes = row[RECORD_COLUMN] as Buffer;
-      this.cache.put(row[this.key], revision, bytes);
+      const bytes = read.get(positions[i][this.key])!;
+      this.cache.put(positions[i][this.key], revisionOf(positions[i][REVISION_COLUMN]), bytes);
       records[i] = bytes;
     }
     return records as Buffer[];
+  }
+
+  /**
+   * The records of rows read by position, by key, each at the revision its position gave (nothing kept here);
+   * undefined when one was written since.
+   */
+  async atRevisions(positions: readonly Row[]): Promise<Map<unknown, Buffer> | undefined> {
+    const read = new Map<unknown, Row>();
+    for (let from = 0; from < positions.length; from += KEYS_PER_READ) {
+      const keys = positions.slice(from, from + KEYS_PER_READ).map((row) => row[this.key]);
+      for (const row of await this.reader(this.queries.byKeysWithRevisions(padded(keys)))) read.set(row[this.key], row);
+    }
+    const records = new Map<unknown, Buffer>();
+    for (const position of positions) {
+      const row = read.get(position[this.key]);
+      const revision = revisionOf(position[REVISION_COLUMN]);
+      if (!row || revision === undefined || revisionOf(row[REVISION_COLUMN]) !== revision) return undefined;
+      records.set(position[this.key], row[RECORD_COLUMN] as Buffer);
+    }
+    return records;
   }
 }
 
