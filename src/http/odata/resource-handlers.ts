@@ -80,7 +80,7 @@ export class ResourceRequests {
     const read = scope.parent ? this.plans.within(p, scope.parent) : p.read;
     const { query, tree } = p.plan;
     const page = await this.paging.plan({ set, query, tree, options: ctx.query, search: ctx.search, path: ctx.path!, client: ctx.client, req: ctx.req });
-    const stitched = stitches(ctx, p, this.options.compression) ? stitchedPage(this.runs, set) : undefined;
+    const stitched = stitches(ctx, p, this.options.compression) ? stitchedPage(this.runs, p) : undefined;
     const batches = this.batches(ctx, p, read, page, stitched);
     const first = await batches.next();
     // Once, after the first batch: retention may have passed the mark while the page was read (a gap).

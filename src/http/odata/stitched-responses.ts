@@ -1,8 +1,9 @@
 /**
  * gzip responses stitched from kept runs (http/gzip): for a request that accepts gzip and whose records are
- * written as stored (no $select, no hidden field, no format that edits a record, no expansion: the plan's read is
- * `undecoded`), its page or record is sent as a gzip body made of the records' compressed runs, never compressed
- * as a whole. Any other shape goes through the compression middleware, compressed on the spot (compression.ts).
+ * written as stored (no $select, no hidden field, no format that edits a record: the plan's read is `undecoded`),
+ * its page or record is sent as a gzip body made of the records' compressed runs, never compressed as a whole. A
+ * page's runs are kept by their records' keys and revisions, or, expanded, by the digest of their text; a key
+ * fetch with $expand goes through the middleware. Any other shape goes through the compression middleware, compressed on the spot (compression.ts).
  * The stitched body carries its own Content-Encoding, so the middleware passes it as it is; it still adds Vary,
  * and the ETag hook still names the coding (caching.ts). A HEAD is answered as before (identity length).
  */
@@ -19,12 +20,7 @@ import { BodyWriter, collectionBody, collectionHead, collectionTail, type Count,
 
 /** Whether this request's answer is a stitched gzip body (`compression`: the service compresses at all). */
 export function stitches(ctx: RequestContext, p: ExecutablePlan, compression: boolean | undefined): boolean {
-  return !!compression && ctx.req.method === 'GET' && p.plan.read.undecoded && p.expansions.length === 0 && acceptsGzip(ctx.req);
-}
-
-/** The page's stored records, as read (a stitched plan expands nothing and edits no record). */
-function stored(records: readonly RecordBytes[]): Buffer[] {
-  return records as Buffer[];
+  return !!compression && ctx.req.method === 'GET' && p.plan.read.undecoded && acceptsGzip(ctx.req);
 }
 
 function size(pieces: readonly Buffer[]): number {
@@ -35,8 +31,8 @@ function size(pieces: readonly Buffer[]): number {
 const shapeOf = (set: EntitySetSpec, form: 'records' | 'tail') => `${set.name}\u0000${form}`;
 
 /** The stitched body of a page of `set`'s records, made before its first batch is read (PageRead.needed). */
-export function stitchedPage(runs: RunSegments, set: EntitySetSpec): StitchedBody {
-  return new StitchedBody(runs, shapeOf(set, 'records'));
+export function stitchedPage(runs: RunSegments, p: ExecutablePlan): StitchedBody {
+  return new StitchedBody(runs, shapeOf(p.set, 'records'), p.expansions.length > 0);
 }
 
 /**
@@ -49,7 +45,7 @@ export async function writeStitchedPage(
   head: { context?: string; count?: Count }, next: () => string | undefined, stallMs: number,
 ): Promise<void> {
   const opening = collectionHead(head.context, head.count);
-  const records = stored(first);
+  const records = first;
   if (batches.done) {
     const nextLink = next();
     // A record of a kept run is not read (empty here): such a page is sent stitched, whatever its size.
@@ -63,7 +59,7 @@ export async function writeStitchedPage(
   const writer = new BodyWriter(ctx.res, stallMs);
   await writer.write(Buffer.concat([...body.text(opening), ...body.records(records, batches.ids, false)]));
   while (!batches.done) {
-    const batch = stored(await batches.next());
+    const batch = await batches.next();
     await writer.write(Buffer.concat(body.records(batch, batches.ids, true)));
   }
   writer.end(Buffer.concat([...body.text(collectionTail(next())), ...body.end()]));
