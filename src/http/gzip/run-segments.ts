@@ -18,6 +18,8 @@ import { segmentOf, type Segment } from './gzip-stream';
 export const RUN_RECORDS = 50;
 /** Level of a kept run: compressed once, served many times, so the smaller bytes are worth zlib's default. */
 export const RUN_LEVEL = 6;
+/** Runs asked for between two verdicts on whether reading only the others pays: a walk that finds its runs kept reads positions from its second batch on. */
+const RUNS_PER_VERDICT = 2;
 /** What an entry costs beyond its bytes (its digest, the entry, the LRU's bookkeeping), counted against the bound. */
 const ENTRY_OVERHEAD = 200;
 
@@ -49,13 +51,13 @@ export class RunSegments {
     return found;
   }
 
-  /** A run asked for, kept or not; every 8 asked, whether most were kept decides mostlyKept. */
+  /** A run asked for, kept or not; every RUNS_PER_VERDICT asked (a batch of 100), whether most were kept decides mostlyKept. */
   private note(kept: boolean): void {
     const l = this.lately;
     l.asked++;
     if (kept) l.kept++;
-    if (l.asked < 8) return;
-    this.mostlyKept = l.kept * 2 > l.asked;
+    if (l.asked < RUNS_PER_VERDICT) return;
+    this.mostlyKept = l.kept * 2 >= l.asked;
     this.lately = { kept: 0, asked: 0 };
   }
 
