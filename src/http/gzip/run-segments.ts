@@ -88,7 +88,14 @@ export class RunSegments {
  * framed) and each record's key and revision, in order; undefined when a revision is not known.
  */
 export function runId(shape: string, keys: readonly unknown[], revisions: readonly unknown[] | undefined): string | undefined {
-  if (!revisions || revisions.length !== keys.length || revisions.some((r) => r === undefined || r === null)) return undefined;
-  // JSON keeps a key's type (1 and '1' differ) and cannot be confused by a key holding the separator.
-  return sha256(JSON.stringify([shape, keys, revisions]));
+  if (!revisions || revisions.length !== keys.length) return undefined;
+  let text = shape;
+  for (let i = 0; i < keys.length; i++) {
+    const revision = revisions[i];
+    if (revision === undefined || revision === null) return undefined;
+    // A set's keys are of one type. Revisions are numbers: two runs whose keys' NULs line up differently
+    // would also need the same random revisions, record for record (storage/records/record-codec.ts).
+    text += `\u0000${String(keys[i])}\u0000${String(revision)}`;
+  }
+  return sha256(text);
 }
