@@ -23,17 +23,8 @@ const RUNS_PER_VERDICT = 2;
 /** What an entry costs beyond its bytes (its digest, the entry, the LRU's bookkeeping), counted against the bound. */
 const ENTRY_OVERHEAD = 200;
 
-/** Since the start, for the operator: runs served from memory and runs compressed. */
-export interface RunSegmentStats {
-  readonly hits: number;
-  readonly misses: number;
-  readonly bytes: number;
-}
-
 export class RunSegments {
   private readonly kept?: LRUCache<string, Segment>;
-  private hits = 0;
-  private misses = 0;
 
   /** `maxBytes` 0: nothing is kept; every run is compressed on the spot. */
   constructor(maxBytes: number) {
@@ -68,18 +59,10 @@ export class RunSegments {
   of(id: string | undefined, text: () => Buffer): Segment {
     const found = id === undefined ? undefined : this.kept?.get(id);
     this.note(found !== undefined);
-    if (found) {
-      this.hits++;
-      return found;
-    }
-    this.misses++;
+    if (found) return found;
     const made = segmentOf(text(), RUN_LEVEL);
     if (id !== undefined) this.kept?.set(id, made);
     return made;
-  }
-
-  stats(): RunSegmentStats {
-    return { hits: this.hits, misses: this.misses, bytes: this.kept?.calculatedSize ?? 0 };
   }
 }
 
