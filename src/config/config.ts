@@ -29,6 +29,8 @@ export interface Config extends OperationConfig {
   pageBatchSize: number;
   /** Bytes of stored records each process keeps in memory by revision (storage/record-cache.ts); 0: none. */
   recordCacheBytes: number;
+  /** Bytes of compressed runs of records each process keeps for stitched gzip bodies (http/gzip/run-segments.ts); 0: none. */
+  gzipRunCacheBytes: number;
   /** How long a response waits for a reader that takes nothing before it is disconnected, in milliseconds. */
   writeStallMs: number;
   /** Requests one client may have in progress at once; more answer 429. */
@@ -99,6 +101,7 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
     maxFilterLength: intSetting(env, 'FILTER_MAX_LENGTH', 32 * 1024, 256, 512 * 1024),
     pageBatchSize: intSetting(env, 'PAGE_BATCH_SIZE', 100, 1, 10_000),
     recordCacheBytes: intSetting(env, 'RECORD_CACHE_MB', 64, 0, 1_048_576) * 1024 * 1024,
+    gzipRunCacheBytes: intSetting(env, 'GZIP_RUN_CACHE_MB', 64, 0, 1_048_576) * 1024 * 1024,
     writeStallMs: intSetting(env, 'WRITE_STALL_TIMEOUT_MS', 30_000, 100, 600_000),
     maxConcurrentRequests: intSetting(env, 'MAX_CONCURRENT_REQUESTS', 8, 1, 10_000),
     feedScope: env.FEED_SCOPE || undefined,

@@ -8,6 +8,9 @@ import type { Logger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
 import type { MetricsText } from './admin/metrics-endpoint';
 
+/** GZIP_RUN_CACHE_MB's default, in bytes. */
+export const DEFAULT_GZIP_RUN_CACHE_BYTES = 64 * 1024 * 1024;
+
 /** With the page sizes (paging/page-plan.ts). */
 export interface AppOptions extends PagingOptions {
   /** Absolute service root for links; by default taken from the request's Host. */
@@ -31,6 +34,8 @@ export interface AppOptions extends PagingOptions {
   logger?: Logger;
   /** gzip and brotli by Accept-Encoding (http/compression.ts). */
   compression?: boolean;
+  /** Bytes of compressed runs of records kept for stitched gzip bodies (http/gzip/run-segments.ts); 0: none kept. */
+  gzipRunCacheBytes?: number;
   /** Origins browsers may call from (http/cors.ts); none: CORS off. */
   corsOrigins?: readonly string[];
   /** Observes every request. */

@@ -4,7 +4,9 @@
  * which so counts the bytes that go out. Streamed pages stay streamed: BodyWriter flushes the compressor at the
  * end of every batch (response.ts), and the compressor passes backpressure on (a full socket pauses it, and a
  * paused compressor makes writes wait), so WRITE_STALL_TIMEOUT_MS still cuts a reader that stops.
- * A HEAD response is not compressed; its Content-Length is the identity body's (wholeBodyLength).
+ * A HEAD response is not compressed; its Content-Length is the identity body's (wholeBodyLength). A gzip body
+ * stitched from kept runs (http/odata/stitched-responses.ts) comes with its Content-Encoding set, and the
+ * middleware passes it on as it is (adding Vary).
  */
 import { constants } from 'node:zlib';
 import type { IncomingMessage } from 'node:http';

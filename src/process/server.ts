@@ -94,7 +94,7 @@ export async function startServer(
     writeStallMs: config.writeStallMs,
     maxConcurrentRequests: config.maxConcurrentRequests,
     feedScope: config.feedScope,
-    compression: config.compression,
+    compression: config.compression, gzipRunCacheBytes: config.gzipRunCacheBytes,
     corsOrigins: config.corsOrigins,
     metrics: observed.metrics,
     scrapeOnServicePort: config.metricsPort === undefined ? observed.scrape : undefined,

@@ -26,11 +26,24 @@ export interface PageRead {
    * batch is read from no position, as a first page is (its related records are looked for in memory).
    */
   readonly expand: (parents: Parents, records: readonly StoredRecord[], first: boolean) => Promise<RecordBytes[]>;
+  /**
+   * Which of a batch's records must be read (given their keys and revisions, and how many records come before it
+   * in the page), the others' bytes being held elsewhere (a gzip answer's kept runs, http/gzip); undefined when
+   * not asked now: a batch is then read whole.
+   */
+  readonly needed?: () => ((keys: readonly unknown[], revisions: readonly unknown[], position: number) => readonly boolean[]) | undefined;
+}
+
+/** Which records a batch holds: their keys, and their revisions when the read knows them. */
+export interface BatchIds {
+  readonly keys: readonly unknown[];
+  readonly revisions?: readonly unknown[];
 }
 
 /** One batch as read: its records (expanded), and what reading it told about the rows after it. */
 interface Batch {
   readonly records: RecordBytes[];
+  readonly ids: BatchIds;
   /** Sort values of its last record (undefined when it has none). */
   readonly last?: readonly unknown[];
   /** Rows remain after it. */
@@ -46,6 +59,8 @@ export class PageBatches {
   more = false;
   /** The sort values of the last record handed out: where the next page starts. */
   last?: readonly unknown[];
+  /** The keys and revisions of the batch last handed out (a gzip body's runs are kept by them: http/gzip). */
+  ids: BatchIds = { keys: [] };
   /** The batch after the ones handed out, being read; at most one is read ahead. */
   private ahead?: Promise<Batch>;
 
@@ -64,6 +79,7 @@ export class PageBatches {
     this.ahead = undefined;
     const batch = await reading;
     const n = batch.records.length;
+    this.ids = batch.ids;
     this.read += n;
     if (n > 0) this.last = batch.last;
     this.done = !batch.moreRows || this.read >= this.page.limit;
@@ -82,11 +98,16 @@ export class PageBatches {
     const take = Math.min(p.batch, p.limit - read);
     // One row more than the batch tells whether another row follows.
     const offset = after === undefined ? p.skip : undefined;
-    const rows = await this.records.page({ after, limit: take + 1, offset });
+    const window = { after, limit: take + 1, offset };
+    const needed = p.needed?.();
+    // The row after the batch is read only to know that it is there.
+    const rows = (needed && await this.records.pageOfNeeded(window, (keys, revisions) => needed(keys.slice(0, take), revisions.slice(0, take), read)))
+      ?? await this.records.page(window);
     const n = Math.min(rows.records.length, take);
     const records = rows.records.length > n ? rows.records.slice(0, n) : rows.records;
     const keys = rows.sortValues.slice(0, n).map((v) => v[p.keyAt]);
     const expanded = await p.expand({ keys, links: rows.links?.slice(0, n) }, records, after === undefined);
-    return { records: expanded, last: n > 0 ? rows.sortValues[n - 1] : undefined, moreRows: rows.records.length > take };
+    const ids = { keys, revisions: rows.revisions?.slice(0, n) };
+    return { records: expanded, ids, last: n > 0 ? rows.sortValues[n - 1] : undefined, moreRows: rows.records.length > take };
   }
 }

@@ -14,7 +14,7 @@ import { TRANSACTION_CLASSES, UsageRecorder } from '../../metering/meter';
 import type { PreparedRead } from '../../storage/records/record-store';
 import type { RecordStores } from '../../storage/records/record-stores';
 import { Errors } from '../../errors/catalogue';
-import type { AppOptions } from '../app-options';
+import { type AppOptions, DEFAULT_GZIP_RUN_CACHE_BYTES } from '../app-options';
 import { withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
 import { PageBatches } from './page-batches';
@@ -23,6 +23,9 @@ import { EntityShapers } from './entity-shape';
 import { jsonContentType, preferenceApplied } from './json-format';
 import type { RequestContext } from '../request-context';
 import { ExecutablePlan, RequestPlans } from './request-plans';
+import { RunSegments } from '../gzip/run-segments';
+import type { StitchedBody } from '../gzip/stitched-body';
+import { sendStitchedEntity, stitchedPage, stitches, writeStitchedPage } from './stitched-responses';
 import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, noContent, type RecordBytes, sendJson, sendPieces, sendText } from './response';
 
 interface PageScope {
@@ -45,9 +48,12 @@ export class ResourceRequests {
   private readonly sets: ReadonlyMap<string, EntitySetSpec>;
   private readonly shapers: EntityShapers;
   private readonly paging: PagePlanner;
+  /** Compressed runs of records, for gzip bodies stitched from them (http/gzip). */
+  private readonly runs: RunSegments;
 
   constructor(private readonly parts: ResourceParts, private readonly options: AppOptions) {
     this.paging = new PagePlanner(parts, options);
+    this.runs = new RunSegments(options.gzipRunCacheBytes ?? DEFAULT_GZIP_RUN_CACHE_BYTES);
     this.sets = new Map(parts.model.entitySets.map((s) => [s.name, s]));
     this.shapers = new EntityShapers(parts.model.entitySets);
     const lookups = new Map(parts.model.lookups.map((l) => [l.name, l]));
@@ -74,17 +80,19 @@ export class ResourceRequests {
     const read = scope.parent ? this.plans.within(p, scope.parent) : p.read;
     const { query, tree } = p.plan;
     const page = await this.paging.plan({ set, query, tree, options: ctx.query, search: ctx.search, path: ctx.path!, client: ctx.client, req: ctx.req });
-    const batches = this.batches(ctx, p, read, page);
+    const stitched = stitches(ctx, p, this.options.compression) ? stitchedPage(this.runs, p) : undefined;
+    const batches = this.batches(ctx, p, read, page, stitched);
     const first = await batches.next();
     // Once, after the first batch: retention may have passed the mark while the page was read (a gap).
     await page.refuseExpiredMark();
     const count = query.count ? await read.count() : undefined;
     preferenceApplied(ctx, page.applied);
     await this.charge(ctx, p.plan.charge);
-    await this.writePage(ctx, p, batches, first, count, () => page.nextLink(ctx.root, batches));
+    await this.writePage(ctx, p, batches, first, count, () => page.nextLink(ctx.root, batches), stitched);
   }
 
-  private batches(ctx: RequestContext, p: ExecutablePlan, read: PreparedRead, page: PagePlan): PageBatches {
+  /** `stitched`: the page's gzip body, whose kept runs' records need not be read (PageRead.needed). */
+  private batches(ctx: RequestContext, p: ExecutablePlan, read: PreparedRead, page: PagePlan, stitched?: StitchedBody): PageBatches {
     const format = { set: p.set, shaper: this.shapers.shaper(ctx.format, ctx.root) };
     return new PageBatches(read, {
       after: page.after,
@@ -93,12 +101,16 @@ export class ResourceRequests {
       batch: this.options.pageBatchSize,
       keyAt: p.plan.keyAt,
       expand: (parents, records, first) => withExpansions(p.expansions, parents, records, format, first),
+      needed: stitched && (() => (stitched.worthAsking ? (keys, revisions, position) => stitched.needed(keys, revisions, position) : undefined)),
     });
   }
 
-  private async writePage(ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: RecordBytes[], count: number | undefined, next: () => string | undefined): Promise<void> {
+  private async writePage(
+    ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: RecordBytes[], count: number | undefined, next: () => string | undefined, stitched?: StitchedBody,
+  ): Promise<void> {
     const countText = count !== undefined && ctx.format.ieee754 ? String(count) : count;
     const context = ctx.context(`${ctx.root}/$metadata#${p.plan.context}`);
+    if (stitched) return writeStitchedPage(ctx, stitched, batches, first, { context, count: countText }, next, this.options.writeStallMs);
     if (batches.done) return sendPieces(ctx, collectionBody(context, first, { count: countText, nextLink: next() }), this.options.writeStallMs);
     ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
     const body = new BodyWriter(ctx.res, this.options.writeStallMs);
@@ -141,6 +153,9 @@ export class ResourceRequests {
     const body = entityBody(ctx.context(`${ctx.root}/$metadata#${p.plan.context}`), record);
     await this.charge(ctx, p.plan.charge);
     if (notModified(ctx.req, ctx.res, entityTag(body))) return;
+    if (stitches(ctx, p, this.options.compression) && Buffer.isBuffer(record)) {
+      if (sendStitchedEntity(ctx, this.runs, set, { key, revision: found.revision, record }, body, this.options.writeStallMs)) return;
+    }
     sendJson(ctx, body, this.options.writeStallMs);
   }
 

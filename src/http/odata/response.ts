@@ -188,7 +188,7 @@ export class BodyWriter {
     (this.res as { flush?: () => void }).flush?.();
   }
 
-  end(chunk: string): void {
+  end(chunk: string | Buffer): void {
     endWatched(this.res, chunk, this.stallMs);
   }
 }

@@ -12,18 +12,18 @@ import type { ReadPlan } from '../../query/request-plan';
 import type { Fragment } from '../sql/fragment';
 import type { Statement } from '../sql/query-builder';
 import { RECORD_COLUMN, REVISION_COLUMN } from '../../model/service-model';
-import { revisionOf, type TableRecordCache } from './record-cache';
+import type { TableRecordCache } from './record-cache';
 import { digestCount, digestOf, JOINED_LENGTH, PARENT, RecordQueries, type RelatedQuery } from './record-queries';
 import { scannedFields } from '../sql/scans';
 import { recordReader } from './record-codec';
 
-type Row = Record<string, unknown>;
+import { KeptRecords, mostlyKept, padded, type Row, type StatementReader } from './kept-records';
+
+export type { StatementReader } from './kept-records';
 
 /** A record as read: its stored bytes (an undecoded read), or its JSON text (projected, or for the service's own use). */
 export type StoredRecord = string | Buffer;
 
-/** Runs a statement (`scanned`: the fields that make it a scan, scans.ts): RecordStore's reader. */
-export type StatementReader = (q: Statement, scanned?: readonly string[]) => Promise<Row[]>;
 
 /** A record's values of its plan's link columns (ReadPlan.links), by column. */
 export type RecordLinks = Readonly<Record<string, unknown>>;
@@ -35,6 +35,8 @@ export interface RecordPage<R extends StoredRecord = string> {
   readonly sortValues: unknown[][];
   /** Each record's links, when the plan reads any. */
   readonly links?: RecordLinks[];
+  /** Each record's revision, when the read knows them (a read of stored records with the record cache on). */
+  readonly revisions?: unknown[];
 }
 
 /** Records as their values by field, in order, with each one's sort values. */
@@ -47,7 +49,15 @@ export interface RecordValues {
 export interface FoundRecord {
   readonly record: StoredRecord;
   readonly links?: RecordLinks;
+  /** Its row's revision, when the read knows it (as RecordPage.revisions). */
+  readonly revision?: unknown;
 }
+
+/** Which of a page's records its reader needs read, given their keys and revisions in order (PreparedRead.pageOfNeeded). */
+export type NeededRecords = (keys: readonly unknown[], revisions: readonly unknown[]) => readonly boolean[];
+
+/** A record a read by pageOfNeeded did not read. */
+const EMPTY = Buffer.alloc(0);
 
 /** Where a page starts and how many rows it takes. */
 export interface PageWindow {
@@ -112,7 +122,8 @@ export class PreparedRead {
   }
 
   private found(record: StoredRecord, row: Row): FoundRecord {
-    return this.links.length ? { record, links: this.linksOf(row) } : { record };
+    const revision = this.kept ? { revision: row[REVISION_COLUMN] } : {};
+    return this.links.length ? { record, links: this.linksOf(row), ...revision } : { record, ...revision };
   }
 
   /** `columns` and the link columns (none twice). */
@@ -127,21 +138,54 @@ export class PreparedRead {
   /** Records after a keyset position, in the plan's order, with their sort values. */
   async page(w: PageWindow): Promise<RecordPage<StoredRecord>> {
     const r = this.read;
-    const q = { condition: this.condition, after: w.after, orderBy: r.orderBy, limit: w.limit, offset: w.offset, projection: r.projection, undecoded: r.undecoded };
-    const columns = this.orderColumns;
-    const sortValues = (rows: Row[]) => rows.map((row) => columns.map((c) => row[c] ?? null));
     // Only a first page (a read from no position) is looked for in memory: a later page is a walk's.
     const kept = w.after === undefined ? this.kept : undefined;
-    const links = (rows: Row[]) => (this.links.length ? { links: rows.map((row) => this.linksOf(row)) } : {});
     if (kept?.positionsFirst) {
-      const positions = await this.reader(this.queries.page({ ...q, columns: this.withLinks(kept.positionColumns) }, this.scanned.length > 0), this.scanned);
+      const positions = await this.positions(w, kept);
       const records = await kept.records(positions);
-      if (records) return { records, sortValues: sortValues(positions), ...links(positions) };
+      if (records) return this.pageOf(records, positions);
     }
-    const whole = kept?.wholeColumns ?? (this.links.length ? recordReader(r.projection).columns : undefined);
-    const rows = await this.reader(this.queries.page({ ...q, columns: whole && this.withLinks(whole) }, this.scanned.length > 0), this.scanned);
+    const whole = this.kept?.wholeColumns ?? (this.links.length ? recordReader(r.projection).columns : undefined);
+    const rows = await this.reader(this.queries.page({ ...this.window(w), columns: whole && this.withLinks(whole) }, this.scanned.length > 0), this.scanned);
     kept?.keep(rows);
-    return { records: rows.map(this.recordOf), sortValues: sortValues(rows), ...links(rows) };
+    return this.pageOf(rows.map(this.recordOf), rows);
+  }
+
+  /**
+   * A page read by positions first (keys and revisions, from the index), then only the records `needed` asks for,
+   * by key: the others' bytes the reader holds elsewhere by revision (a gzip answer's kept runs, http/gzip), and
+   * they are empty here. Undefined when the read knows no revisions, or a record asked for was written in between:
+   * then read the page().
+   */
+  async pageOfNeeded(w: PageWindow, needed: NeededRecords): Promise<RecordPage<Buffer> | undefined> {
+    const kept = this.kept;
+    if (!kept) return undefined;
+    const positions = await this.positions(w, kept);
+    const wanted = needed(positions.map((row) => row[kept.key]), positions.map((row) => row[REVISION_COLUMN]));
+    const read = await kept.atRevisions(positions.filter((_, i) => wanted[i]));
+    if (!read) return undefined;
+    return this.pageOf(positions.map((row, i) => (wanted[i] ? read.get(row[kept.key])! : EMPTY)), positions);
+  }
+
+  /** The window's rows' keys, revisions, sort values and links, without their records. */
+  private positions(w: PageWindow, kept: KeptRecords): Promise<Row[]> {
+    return this.reader(this.queries.page({ ...this.window(w), columns: this.withLinks(kept.positionColumns) }, this.scanned.length > 0), this.scanned);
+  }
+
+  private window(w: PageWindow) {
+    const r = this.read;
+    return { condition: this.condition, after: w.after, orderBy: r.orderBy, limit: w.limit, offset: w.offset, projection: r.projection, undecoded: r.undecoded };
+  }
+
+  /** Records with what their rows tell: sort values, links, and (a read of stored records with the cache on) revisions. */
+  private pageOf<R extends StoredRecord>(records: R[], rows: readonly Row[]): RecordPage<R> {
+    const columns = this.orderColumns;
+    return {
+      records,
+      sortValues: rows.map((row) => columns.map((c) => row[c] ?? null)),
+      ...this.links.length ? { links: rows.map((row) => this.linksOf(row)) } : {},
+      ...this.kept ? { revisions: rows.map((row) => row[REVISION_COLUMN]) } : {},
+    };
   }
 
   /**
@@ -283,78 +327,6 @@ class KeptRuns {
     }
     this.digestsFirst = mostlyKept(found.size, digests.length, this.digestsFirst);
     return { found, missing };
-  }
-}
-
-/**
- * Whether a plan's next read looks in memory first: when at least half of what its last read found (`of`) was
- * kept; a read that found nothing changes nothing.
- */
-function mostlyKept(kept: number, of: number, was: boolean): boolean {
-  return of === 0 ? was : 2 * kept >= of;
-}
-
-/** Key lists padded to a power of two (repeating the last key), so that a few statement shapes serve every page. */
-function padded(keys: readonly unknown[]): unknown[] {
-  const size = 2 ** Math.ceil(Math.log2(keys.length));
-  return [...keys, ...Array(size - keys.length).fill(keys[keys.length - 1])];
-}
-
-/**
- * A plan's reads of stored records through the RecordCache. A read asks for its rows' positions and revisions
- * first (its own statement, condition and order, without the record column), takes the bytes of those kept at
- * their revisions, and reads the rest by key; a row found at another revision there (written in between) sends
- * the read back to reading its records whole, as it would without a cache. Which way comes first follows the
- * plan's last read: a plan whose rows were mostly kept asks for positions, one whose rows were mostly not reads
- * whole, one statement, and keeps what it read.
- * Only key fetches and first pages (a read from no keyset position) are kept and looked for: many clients ask for
- * them again. A page after a position is a walk's, each record read once, so it is read whole as without a cache
- * and kept nowhere: keeping it would only push the first pages out, and every record kept and then given up
- * outlives the young generation's collections, so a walk of the whole set would cost the collector its size in
- * promoted memory (docs/benchmarks.md).
- */
-class KeptRecords {
-  /** What a read by positions selects: the key and the revision (the order's columns are added by the query). */
-  readonly positionColumns: readonly string[];
-  /** What a whole read selects: the record, with what it is kept by. */
-  readonly wholeColumns: readonly string[];
-  positionsFirst = false;
-
-  constructor(private readonly cache: TableRecordCache, private readonly key: string, private readonly queries: RecordQueries, private readonly reader: StatementReader) {
-    this.positionColumns = [key, REVISION_COLUMN];
-    this.wholeColumns = [RECORD_COLUMN, key, REVISION_COLUMN];
-  }
-
-  /** Rows read whole: the ones not kept yet are kept now, and whether most were kept already decides the next read. */
-  keep(rows: readonly Row[]): void {
-    let known = 0;
-    for (const row of rows) {
-      const revision = revisionOf(row[REVISION_COLUMN]);
-      if (this.cache.has(row[this.key], revision)) known++;
-      else this.cache.put(row[this.key], revision, row[RECORD_COLUMN] as Buffer);
-    }
-    this.cache.readFromDatabase(rows.length);
-    this.positionsFirst = mostlyKept(known, rows.length, this.positionsFirst);
-  }
-
-  /** The records of rows read by position, in order; undefined when one was written since (read them whole). */
-  async records(positions: readonly Row[]): Promise<Buffer[] | undefined> {
-    const records: (Buffer | undefined)[] = positions.map((row) => this.cache.get(row[this.key], revisionOf(row[REVISION_COLUMN])));
-    const missing = positions.filter((_, i) => !records[i]);
-    this.positionsFirst = mostlyKept(positions.length - missing.length, positions.length, this.positionsFirst);
-    if (missing.length === 0) return records as Buffer[];
-    const read = new Map<unknown, Row>();
-    for (const row of await this.reader(this.queries.byKeysWithRevisions(padded(missing.map((row) => row[this.key]))))) read.set(row[this.key], row);
-    for (let i = 0; i < positions.length; i++) {
-      if (records[i]) continue;
-      const row = read.get(positions[i][this.key]);
-      const revision = revisionOf(positions[i][REVISION_COLUMN]);
-      if (!row || revision === undefined || revisionOf(row[REVISION_COLUMN]) !== revision) return undefined;
-      const bytes = row[RECORD_COLUMN] as Buffer;
-      this.cache.put(row[this.key], revision, bytes);
-      records[i] = bytes;
-    }
-    return records as Buffer[];
   }
 }
 
