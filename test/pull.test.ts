@@ -15,9 +15,10 @@ import { until } from './support/poll';
 import { addUpstream, upstreamToken, withoutServiceKept } from './support/pull-setup';
 import { allDifferences, consumerSets, count, servedOverHttp, withoutDeleted } from './support/replication-compare';
 import { ReplicationConsumer, SETS } from './support/replication-consumer';
-import { RandomWriter } from './support/replication-writer';
+import { RandomWriter, storedRecords } from './support/replication-writer';
 import { ServerProcess, spawnServer } from './support/server-process';
 import { seedDemoData } from '../src/demo/demo-data';
+import { emptyReport, ingestBatch } from '../src/ingest/ingest';
 
 const BEARER = 'upstream-bearer-token-0123456789abcdef';
 const CLIENT_SECRET = 'upstream-client-secret-0123456789abcdef';
@@ -178,5 +179,55 @@ describeEachDatabase('reso-server pull: another reso-server replicated exactly, 
     const expected = withoutDeleted(await served(downstream));
     console.log(`      two hops: compared ${count(expected)}; ${consumer.stats.requests} consumer requests`);
     expect(allDifferences(consumerSets(consumer), expected)).to.deep.equal([]);
+  });
+});
+
+describeEachDatabase('reso-server pull: records sharing one timestamp across a page boundary, the puller killed between them (issue 41 §1)', (target) => {
+  let upDb: TestDatabase;
+  let downDb: TestDatabase;
+  let upstream: RunningServer;
+  let downstream: RunningServer;
+  const TIED = 40;
+
+  before(async function () {
+    this.timeout(120_000);
+    [upDb, downDb] = [await target.create(), await target.create()];
+    upstream = await startTestServer(serviceModel, upDb.url);
+    await seedDemoData(upstream.service, { listings: 1 });
+    // One ingest batch: one transaction, one ModificationTimestamp for all of them.
+    const template = (await storedRecords(upstream.service, 'Media'))[0];
+    const report = emptyReport();
+    await ingestBatch(upstream.service, 'Media', Array.from({ length: TIED }, (_, i) => ({ line: i + 1, input: { ...template, MediaKey: `TIE-${String(i).padStart(3, '0')}` } })), report);
+    expect(report.created).to.equal(TIED);
+    downstream = await startTestServer(serviceModel, downDb.url);
+    await addUpstream(downDb.url, 'ties', upstream, await upstreamToken(upDb.url), ['--set', 'Media', '--page-size', '10', '--rate', '4', '--overlap-seconds', '0']);
+  });
+  after(async () => {
+    await upstream?.close();
+    await downstream?.close();
+    await upDb?.drop();
+    await downDb?.drop();
+  });
+
+  it('a puller killed after the first page of a tie resumes at the tie\'s timestamp, not past it: every record arrives, each once', async function () {
+    this.timeout(120_000);
+    const upstreamMedia = (await storedRecords(upstream.service, 'Media')).length;
+    const progress = new PullProgress(downstream.service.db);
+    const pulled = async () => (await progress.keys('ties', 'Media', undefined, 10_000)).length;
+    const before = upstreamMedia - TIED;
+    const puller = await spawnServer(downDb.url, {}, /pull ties: one pass/, ['pull', 'run', 'ties', '--lease-seconds', '2']);
+    // Paced at 4 requests a second, the walk is caught between two pages of the tie.
+    await until('the first page of the tie written', async () => (await pulled()) > before, 60_000, 20);
+    await puller.kill();
+    const cut = await pulled();
+    expect(cut, 'killed inside the tie').to.be.greaterThan(before).and.lessThan(upstreamMedia);
+    const checkpoint = await progress.checkpoint('ties', 'Media', 'timestamp');
+    const tieStamp = (await storedRecords(upstream.service, 'Media')).find((r) => r.MediaKey === 'TIE-000')!.ModificationTimestamp;
+    expect(checkpoint, 'the checkpoint is the tie\'s timestamp').to.equal(tieStamp);
+    const rest = await runCli(downDb.url, ['pull', 'run', 'ties'], 60_000);
+    expect(rest.code, rest.stderr).to.equal(0);
+    expect(await pulled()).to.equal(upstreamMedia);
+    const written = Number(/(\d+) record\(s\) written/.exec(rest.stdout)?.[1]);
+    expect(written, 'the records read again were found unchanged').to.equal(upstreamMedia - cut);
   });
 });

@@ -69,7 +69,9 @@ export class Puller {
         if (held) {
           if (!follow && (row.state !== 'active' || this.options.clock.now() - waitingSince > 2 * this.options.leaseMs)) throw new PullFailed(held);
           if (held !== said) this.options.log(`pull ${name}: ${(said = held)}`);
-          await this.pause(this.options.intervalMs);
+          // Another puller's lease is looked at again as it expires, not an interval later.
+          const expires = row.state === 'active' && row.lease_until !== null ? row.lease_until - this.options.clock.now() + 50 : Infinity;
+          await this.pause(Math.max(50, Math.min(this.options.intervalMs, expires)));
           continue;
         }
         said = '';
