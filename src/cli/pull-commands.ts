@@ -57,8 +57,8 @@ export function pullCommand(context: CommandContext): Command {
   }));
   pull.command('add').description('Add an upstream to pull (bearer token, or OAuth2 client credentials)').argument('<name>', 'the upstream\'s name here')
     .requiredOption('--url <url>', 'the upstream\'s service root, e.g. https://feed.example/odata')
-    .requiredOption('--set <spec>', 'a set to pull: Property, or UpstreamSet:LocalSet (repeatable, or comma-separated)', repeatableList())
-    .option('--filter <Set=filter>', 'an upstream $filter for one set, e.g. "Property=OriginatingSystemName eq \'X\'" (repeatable)', collect)
+    .requiredOption('--set <spec>', 'a set to pull: its name, or UpstreamSet:LocalSet (repeatable, or comma-separated)', repeatableList())
+    .option('--filter <Set=filter>', 'an upstream $filter for one set, as Set=filter (repeatable)', collect)
     .option('--token <token>', 'a bearer token')
     .option('--token-url <url>', 'OAuth2 client credentials: the token endpoint')
     .option('--client-id <id>', 'OAuth2 client credentials: the client id')

@@ -39,7 +39,7 @@ export function checkSettings(settings: PullSettings, model: ServiceModel): void
   if (settings.auth.kind === 'client-credentials' && !isHttpUrl(settings.auth.tokenUrl)) {
     throw new PullInvalid(`--token-url "${settings.auth.tokenUrl}" is not an http or https URL`);
   }
-  if (settings.sets.length === 0) throw new PullInvalid('name at least one set to pull (--set Property or --set Upstream:Local)');
+  if (settings.sets.length === 0) throw new PullInvalid('name at least one set to pull (--set Set or --set UpstreamSet:LocalSet)');
   for (const s of settings.sets) {
     if (!model.entitySets.some((e) => e.name === s.local)) {
       throw new PullInvalid(`no local set ${s.local}; sets: ${model.entitySets.map((e) => e.name).join(', ')}`);
