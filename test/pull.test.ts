@@ -9,7 +9,8 @@ import { serviceModel } from '../generated';
 import { PullProgress } from '../src/storage/tables/pull-progress';
 import type { RunningServer } from '../src/process/server';
 import { describeEachDatabase, TestDatabase } from './support/databases';
-import { startTestServer, TEST_TOKEN } from './support/http';
+import { get, startTestServer, TEST_TOKEN } from './support/http';
+import { parsePrometheus, sample } from './support/prometheus';
 import { runCli } from './support/licence-http';
 import { until } from './support/poll';
 import { addUpstream, upstreamToken, withoutServiceKept } from './support/pull-setup';
@@ -104,11 +105,12 @@ describeEachDatabase('reso-server pull: another reso-server replicated exactly, 
   });
 
   const follow = async () => {
-    const p = await spawnServer(downDb.url, {}, /pull up: following/, ['pull', 'run', 'up', '--follow', '--interval', '0.2', '--reconcile-every', '0', '--lease-seconds', '3']);
+    const p = await spawnServer(downDb.url, {}, /pull up: following/, ['pull', 'run', 'up', '--follow', '--interval', '0.2', '--reconcile-every', '0', '--lease-seconds', '10']);
     pullers.push(p);
     return p;
   };
   const served = async (server: RunningServer) => servedOverHttp(server.url, { Authorization: `Bearer ${TEST_TOKEN}` }, 200);
+  const metrics = async () => parsePrometheus((await get(`${downstream.url.replace(/\/odata$/, '')}/metrics`)).text);
   const pulledDifferences = async () => allDifferences(withoutServiceKept(await served(downstream)), withoutServiceKept(await served(upstream)));
 
   it('a refused credential stops the upstream: one line, exit 1, state stopped, not retried', async function () {
@@ -121,6 +123,7 @@ describeEachDatabase('reso-server pull: another reso-server replicated exactly, 
     const [row] = JSON.parse((await runCli(downDb.url, ['pull', 'list', '--json'])).stdout);
     expect(row).to.include({ name: 'refused', state: 'stopped' });
     expect(row.lastError).to.match(/^credentials-refused: /);
+    expect(sample(await metrics(), 'reso_pull_upstream_errors', { upstream: 'refused', kind: 'credentials-refused' }), 'metrics: one fault, not retried').to.equal(1);
     expect((await runCli(downDb.url, ['pull', 'remove', 'refused'])).code).to.equal(0);
   });
 
@@ -132,6 +135,10 @@ describeEachDatabase('reso-server pull: another reso-server replicated exactly, 
     expect(await pulledDifferences()).to.deep.equal([]);
     const again = await runCli(downDb.url, ['pull', 'run', 'up'], 120_000);
     expect(again.stdout).to.match(/^pull up: 0 record\(s\) written, 0 removed$/m);
+    const written = Number(/(\d+) record\(s\) written/.exec(first.stdout)?.[1]);
+    const scraped = await metrics();
+    expect(sample(scraped, 'reso_pull_records_written', { upstream: 'up' }), 'metrics: records written').to.equal(written).and.to.be.greaterThan(0);
+    expect(sample(scraped, 'reso_pull_lag_seconds', { upstream: 'up', state: 'active' }), 'metrics: caught up moments ago').to.be.within(0, 60);
     const progress = new PullProgress(downstream.service.db);
     for (const r of (await served(upstream)).Media.values()) {
       expect(await progress.upstreamTimestamp('Media', JSON.stringify(r.MediaKey))).to.deep.equal({ upstream: 'up', timestamp: r.ModificationTimestamp });

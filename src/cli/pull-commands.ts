@@ -104,9 +104,10 @@ async function runPuller(context: CommandContext, service: ListingService, name:
   const puller = new Puller(new PullTable(service.db), new PullProgress(service.db), service, {
     leaseMs: options.leaseSeconds * 1000, intervalMs: options.interval * 1000, reconcileEveryMs: options.reconcileEvery * 1000,
     clock: service.clock, log: (line) => console.error(line),
-    connect: (s) => createUpstream({
+    connect: (s, onFault) => createUpstream({
       baseUrl: s.baseUrl, auth: s.auth, requestsPerSecond: s.requestsPerSecond, timeoutMs: 60_000, maxResponseBytes: 256 * 1024 * 1024,
       retry: { attempts: 5, firstWaitMs: 500, maxWaitMs: 30_000 },
+      onEvent: (event) => { if (event.fault) onFault(event.fault); },
     }),
   });
   const stop = () => puller.stop();

@@ -13,8 +13,8 @@ export interface PullContext {
   /** Called before every request: renews the puller's lease, and throws when it was lost or the pass must stop. */
   readonly stillMine: () => Promise<void>;
   readonly log: (line: string) => void;
-  /** Records written (created, changed or removed) by each page. */
-  readonly onWritten: (set: string, count: number) => void;
+  /** Records written (created, changed or removed) by each page: counted in the upstream's row as they go. */
+  readonly onWritten: (set: string, count: number) => Promise<void>;
 }
 
 /** One set's pull: the upstream set, and the local set it fills. */

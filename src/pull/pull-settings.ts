@@ -78,7 +78,7 @@ export function rowOf(settings: PullSettings, now: string): PullRow {
   return {
     name: settings.name, base_url: settings.baseUrl, auth: JSON.stringify(settings.auth), sets: JSON.stringify(settings.sets),
     page_size: settings.pageSize, request_rate: String(settings.requestsPerSecond), overlap_seconds: settings.overlapSeconds,
-    state: 'active', last_error: null, caught_up_at: null, records_pulled: 0, lease_owner: null, lease_until: null, version: 0, created_at: now,
+    state: 'active', last_error: null, caught_up_at: null, records_pulled: 0, faults: '{}', lease_owner: null, lease_until: null, version: 0, created_at: now,
   };
 }
 

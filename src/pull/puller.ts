@@ -27,10 +27,8 @@ export interface PullerOptions {
   readonly reconcileEveryMs: number;
   readonly clock: Clock;
   readonly log: (line: string) => void;
-  readonly connect: (settings: PullSettings) => Upstream;
-  /** Records written per set, and upstream faults by kind: for metrics. */
-  readonly onWritten?: (upstream: string, set: string, count: number) => void;
-  readonly onFault?: (upstream: string, kind: string) => void;
+  /** The upstream's client; it reports every fault it meets (retried or not) to `onFault`. */
+  readonly connect: (settings: PullSettings, onFault: (kind: string) => void) => Upstream;
 }
 
 /** How a one-shot run ended. */
@@ -94,12 +92,13 @@ export class Puller {
 
   private async pass(row: PullRow, follow: boolean): Promise<PassOutcome> {
     const settings = settingsOf(row);
-    const upstream = this.options.connect(settings);
+    const faults = new Map<string, number>();
+    const upstream = this.options.connect(settings, (kind) => faults.set(kind, (faults.get(kind) ?? 0) + 1));
     let renewed = this.options.clock.now();
     const context: PullContext = {
       settings, upstream, progress: this.progress, log: this.options.log,
       writer: new PageWriter(this.target, this.progress, settings.name, this.options.clock),
-      onWritten: (set, count) => this.options.onWritten?.(settings.name, set, count),
+      onWritten: (_set, count) => this.table.addPulled(settings.name, count),
       stillMine: async () => {
         if (this.stopping) throw new PassAbandoned('stopping');
         if (this.options.clock.now() - renewed < this.options.leaseMs / 3) return;
@@ -112,9 +111,10 @@ export class Puller {
       await this.table.update(settings.name, { caught_up_at: this.options.clock.now(), last_error: null });
       return outcome;
     } catch (e) {
-      return this.failed(settings.name, e, follow);
+      return await this.failed(settings.name, e, follow);
     } finally {
       await upstream.close().catch(() => undefined);
+      await this.table.addFaults(settings.name, faults);
     }
   }
 
@@ -122,11 +122,7 @@ export class Puller {
     const outcome = { written: 0, removed: 0 };
     const pulls: SetPull[] = context.settings.sets.map((pulled) => ({ pulled, set: entitySetOf(this.target.model, pulled.local) }));
     const walk = new TimestampWalk(context);
-    for (const pull of pulls) {
-      const written = await walk.walk(pull);
-      outcome.written += written;
-      await this.table.addPulled(context.settings.name, written);
-    }
+    for (const pull of pulls) outcome.written += await walk.walk(pull);
     const keys = new SelectKeyWalk(context);
     for (const pull of pulls) {
       if (!(await this.reconcileDue(context, pull))) continue;
@@ -149,7 +145,6 @@ export class Puller {
       return { written: 0, removed: 0 };
     }
     if (!(e instanceof UpstreamFault)) throw e;
-    this.options.onFault?.(name, e.kind);
     const stopped = e.kind === 'credentials-refused';
     const line = `${e.kind}: ${e.message}`;
     await this.table.update(name, stopped ? { state: 'stopped', last_error: line } : { last_error: line });

@@ -55,7 +55,7 @@ export async function reconcile(context: PullContext, source: KeySource, pull: S
     const lines: PageLine[] = absent.map((k, n) => ({ line: n + 1, input: { [pull.set.key]: JSON.parse(k) as unknown, [DELETE_MARK]: true } }));
     const report = await context.writer.write(pull.set, lines);
     removed += report.deleted;
-    context.onWritten(pull.set.name, report.deleted);
+    await context.onWritten(pull.set.name, report.deleted);
   }
   if (removed) context.log(`pull ${settings.name}: ${pull.pulled.upstream}: ${removed} record(s) gone upstream removed from ${pull.set.name}`);
   return removed;

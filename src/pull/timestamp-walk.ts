@@ -67,7 +67,7 @@ export class TimestampWalk {
       const report = await this.context.writer.write(pull.set, lines, moves ? { strategy: TIMESTAMP_STRATEGY, position: newest! } : undefined);
       const count = report.created + report.updated + report.deleted;
       written += count;
-      this.context.onWritten(pull.set.name, count);
+      await this.context.onWritten(pull.set.name, count);
       for (const e of report.errors) this.context.log(`pull ${settings.name}: ${pull.pulled.upstream}: record refused: ${e.message}`);
       if (!page.nextLink) return written;
       url = page.nextLink;

@@ -19,6 +19,8 @@ export interface UpstreamStatus {
   /** Seconds since a walk last reached the upstream's end; null before the first. */
   readonly lagSeconds: number | null;
   readonly recordsPulled: number;
+  /** Upstream faults seen, by kind (retried ones included). */
+  readonly faults: Readonly<Record<string, number>>;
   /** The puller holding the lease now, if any. */
   readonly puller: string | null;
   readonly checkpoints: readonly { set: string; strategy: string; position: string; updatedAt: string }[];
@@ -76,7 +78,7 @@ export class Upstreams {
       name: s.name, url: s.baseUrl, auth: maskedAuth(s.auth), sets: s.sets, pageSize: s.pageSize, requestsPerSecond: s.requestsPerSecond,
       overlapSeconds: s.overlapSeconds, state: row.state, lastError: row.last_error,
       lagSeconds: row.caught_up_at === null ? null : Math.max(0, Math.round((now - row.caught_up_at) / 1000)),
-      recordsPulled: row.records_pulled, puller: row.lease_until !== null && row.lease_until >= now ? row.lease_owner : null,
+      recordsPulled: row.records_pulled, faults: JSON.parse(row.faults) as Record<string, number>, puller: row.lease_until !== null && row.lease_until >= now ? row.lease_owner : null,
       checkpoints: await this.progress.checkpoints(s.name),
     };
   }

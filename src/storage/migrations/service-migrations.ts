@@ -150,6 +150,8 @@ function pulls(knex: Knex, storage: MigrationStorage): Knex.SchemaBuilder {
     /** When a walk last reached the upstream's end (ms since the epoch): the lag is measured from it. */
     t.bigInteger('caught_up_at');
     t.bigInteger('records_pulled').notNullable();
+    /** JSON: upstream faults seen, counted by kind (rate-limited, server-error, …), retried ones included. */
+    t.text('faults', 'mediumtext').notNullable();
     /** The puller active for this upstream, and until when its claim holds (ms since the epoch). */
     t.string('lease_owner', 128);
     t.bigInteger('lease_until');

@@ -20,6 +20,7 @@ export interface PullRow {
   last_error: string | null;
   caught_up_at: number | null;
   records_pulled: number;
+  faults: string;
   lease_owner: string | null;
   lease_until: number | null;
   version: number;
@@ -80,6 +81,15 @@ export class PullTable {
   /** Counts records a puller wrote (outside the lease's version: progress, not a claim). */
   async addPulled(name: string, count: number): Promise<void> {
     if (count > 0) await this.run(this.db.knex(PULLS_TABLE).increment('records_pulled', count).where({ name }));
+  }
+
+  /** Adds faults seen (by kind) to the upstream's counts. */
+  async addFaults(name: string, seen: ReadonlyMap<string, number>): Promise<void> {
+    const row = await this.get(name);
+    if (!row || seen.size === 0) return;
+    const faults = JSON.parse(row.faults) as Record<string, number>;
+    for (const [kind, n] of seen) faults[kind] = (faults[kind] ?? 0) + n;
+    await this.run(this.db.knex(PULLS_TABLE).update({ faults: JSON.stringify(faults) }).where({ name }));
   }
 
   /** Gives the lease up, if `owner` still holds it. */
