@@ -55,7 +55,7 @@ describe('Command line: help, version and validation', () => {
     const helps: [string[], RegExp, string[]][] = [
       [['serve'], /^Usage: reso-server serve \[--workers N\]/, ['--workers <N>']],
       [['seed'], /^Usage: reso-server seed --listings N/, ['--listings <N>', '--seed <S>', '--json']],
-      [['ingest'], /^Usage: reso-server ingest \[options\] <Resource> <file\.ndjson>/, ['--on-error <mode>', '--json']],
+      [['ingest'], /^Usage: reso-server ingest \[options\] <Resource> <file\.ndjson>/, ['--on-error <mode>', '--conflict-budget <seconds>', '--json']],
       [['usage'], /^Usage: reso-server usage /, ['--client <id>', '--from <date>', '--to <date>', '--by <period>', '--json', '--csv']],
       [['generate'], /^Usage: reso-server generate/, ['--dictionary <csdl.xml>', '--out <folder>']],
       [['init'], /^Usage: reso-server init/, ['--dictionary <csdl.xml>', '--dir <folder>', '--force']],
@@ -110,6 +110,7 @@ describe('Command line: help, version and validation', () => {
       [['ingest', 'Property', 'x.ndjson', '--on-error', 'ignore'], /ingest: option '--on-error <mode>' argument 'ignore' is invalid\. Allowed choices are skip, reject\./],
       [['ingest', 'Property', 'x.ndjson', 'y.ndjson'], /ingest: too many arguments/],
       [['ingest', 'Property', 'x.ndjson', '--bogus'], /ingest: unknown option '--bogus'/],
+      [['ingest', 'Property', 'x.ndjson', '--conflict-budget', '0'], /ingest: option '--conflict-budget <seconds>' argument '0' is invalid\. Expected a whole number of at least 1\./],
       [['usage', '--by', 'week'], /usage: option '--by <period>' argument 'week' is invalid\. Allowed choices are hour, day, month\./],
       [['usage', '--json', '--csv'], /usage: option '--json' cannot be used with option '--csv'/],
       [['usage', '--client'], /usage: option '--client <id>' argument missing/],

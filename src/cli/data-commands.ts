@@ -6,6 +6,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { ExitCode, OperatorError } from '../errors/operator-error';
 import { FileReport, ingestFile } from '../ingest/ndjson';
+import { DEFAULT_BATCH_BUDGET_MS } from '../storage/db/conflicts';
 import { seedDemoData } from '../demo/demo-data';
 import { CommandContext, wholeNumber } from './command-line';
 import { Progress } from './progress';
@@ -40,6 +41,7 @@ export function seedCommand(context: CommandContext): Command {
 
 interface IngestOptions {
   readonly onError: 'skip' | 'reject';
+  readonly conflictBudget: number;
   readonly json?: boolean;
 }
 
@@ -48,11 +50,13 @@ export function ingestCommand(context: CommandContext): Command {
     .summary('Upsert records of one resource from an NDJSON file')
     .description('Upsert records of one resource by key from an NDJSON file, one JSON object per line; {"<Key>": "…", "@delete": true} '
       + 'deletes (a listing is marked deleted, as the dictionary says). The service keeps the timestamps. Progress on stderr; '
-      + 'exit code 5 when any line was bad')
+      + 'exit code 5 when any line was bad, or lost to other writers\' changes of the same records (a cluster) for a whole conflict budget')
     .argument('<Resource>', 'the entity set to write, by its name in $metadata')
     .argument('<file.ndjson>', 'the records, one JSON object per line')
     .addOption(new Option('--on-error <mode>', 'skip: report bad lines by number and write the others; '
       + 'reject: check the whole file first and write nothing if any line is bad').choices(['skip', 'reject']).default('skip'))
+    .option('--conflict-budget <seconds>', 'how long a batch may keep losing conflicts with other writers before it is split in halves '
+      + '(each with a budget of its own, down to single lines)', wholeNumber(1), DEFAULT_BATCH_BUDGET_MS / 1000)
     .option('--json', 'print the summary as one JSON object')
     .action((resource: string, file: string, options: IngestOptions) => context.run(async () => {
       checkReadable(file);
@@ -62,7 +66,9 @@ export function ingestCommand(context: CommandContext): Command {
         }
         const progress = new Progress('lines', undefined);
         const started = performance.now();
-        const report = await ingestFile(service, resource, file, { onError: options.onError, onProgress: (n) => progress.update(n) });
+        const report = await ingestFile(service, resource, file, {
+          onError: options.onError, conflictBudgetMs: options.conflictBudget * 1000, onProgress: (n) => progress.update(n),
+        });
         const seconds = (performance.now() - started) / 1000;
         progress.finish(report.lines);
         for (const e of [...report.errors, ...report.notices.map((n) => ({ ...n, message: `notice: ${n.message}` }))].sort((a, b) => a.line - b.line)) {
@@ -70,9 +76,10 @@ export function ingestCommand(context: CommandContext): Command {
         }
         const { errors, notices: _notices, ...counts } = report;
         if (options.json) {
-          // conflicts: transactions lost to another writer (a Galera certification conflict, a deadlock) and run again.
-          const conflicts = service.db.conflicts?.().conflicts ?? 0;
-          context.log(JSON.stringify({ ...counts, errors: errors.length, conflicts, seconds: Number(seconds.toFixed(3)) }));
+          // conflicts: attempts lost to another writer (a Galera certification conflict, a deadlock) and run again;
+          // recovered: transactions that committed after some; exhausted: ones that lost their whole budget (then split).
+          const { conflicts, recovered, exhausted } = service.db.conflicts?.() ?? { conflicts: 0, recovered: 0, exhausted: 0 };
+          context.log(JSON.stringify({ ...counts, errors: errors.length, conflicts, recovered, exhausted, seconds: Number(seconds.toFixed(3)) }));
         } else {
           console.error(`ingest: ${report.lines.toLocaleString('en-US')} lines in ${seconds.toFixed(1)} s, `
             + `${Math.round(report.lines / Math.max(seconds, 0.001)).toLocaleString('en-US')} lines/s`);
@@ -103,5 +110,6 @@ const COUNT_WORDS: Readonly<Record<string, string>> = {
 function ingestSummary(file: string, r: FileReport): string {
   const counts = Object.entries(COUNT_WORDS).filter(([k]) => (r[k as keyof FileReport] as number) > 0).map(([k, words]) => `${r[k as keyof FileReport] as number} ${words}`);
   if (r.rejected) return `REJECTED, nothing written: ${r.errors.length} bad of ${r.lines} lines read from ${file}`;
-  return `${r.lines} lines read from ${file}: ${counts.join(', ') || 'nothing written'}${r.errors.length ? `; ${r.errors.length} bad lines skipped` : ''}`;
+  const split = r.splits ? `; ${r.splits} batches split after losing conflicts for their whole budget` : '';
+  return `${r.lines} lines read from ${file}: ${counts.join(', ') || 'nothing written'}${r.errors.length ? `; ${r.errors.length} bad lines skipped` : ''}${split}`;
 }

@@ -11,6 +11,7 @@
  * reader never sees a newer timestamp committed before an older one.
  */
 import { EntitySetSpec, FieldCondition, ServiceModel, serviceKeptFields } from '../model/service-model';
+import { batchConflictPolicy, ConflictPolicy, DEFAULT_BATCH_BUDGET_MS, isConflict } from '../storage/db/conflicts';
 import type { RecordStores } from '../storage/records/record-stores';
 import type { RecordTransaction, RecordWriter } from '../storage/records/record-writer';
 import { EncodedRecord, RecordError } from '../storage/records/record-codec';
@@ -30,6 +31,8 @@ export interface IngestItem {
 export interface LineReport {
   readonly line: number;
   readonly message: string;
+  /** The line was not written because other writers won every attempt, not for its content: it may be tried again. */
+  readonly conflict?: true;
 }
 
 export interface IngestReport {
@@ -41,6 +44,8 @@ export interface IngestReport {
   notFound: number;
   /** Parent records (listings) whose timestamps moved because their related records changed. */
   listingsTouched: number;
+  /** Parts split in halves because their transaction lost conflicts for its whole time budget (conflicts.ts). */
+  splits: number;
   /** Lines not written: every problem of each, with its JSON pointer, or the database's refusal. */
   errors: LineReport[];
   /** Lines written (or found nothing to do) that the operator should hear about. */
@@ -61,12 +66,12 @@ export interface IngestTarget {
 export type AlsoInTransaction = (tx: RecordTransaction, written: readonly IngestItem[]) => Promise<void>;
 
 export function emptyReport(): IngestReport {
-  return { created: 0, updated: 0, unchanged: 0, deleted: 0, notFound: 0, listingsTouched: 0, errors: [], notices: [] };
+  return { created: 0, updated: 0, unchanged: 0, deleted: 0, notFound: 0, listingsTouched: 0, splits: 0, errors: [], notices: [] };
 }
 
 /** Adds one batch's outcome to a report. */
 function addTo(report: IngestReport, outcome: IngestReport): void {
-  for (const k of ['created', 'updated', 'unchanged', 'deleted', 'notFound', 'listingsTouched'] as const) report[k] += outcome[k];
+  for (const k of ['created', 'updated', 'unchanged', 'deleted', 'notFound', 'listingsTouched', 'splits'] as const) report[k] += outcome[k];
   report.errors.push(...outcome.errors);
   report.notices.push(...outcome.notices);
 }
@@ -125,12 +130,14 @@ class ParentTouches {
  * fail are reported with all their problems and skipped, and so are lines the codec refuses. The caller decides
  * whether a report with errors should have been written at all. When the database refuses the batch's data
  * (refusals.ts), the batch is written again in halves, down to single lines: the good lines are written, and the
- * line the database refuses is reported with its words. `trial` runs the same and rolls every transaction back:
- * only the errors are kept (--on-error reject's check).
+ * line the database refuses is reported with its words. A transaction that loses conflicts with other writers (a
+ * Galera node's, a deadlock) runs again for as long as the batch's time budget allows; a batch that keeps losing is
+ * split the same way, each part with a budget of its own, and only a line that loses its own budget is reported.
+ * `trial` runs the same and rolls every transaction back: only the errors are kept (--on-error reject's check).
  */
 export async function ingestBatch(
   target: IngestTarget, setName: string, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial' = 'write',
-  also?: AlsoInTransaction,
+  options: BatchOptions = {},
 ): Promise<void> {
   const set = entitySetOf(target.model, setName);
   const check = lineCheck(target.model, set);
@@ -140,15 +147,23 @@ export async function ingestBatch(
     if (problems.length) report.errors.push({ line: item.line, message: problemsText(problems) });
     else valid.push(item);
   }
-  await writeInHalves(target, set, valid, report, mode, also);
+  await writeInHalves(target, set, valid, report, mode, batchConflictPolicy(options.conflictBudgetMs ?? DEFAULT_BATCH_BUDGET_MS), options.also);
   if (mode === 'write') report.errors.sort((a, b) => a.line - b.line);
+}
+
+export interface BatchOptions {
+  /** How long a batch's transaction may keep losing conflicts before it is split; DEFAULT_BATCH_BUDGET_MS unless given. */
+  readonly conflictBudgetMs?: number;
+  /** Work committed with each transaction that writes part of the batch (AlsoInTransaction). */
+  readonly also?: AlsoInTransaction;
 }
 
 /** Thrown out of a trial's transaction to roll it back. */
 class TrialDone extends Error {}
 
 async function writeInHalves(
-  target: IngestTarget, set: EntitySetSpec, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial', also?: AlsoInTransaction,
+  target: IngestTarget, set: EntitySetSpec, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial', policy: ConflictPolicy,
+  also?: AlsoInTransaction,
 ): Promise<void> {
   if (items.length === 0) return;
   // Counted apart until the transaction commits: a batch the database refuses counts nothing, and a transaction run
@@ -166,18 +181,22 @@ async function writeInHalves(
         await also(tx, items.filter((i) => !refused.has(i.line)));
       }
       if (mode === 'trial') throw new TrialDone();
-    });
+    }, policy);
   } catch (e) {
     if (e instanceof TrialDone) { report.errors.push(...outcome.errors); return; }
     const refusal = refusalOf(e);
-    if (refusal === undefined) throw e;
+    const lost = refusal === undefined && isConflict(e);
+    if (refusal === undefined && !lost) throw e;
     if (items.length === 1) {
-      report.errors.push({ line: items[0].line, message: `the database refused the record (${refusal})` });
+      const message = lost ? `other writers' changes to the same records won every attempt for ${policy.budgetMs! / 1000} s (${(e as Error).message})`
+        : `the database refused the record (${refusal})`;
+      report.errors.push(lost ? { line: items[0].line, message, conflict: true } : { line: items[0].line, message });
       return;
     }
+    if (lost) report.splits++;
     const half = Math.ceil(items.length / 2);
-    await writeInHalves(target, set, items.slice(0, half), report, mode, also);
-    await writeInHalves(target, set, items.slice(half), report, mode, also);
+    await writeInHalves(target, set, items.slice(0, half), report, mode, policy, also);
+    await writeInHalves(target, set, items.slice(half), report, mode, policy, also);
     return;
   }
   addTo(report, outcome);

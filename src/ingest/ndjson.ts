@@ -14,6 +14,8 @@ export interface IngestOptions {
   onError: 'skip' | 'reject';
   /** Lines per transaction. */
   batchSize?: number;
+  /** How long each batch may keep losing conflicts with other writers before it is split (ingest.ts BatchOptions). */
+  conflictBudgetMs?: number;
   /** Called with the lines read so far, after each batch (and as the check of 'reject' goes). */
   onProgress?: (lines: number) => void;
 }
@@ -71,7 +73,7 @@ export async function ingestFile(target: IngestTarget, setName: string, path: st
   if (options.onError === 'reject') {
     // Every batch as it would be written, rolled back: only the errors are kept.
     await inBatches(path, size, report, async (batch) => {
-      await ingestBatch(target, set.name, batch, report, 'trial');
+      await ingestBatch(target, set.name, batch, report, 'trial', { conflictBudgetMs: options.conflictBudgetMs });
       options.onProgress?.(report.lines);
     });
     if (report.errors.length > 0) return { ...report, errors: sorted(report.errors), rejected: true };
@@ -79,7 +81,7 @@ export async function ingestFile(target: IngestTarget, setName: string, path: st
   }
 
   await inBatches(path, size, report, async (batch) => {
-    await ingestBatch(target, set.name, batch, report);
+    await ingestBatch(target, set.name, batch, report, 'write', { conflictBudgetMs: options.conflictBudgetMs });
     options.onProgress?.(report.lines);
   });
   return { ...report, errors: sorted(report.errors), notices: sorted(report.notices) };

@@ -20,6 +20,9 @@ export interface PageLine extends IngestItem {
   readonly upstreamTimestamp?: string | null;
 }
 
+/** A page not written whole for a reason a later pass may not meet (write conflicts): the pass ends there. */
+export class PageNotWritten extends Error {}
+
 export class PageWriter {
   constructor(
     private readonly target: IngestTarget, private readonly progress: PullProgress, private readonly upstream: string,
@@ -38,7 +41,7 @@ export class PageWriter {
     // part holding the page's last line, which commits last; if that line was refused, it is written after them all.
     const last = lines.at(-1)?.line;
     let moved = false;
-    await ingestBatch(this.target, set.name, lines, report, 'write', async (tx, written) => {
+    await ingestBatch(this.target, set.name, lines, report, 'write', { also: async (tx, written) => {
       const removed = written.filter((w) => w.input[DELETE_MARK] === true).map((w) => JSON.stringify(w.input[set.key]));
       const kept = written.filter((w) => w.input[DELETE_MARK] !== true)
         .map((w) => ({ key: JSON.stringify(w.input[set.key]), upstreamTimestamp: stamps.get(w.line) ?? null }));
@@ -47,6 +50,10 @@ export class PageWriter {
       moved = position !== undefined && written.some((w) => w.line === last);
       if (moved) await this.checkpoint(tx, set, position!);
     });
+    // A record lost to other writers' conflicts is not refused for its content: the checkpoint stays before the page,
+    // which the next pass reads again.
+    const lost = report.errors.filter((e) => e.conflict);
+    if (lost.length) throw new PageNotWritten(`${lost.length} record(s) of the page lost every attempt to other writers' changes (${lost[0].message})`);
     // Nothing was written (every record refused, or none): the checkpoint moves past them on its own.
     if (position && !moved) await this.target.writer.transaction((tx) => this.checkpoint(tx, set, position));
     return report;

@@ -11,7 +11,7 @@ import type { Clock } from '../foundation/clock';
 import { entitySetOf, IngestTarget } from '../ingest/ingest';
 import type { PullProgress } from '../storage/tables/pull-progress';
 import type { PullRow, PullTable } from '../storage/tables/pull-table';
-import { PageWriter } from './page-writer';
+import { PageNotWritten, PageWriter } from './page-writer';
 import type { PullContext, SetPull } from './pull-context';
 import { PullFailed, PullInvalid, PullSettings, settingsOf } from './pull-settings';
 import { RECONCILED_STRATEGY, reconcile, SelectKeyWalk } from './reconcile';
@@ -142,6 +142,12 @@ export class Puller {
   private async failed(name: string, e: unknown, follow: boolean): Promise<PassOutcome> {
     if (e instanceof PassAbandoned) {
       this.options.log(`pull ${name}: pass ended: ${e.message}`);
+      return { written: 0, removed: 0 };
+    }
+    if (e instanceof PageNotWritten) {
+      await this.table.update(name, { last_error: e.message });
+      this.options.log(`pull ${name}: pass ended: ${e.message}; the checkpoint stays before that page`);
+      if (!follow) throw new PullFailed(`upstream ${name}: ${e.message}`);
       return { written: 0, removed: 0 };
     }
     if (!(e instanceof UpstreamFault)) throw e;

@@ -6,7 +6,7 @@
  * (deadline.ts): past it, DatabaseUnavailable (503).
  */
 import type { SqlDialect } from '../sql/dialect';
-import type { ConflictCounts } from './conflicts';
+import type { ConflictCounts, ConflictPolicy } from './conflicts';
 import type { Knex } from '../sql/query-builder';
 
 export type Row = Record<string, unknown>;
@@ -33,9 +33,10 @@ export interface Database extends Executor {
   /**
    * Runs `fn` in one write transaction. Writers are serialised, so at most one of this process runs at a time. A
    * transaction that loses a conflict with another (a deadlock; on a Galera cluster, another node's commit on the
-   * same rows) is run again from its start, so `fn` keeps no state outside itself until it returns (conflicts.ts).
+   * same rows) is run again from its start, so `fn` keeps no state outside itself until it returns (conflicts.ts),
+   * for as long as `policy` allows (a request's short one unless the caller is a batch writer).
    */
-  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Executor) => Promise<T>, policy?: ConflictPolicy): Promise<T>;
   /**
    * Runs schema work (migrations) with a knex connected to this database (schema-knex.ts), excluding this
    * process's writers meanwhile; prepared statements start afresh after.

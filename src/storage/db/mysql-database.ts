@@ -12,7 +12,7 @@ import type { PoolConnection } from 'mysql2';
 import * as mysql from 'mysql2/promise';
 import { STATEMENT_CACHE_SIZE, type Database, type Executor, type PoolStats, type Row } from './database';
 import { Deadline, type DatabaseTimeouts, Slots, boundedWait, WriterQueue } from './deadline';
-import { ConflictCounts, retryingConflicts, UNANNOUNCED_ROLLBACK } from './conflicts';
+import { ConflictCounts, ConflictPolicy, retryingConflicts, UNANNOUNCED_ROLLBACK } from './conflicts';
 import { classify, DatabaseUnavailable, isStatementTimeout, ScanTimedOut } from './errors';
 import { mysqlDialect, NO_PAD_BINARY_COLLATION } from '../sql/mysql-dialect';
 import type { Knex } from '../sql/query-builder';
@@ -168,8 +168,8 @@ export class MysqlDatabase implements Database {
   }
 
   /** Runs `fn` in one transaction, again from its start whenever it loses a conflict (conflicts.ts). */
-  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
-    return retryingConflicts(() => this.attempt(fn), this.conflictCounts);
+  transaction<T>(fn: (tx: Executor) => Promise<T>, policy?: ConflictPolicy): Promise<T> {
+    return retryingConflicts(() => this.attempt(fn), this.conflictCounts, policy);
   }
 
   /**

@@ -5,6 +5,7 @@
  * again (readiness.ts), instead of exiting. (A MariaDB pool connects on use by itself.)
  */
 import { resolve } from 'node:path';
+import type { ConflictPolicy } from './conflicts';
 import type { Database, Executor, Row } from './database';
 import { DEFAULT_TIMEOUTS, type DatabaseTimeouts } from './deadline';
 import { openDatabase, sqliteFile, type TopologyOptions } from './open-database';
@@ -46,8 +47,8 @@ class OpenOnUse implements Database {
     return this.database().run(sql, params);
   }
 
-  async transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
-    return this.database().transaction(fn);
+  async transaction<T>(fn: (tx: Executor) => Promise<T>, policy?: ConflictPolicy): Promise<T> {
+    return this.database().transaction(fn, policy);
   }
 
   async schemaWork<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {

@@ -8,7 +8,7 @@
  * between instances (or between replicas) never reads back past what it has seen, and its removed-listings walk
  * never misses a listing it already holds (docs/scaling-out.md "Scaling out"). The cost is that query on the primary per read.
  */
-import type { ConflictCounts } from './conflicts';
+import type { ConflictCounts, ConflictPolicy } from './conflicts';
 import type { Database, Executor, PoolStats, Row } from './database';
 import type { MysqlDatabase } from './mysql-database';
 import type { Knex } from '../sql/query-builder';
@@ -74,8 +74,8 @@ export class ReplicatedDatabase implements Database {
     return this.primary.run(sql, params);
   }
 
-  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> {
-    return this.primary.transaction(fn);
+  transaction<T>(fn: (tx: Executor) => Promise<T>, policy?: ConflictPolicy): Promise<T> {
+    return this.primary.transaction(fn, policy);
   }
 
   schemaWork<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {

@@ -6,6 +6,7 @@
  */
 import type { EntitySetSpec } from '../../model/service-model';
 import type { ChangeLog } from './change-log';
+import type { ConflictPolicy } from '../db/conflicts';
 import type { Database, Executor } from '../db/database';
 import type { EncodedRecord } from './record-codec';
 import type { Belonging } from './record-queries';
@@ -43,15 +44,18 @@ export interface RecordTransaction {
 }
 
 export interface RecordWriter {
-  /** Runs `fn` in one write transaction: all of it commits, or none. Writers run one at a time. */
-  transaction<T>(fn: (tx: RecordTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one write transaction: all of it commits, or none. Writers run one at a time. A transaction lost to
+   * a conflict runs again for as long as `policy` allows (Database.transaction).
+   */
+  transaction<T>(fn: (tx: RecordTransaction) => Promise<T>, policy?: ConflictPolicy): Promise<T>;
 }
 
 export function recordWriter(
   db: Database, settings: Settings, store: (set: EntitySetSpec | string) => RecordStore, changeLog?: ChangeLog,
 ): RecordWriter {
   return {
-    transaction: (fn) => db.transaction(async (ex) => {
+    transaction: (fn, policy) => db.transaction(async (ex) => {
       let now: Promise<string> | undefined;
       const modificationTime = () => (now ??= settings.nextModificationTime(ex));
       const events = changeLog?.begin(ex, modificationTime);
@@ -76,6 +80,6 @@ export function recordWriter(
       });
       await events?.flush();
       return result;
-    }),
+    }, policy),
   };
 }
