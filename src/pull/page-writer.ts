@@ -5,7 +5,7 @@
  * any moment resumes from a checkpoint that covers exactly the records written.
  */
 import type { EntitySetSpec } from '../model/service-model';
-import { DELETE_MARK, emptyReport, IngestItem, IngestReport, IngestTarget, ingestBatch } from '../ingest/ingest';
+import { AlsoInTransaction, DELETE_MARK, emptyReport, IngestItem, IngestReport, IngestTarget, ingestBatch } from '../ingest/ingest';
 import type { RecordTransaction } from '../storage/records/record-writer';
 import type { PullProgress } from '../storage/tables/pull-progress';
 
@@ -41,7 +41,7 @@ export class PageWriter {
     // part holding the page's last line, which commits last; if that line was refused, it is written after them all.
     const last = lines.at(-1)?.line;
     let moved = false;
-    await ingestBatch(this.target, set.name, lines, report, 'write', { also: async (tx, written) => {
+    const also: AlsoInTransaction = async (tx, written) => {
       const removed = written.filter((w) => w.input[DELETE_MARK] === true).map((w) => JSON.stringify(w.input[set.key]));
       const kept = written.filter((w) => w.input[DELETE_MARK] !== true)
         .map((w) => ({ key: JSON.stringify(w.input[set.key]), upstreamTimestamp: stamps.get(w.line) ?? null }));
@@ -49,7 +49,8 @@ export class PageWriter {
       await this.progress.disown(tx.executor, this.upstream, set.name, removed);
       moved = position !== undefined && written.some((w) => w.line === last);
       if (moved) await this.checkpoint(tx, set, position!);
-    });
+    };
+    await ingestBatch(this.target, set.name, lines, report, 'write', { also });
     // A record lost to other writers' conflicts is not refused for its content: the checkpoint stays before the page,
     // which the next pass reads again.
     const lost = report.errors.filter((e) => e.conflict);
