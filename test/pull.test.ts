@@ -42,7 +42,7 @@ describeEachDatabase('reso-server pull: the operator\'s upstreams (issue 41 §1)
     const outputs = [bearer, oauth, await pull('list'), await pull('list', '--json'), await pull('show', 'feed'), await pull('show', 'mls')];
     for (const r of outputs) expect(r.stdout + r.stderr).not.to.include(BEARER).and.not.to.include(CLIENT_SECRET);
     const [feed, mls] = JSON.parse(outputs[3].stdout) as Record<string, any>[];
-    expect(feed).to.include({ name: 'feed', state: 'active', url: 'http://127.0.0.1:9/odata', pageSize: 1000, requestsPerSecond: 2 });
+    expect(feed).to.include({ name: 'feed', state: 'active', url: 'http://127.0.0.1:9/odata', pageSize: 1000, requestsPerSecond: 2, strategy: 'auto' });
     expect(feed.auth).to.deep.equal({ kind: 'bearer', token: `****${BEARER.slice(-4)}` });
     expect(feed.sets).to.deep.equal([{ upstream: 'Property', local: 'Property', filter: "OriginatingSystemName eq 'X'" }, { upstream: 'Media', local: 'Media' }]);
     expect(mls.auth).to.deep.equal({ kind: 'client-credentials', tokenUrl: 'https://mls.example/token', clientId: 'me', clientSecret: `****${CLIENT_SECRET.slice(-4)}`, scope: 'api' });
@@ -80,7 +80,7 @@ describeEachDatabase('reso-server pull: the operator\'s upstreams (issue 41 §1)
   }
 });
 
-describeEachDatabase('reso-server pull: another reso-server replicated exactly, two hops (issue 41 §1)', (target) => {
+for (const strategy of ['timestamp', 'events'] as const) describeEachDatabase(`reso-server pull --strategy ${strategy}: another reso-server replicated exactly, two hops (issue 41 §1)`, (target) => {
   let upDb: TestDatabase;
   let downDb: TestDatabase;
   let upstream: RunningServer;
@@ -105,7 +105,8 @@ describeEachDatabase('reso-server pull: another reso-server replicated exactly, 
   });
 
   const follow = async () => {
-    const p = await spawnServer(downDb.url, {}, /pull up: following/, ['pull', 'run', 'up', '--follow', '--interval', '0.2', '--reconcile-every', '0', '--lease-seconds', '10']);
+    const p = await spawnServer(downDb.url, {}, /pull up: following/, // By events, removals come from the log alone; by timestamp, from reconciliation every pass.
+      ['pull', 'run', 'up', '--follow', '--interval', '0.2', '--reconcile-every', strategy === 'events' ? '3600' : '0', '--lease-seconds', '10']);
     pullers.push(p);
     return p;
   };
@@ -129,7 +130,7 @@ describeEachDatabase('reso-server pull: another reso-server replicated exactly, 
 
   it('one pass copies every set exactly, keeps each record\'s upstream timestamp, and a second pass writes nothing', async function () {
     this.timeout(120_000);
-    await addUpstream(downDb.url, 'up', upstream, token, ['--set', SETS.join(','), '--page-size', '100', '--rate', '1000', '--overlap-seconds', '0']);
+    await addUpstream(downDb.url, 'up', upstream, token, ['--set', SETS.join(','), '--page-size', '100', '--rate', '1000', '--overlap-seconds', '0', '--strategy', strategy]);
     const first = await runCli(downDb.url, ['pull', 'run', 'up'], 120_000);
     expect(first.code, first.stderr).to.equal(0);
     expect(await pulledDifferences()).to.deep.equal([]);
@@ -140,6 +141,8 @@ describeEachDatabase('reso-server pull: another reso-server replicated exactly, 
     expect(sample(scraped, 'reso_pull_records_written', { upstream: 'up' }), 'metrics: records written').to.equal(written).and.to.be.greaterThan(0);
     expect(sample(scraped, 'reso_pull_lag_seconds', { upstream: 'up', state: 'active' }), 'metrics: caught up moments ago').to.be.within(0, 60);
     const progress = new PullProgress(downstream.service.db);
+    const strategies = (await progress.checkpoints('up')).map((c) => c.strategy);
+    expect(strategies.includes('events'), 'the event log followed').to.equal(strategy === 'events');
     for (const r of (await served(upstream)).Media.values()) {
       expect(await progress.upstreamTimestamp('Media', JSON.stringify(r.MediaKey))).to.deep.equal({ upstream: 'up', timestamp: r.ModificationTimestamp });
     }
@@ -207,7 +210,7 @@ describeEachDatabase('reso-server pull: records sharing one timestamp across a p
     await ingestBatch(upstream.service, 'Media', Array.from({ length: TIED }, (_, i) => ({ line: i + 1, input: { ...template, MediaKey: `TIE-${String(i).padStart(3, '0')}` } })), report);
     expect(report.created).to.equal(TIED);
     downstream = await startTestServer(serviceModel, downDb.url);
-    await addUpstream(downDb.url, 'ties', upstream, await upstreamToken(upDb.url), ['--set', 'Media', '--page-size', '10', '--rate', '4', '--overlap-seconds', '0']);
+    await addUpstream(downDb.url, 'ties', upstream, await upstreamToken(upDb.url), ['--set', 'Media', '--page-size', '10', '--rate', '4', '--overlap-seconds', '0', '--strategy', 'timestamp']);
   });
   after(async () => {
     await upstream?.close();

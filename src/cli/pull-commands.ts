@@ -2,13 +2,13 @@
  * `reso-server pull add | list | show | remove | pause | resume | run`: the upstreams this server replicates
  * (src/pull/). Secrets given to `add` are never printed back: `list` and `show` mask them.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ExitCode, OperatorError } from '../errors/operator-error';
 import type { ListingService } from '../process/service';
 import { PullProgress } from '../storage/tables/pull-progress';
 import { PullTable } from '../storage/tables/pull-table';
 import { Puller } from '../pull/puller';
-import { PullFailed, PullInvalid, PullSettings, pulledSet } from '../pull/pull-settings';
+import { PullFailed, PullInvalid, PullSettings, pulledSet, STRATEGIES, Strategy } from '../pull/pull-settings';
 import { createUpstream } from '../pull/upstream-client';
 import type { UpstreamAuth } from '../pull/upstream';
 import { UpstreamStatus, Upstreams } from '../pull/upstreams';
@@ -27,6 +27,7 @@ interface AddOptions {
   readonly pageSize: number;
   readonly rate: number;
   readonly overlapSeconds: number;
+  readonly strategy: Strategy;
 }
 
 interface RunOptions {
@@ -67,6 +68,8 @@ export function pullCommand(context: CommandContext): Command {
     .option('--page-size <N>', 'records per page asked (Prefer: odata.maxpagesize)', wholeNumber(), 1000)
     .option('--rate <per-second>', 'requests per second the upstream allows', positive, 2)
     .option('--overlap-seconds <N>', 'seconds re-read before the checkpoint on every walk', wholeNumber(0), 60)
+    .addOption(new Option('--strategy <how>', 'how changes are found: by timestamp, by the upstream\'s EntityEvent log, or auto (the log when it has one)')
+      .choices([...STRATEGIES]).default('auto'))
     .action((name: string, options: AddOptions) => withUpstreams(async (upstreams) => {
       const added = await upstreams.add(settingsFrom(name, options));
       context.log(`upstream ${added.name}: ${added.sets.map((s) => `${s.upstream} → ${s.local}`).join(', ')} from ${added.url} (${authText(added.auth)}); `
@@ -136,7 +139,7 @@ function settingsFrom(name: string, o: AddOptions): PullSettings {
   }));
   return {
     name, baseUrl: o.url, auth: authFrom(o), sets: o.set.map((s) => pulledSet(s, filters)),
-    pageSize: o.pageSize, requestsPerSecond: o.rate, overlapSeconds: o.overlapSeconds,
+    pageSize: o.pageSize, requestsPerSecond: o.rate, overlapSeconds: o.overlapSeconds, strategy: o.strategy,
   };
 }
 

@@ -13,6 +13,8 @@ import type { PullProgress } from '../storage/tables/pull-progress';
 export interface PagePosition {
   readonly strategy: string;
   readonly position: string;
+  /** The set the checkpoint is kept under, when not the page's (the event set's, for the events it followed). */
+  readonly set?: string;
 }
 
 export interface PageLine extends IngestItem {
@@ -60,7 +62,13 @@ export class PageWriter {
     return report;
   }
 
-  private checkpoint(tx: RecordTransaction, set: EntitySetSpec, { strategy, position }: PagePosition): Promise<void> {
-    return this.progress.setCheckpoint(tx.executor, this.upstream, set.name, strategy, position, new Date(this.clock.now()).toISOString());
+  /** Moves a checkpoint with no records to write (all of them written before it, in transactions of their own). */
+  checkpointAlone(set: string, position: PagePosition): Promise<void> {
+    return this.target.writer.transaction((tx) => this.checkpoint(tx, set, position));
+  }
+
+  private checkpoint(tx: RecordTransaction, set: EntitySetSpec | string, { strategy, position, set: kept }: PagePosition): Promise<void> {
+    const name = kept ?? (typeof set === 'string' ? set : set.name);
+    return this.progress.setCheckpoint(tx.executor, this.upstream, name, strategy, position, new Date(this.clock.now()).toISOString());
   }
 }

@@ -30,6 +30,11 @@ export function collectionUrl(set: string, options: Readonly<Record<string, stri
   return query ? `${set}?${query}` : set;
 }
 
+/** Keys (as JSON text) as OData literals, for `<key> in (…)`. */
+export function keyLiterals(keys: readonly string[]): string {
+  return keys.map((k) => { const v = JSON.parse(k) as unknown; return typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v); }).join(',');
+}
+
 /** `a and b` of the filters given, each parenthesised. */
 export function allOf(...filters: readonly (string | undefined)[]): string | undefined {
   const given = filters.filter((f): f is string => !!f);

@@ -22,7 +22,12 @@ export interface PullSettings {
   readonly requestsPerSecond: number;
   /** Seconds re-read before the checkpoint's timestamp on every walk (an upstream whose commits land out of order). */
   readonly overlapSeconds: number;
+  /** How changes are found: by timestamp, by the upstream's EntityEvent log, or (auto) the log when it declares one. */
+  readonly strategy: Strategy;
 }
+
+export const STRATEGIES = ['auto', 'timestamp', 'events'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
 
 /** Input the operator must correct; the message is one line. */
 export class PullInvalid extends Error {}
@@ -70,14 +75,14 @@ export function pulledSet(spec: string, filters: ReadonlyMap<string, string>): P
 export function settingsOf(row: PullRow): PullSettings {
   return {
     name: row.name, baseUrl: row.base_url, auth: JSON.parse(row.auth) as UpstreamAuth, sets: JSON.parse(row.sets) as PulledSet[],
-    pageSize: row.page_size, requestsPerSecond: Number(row.request_rate), overlapSeconds: row.overlap_seconds,
+    pageSize: row.page_size, requestsPerSecond: Number(row.request_rate), overlapSeconds: row.overlap_seconds, strategy: row.strategy as Strategy,
   };
 }
 
 export function rowOf(settings: PullSettings, now: string): PullRow {
   return {
     name: settings.name, base_url: settings.baseUrl, auth: JSON.stringify(settings.auth), sets: JSON.stringify(settings.sets),
-    page_size: settings.pageSize, request_rate: String(settings.requestsPerSecond), overlap_seconds: settings.overlapSeconds,
+    page_size: settings.pageSize, request_rate: String(settings.requestsPerSecond), overlap_seconds: settings.overlapSeconds, strategy: settings.strategy,
     state: 'active', last_error: null, caught_up_at: null, records_pulled: 0, faults: '{}', lease_owner: null, lease_until: null, version: 0, created_at: now,
   };
 }

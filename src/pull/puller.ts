@@ -16,6 +16,8 @@ import type { PullContext, SetPull } from './pull-context';
 import { PullFailed, PullInvalid, PullSettings, settingsOf } from './pull-settings';
 import { RECONCILED_STRATEGY, reconcile, SelectKeyWalk } from './reconcile';
 import { TimestampWalk } from './timestamp-walk';
+import { EventFollow, eventSetOf, offersEvents } from './event-follow';
+import type { EntitySetSpec } from '../model/service-model';
 import { Upstream, UpstreamFault } from './upstream';
 
 export interface PullerOptions {
@@ -122,7 +124,9 @@ export class Puller {
     const outcome = { written: 0, removed: 0 };
     const pulls: SetPull[] = context.settings.sets.map((pulled) => ({ pulled, set: entitySetOf(this.target.model, pulled.local) }));
     const walk = new TimestampWalk(context);
-    for (const pull of pulls) outcome.written += await walk.walk(pull);
+    const events = await this.eventsOf(context);
+    if (events) outcome.written += await new EventFollow(context, events, pulls, walk).follow();
+    else for (const pull of pulls) outcome.written += await walk.walk(pull);
     const keys = new SelectKeyWalk(context);
     for (const pull of pulls) {
       if (!(await this.reconcileDue(context, pull))) continue;
@@ -131,6 +135,18 @@ export class Puller {
       await this.target.writer.transaction((tx) => this.progress.setCheckpoint(tx.executor, context.settings.name, pull.set.name, RECONCILED_STRATEGY, now, now));
     }
     return outcome;
+  }
+
+  /** The event set to follow, when the strategy says so (auto: when the upstream declares it). */
+  private async eventsOf(context: PullContext): Promise<EntitySetSpec | undefined> {
+    const { strategy, name } = context.settings;
+    if (strategy === 'timestamp') return undefined;
+    const events = eventSetOf(this.target.model);
+    if (!events) {
+      if (strategy === 'events') throw new PullFailed(`upstream ${name}: the local dictionary declares no event set to follow`);
+      return undefined;
+    }
+    return strategy === 'events' || (await offersEvents(context, events)) ? events : undefined;
   }
 
   private async reconcileDue(context: PullContext, pull: SetPull): Promise<boolean> {

@@ -6,7 +6,7 @@
  * digest of key ranges is another when the upstream offers one.
  */
 import { DELETE_MARK } from '../ingest/ingest';
-import { allOf, collectionUrl, PullContext, SetPull } from './pull-context';
+import { allOf, collectionUrl, keyLiterals, PullContext, SetPull } from './pull-context';
 import type { PageLine } from './page-writer';
 
 export const RECONCILED_STRATEGY = 'reconciled';
@@ -68,9 +68,8 @@ export async function reconcile(context: PullContext, source: KeySource, pull: S
 export async function confirmAbsent(context: PullContext, pull: SetPull, candidates: readonly string[]): Promise<string[]> {
   if (candidates.length === 0) return [];
   const key = pull.set.key;
-  const literals = candidates.map((k) => { const v = JSON.parse(k) as unknown; return typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v); });
   const present = new Set<string>();
-  let url: string | undefined = collectionUrl(pull.pulled.upstream, { $select: key, $filter: allOf(pull.pulled.filter, `${key} in (${literals.join(',')})`) });
+  let url: string | undefined = collectionUrl(pull.pulled.upstream, { $select: key, $filter: allOf(pull.pulled.filter, `${key} in (${keyLiterals(candidates)})`) });
   while (url) {
     await context.stillMine();
     const page = await context.upstream.page(url, { maxPageSize: context.settings.pageSize });

@@ -14,6 +14,7 @@ export interface UpstreamStatus {
   readonly pageSize: number;
   readonly requestsPerSecond: number;
   readonly overlapSeconds: number;
+  readonly strategy: PullSettings['strategy'];
   readonly state: PullRow['state'];
   readonly lastError: string | null;
   /** Seconds since a walk last reached the upstream's end; null before the first. */
@@ -76,7 +77,7 @@ export class Upstreams {
     const now = this.clock.now();
     return {
       name: s.name, url: s.baseUrl, auth: maskedAuth(s.auth), sets: s.sets, pageSize: s.pageSize, requestsPerSecond: s.requestsPerSecond,
-      overlapSeconds: s.overlapSeconds, state: row.state, lastError: row.last_error,
+      overlapSeconds: s.overlapSeconds, strategy: s.strategy, state: row.state, lastError: row.last_error,
       lagSeconds: row.caught_up_at === null ? null : Math.max(0, Math.round((now - row.caught_up_at) / 1000)),
       recordsPulled: row.records_pulled, faults: JSON.parse(row.faults) as Record<string, number>, puller: row.lease_until !== null && row.lease_until >= now ? row.lease_owner : null,
       checkpoints: await this.progress.checkpoints(s.name),

@@ -144,6 +144,8 @@ function pulls(knex: Knex, storage: MigrationStorage): Knex.SchemaBuilder {
     t.string('request_rate', 32).notNullable();
     /** Seconds re-read before the checkpoint's timestamp on every walk. */
     t.bigInteger('overlap_seconds').notNullable();
+    /** auto | timestamp | events: how changes are found (auto: events when the upstream declares its event set). */
+    t.string('strategy', 16).notNullable();
     /** active | paused | stopped (a refused credential: resumed by the operator). */
     t.string('state', 16).notNullable();
     t.text('last_error', 'mediumtext');

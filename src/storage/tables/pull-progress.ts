@@ -56,6 +56,16 @@ export class PullProgress {
     return (await this.db.all(sql, params)).map((r) => String(r.record_key));
   }
 
+  /** Of `keys` (as JSON text) of `set`, those `upstream` wrote. */
+  async owned(upstream: string, set: string, keys: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const batch of batchesOf(keys, KEYS_PER_STATEMENT)) {
+      const { sql, params } = compile(this.db.knex(PULL_RECORDS_TABLE).select('record_key').where({ upstream, set_name: set }).whereIn('record_key', [...batch]));
+      out.push(...(await this.db.all(sql, params)).map((r) => String(r.record_key)));
+    }
+    return out;
+  }
+
   /** The upstream's own change timestamp of a pulled record, where it wrote one. */
   async upstreamTimestamp(set: string, key: string): Promise<{ upstream: string; timestamp: string | null } | undefined> {
     const { sql, params } = compile(this.db.knex(PULL_RECORDS_TABLE).select('upstream', 'upstream_timestamp').where({ set_name: set, record_key: key }));

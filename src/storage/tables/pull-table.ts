@@ -16,6 +16,7 @@ export interface PullRow {
   page_size: number;
   request_rate: string;
   overlap_seconds: number;
+  strategy: string;
   state: 'active' | 'paused' | 'stopped';
   last_error: string | null;
   caught_up_at: number | null;
