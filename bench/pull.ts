@@ -28,7 +28,7 @@ function cli(databaseUrl: string, args: readonly string[]): string {
 }
 
 function serve(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', WORKERS: '1', SEED_LISTINGS: '0', MAX_PAGE_SIZE: String(PAGE), LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', WORKERS: '1', SEED_LISTINGS: '0', MAX_PAGE_SIZE: String(PAGE) };
   delete env.DEMO_TOKEN;
   const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((done, fail) => {
