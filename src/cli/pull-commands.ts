@@ -11,7 +11,7 @@ import { Puller } from '../pull/puller';
 import { PullFailed, PullInvalid, PullSettings, pulledSet, STRATEGIES, Strategy } from '../pull/pull-settings';
 import { createUpstream } from '../pull/upstream-client';
 import type { UpstreamAuth } from '../pull/upstream';
-import { UpstreamStatus, Upstreams } from '../pull/upstreams';
+import { UpstreamStatus, Upstreams, upstreamsOver } from '../pull/upstreams';
 import { CommandContext, repeatableList, wholeNumber } from './command-line';
 import { table } from './client-commands';
 
@@ -68,7 +68,7 @@ export function pullCommand(context: CommandContext): Command {
     .option('--page-size <N>', 'records per page asked (Prefer: odata.maxpagesize)', wholeNumber(), 1000)
     .option('--rate <per-second>', 'requests per second the upstream allows', positive, 2)
     .option('--overlap-seconds <N>', 'seconds re-read before the checkpoint on every walk', wholeNumber(0), 60)
-    .addOption(new Option('--strategy <how>', 'how changes are found: by timestamp, by the upstream\'s EntityEvent log, or auto (the log when it has one)')
+    .addOption(new Option('--strategy <how>', 'how changes are found: by timestamp, by the upstream\'s event log (RCP-027), or auto (the log when it has one)')
       .choices([...STRATEGIES]).default('auto'))
     .action((name: string, options: AddOptions) => withUpstreams(async (upstreams) => {
       const added = await upstreams.add(settingsFrom(name, options));
@@ -128,7 +128,7 @@ async function runPuller(context: CommandContext, service: ListingService, name:
 }
 
 function upstreamsOf(service: ListingService): Upstreams {
-  return new Upstreams(new PullTable(service.db), new PullProgress(service.db), service.model, service.clock);
+  return upstreamsOver(service.db, service.model, service.clock);
 }
 
 function settingsFrom(name: string, o: AddOptions): PullSettings {

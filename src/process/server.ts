@@ -16,10 +16,6 @@ import type { Logger } from '../observability/logger';
 import { serverObservability } from './server-observability';
 import { hostForUrl } from '../config/operation';
 import { observeWebhooks } from '../observability/webhook-metrics';
-import { observePulls } from '../observability/pull-metrics';
-import { Upstreams } from '../pull/upstreams';
-import { PullProgress } from '../storage/tables/pull-progress';
-import { PullTable } from '../storage/tables/pull-table';
 
 /** The readiness probe's bound on its database check (GET /ready). */
 const READY_CHECK_MS = 1000;
@@ -88,8 +84,6 @@ export async function startServer(
   const { manual, ...tuning } = app.webhooks ?? {}; // guards: pushes are refused where the client's own query would be
   const webhooks = deliveryWorker(service, config.feedScope, service.changeLog && { marks: service.changeLog, epochs: parts.scopeEpochs }, { ...config.webhooks, ...tuning, log });
   if (webhooks) observeWebhooks(observed.metrics, () => parts.subscriptions.lags());
-  const upstreams = new Upstreams(new PullTable(db), new PullProgress(db), model, service.clock);
-  observePulls(observed.metrics, () => upstreams.list());
   const handler = createApp(parts, {
     ...app,
     pageSize: config.pageSize,

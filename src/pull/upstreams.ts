@@ -1,6 +1,7 @@
 /** The operator's upstreams (`reso-server pull add|list|show|remove|pause|resume`), over reso_pulls. */
 import type { Clock } from '../foundation/clock';
 import type { ServiceModel } from '../model/service-model';
+import type { Database } from '../storage/db/database';
 import { PullProgress } from '../storage/tables/pull-progress';
 import { PullRow, PullTable } from '../storage/tables/pull-table';
 import { checkSettings, maskedAuth, PullInvalid, PullSettings, PulledSet, rowOf, settingsOf } from './pull-settings';
@@ -25,6 +26,11 @@ export interface UpstreamStatus {
   /** The puller holding the lease now, if any. */
   readonly puller: string | null;
   readonly checkpoints: readonly { set: string; strategy: string; position: string; updatedAt: string }[];
+}
+
+/** The upstreams kept in `db`. */
+export function upstreamsOver(db: Database, model: ServiceModel, clock: Clock): Upstreams {
+  return new Upstreams(new PullTable(db), new PullProgress(db), model, clock);
 }
 
 export class Upstreams {
