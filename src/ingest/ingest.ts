@@ -54,6 +54,12 @@ export interface IngestTarget {
   readonly writer: RecordWriter;
 }
 
+/**
+ * Work for the caller in each transaction that writes part of a batch, committed with it (a puller's checkpoint
+ * and its record of what it wrote): `written` are the items of that transaction the batch did not refuse.
+ */
+export type AlsoInTransaction = (tx: RecordTransaction, written: readonly IngestItem[]) => Promise<void>;
+
 export function emptyReport(): IngestReport {
   return { created: 0, updated: 0, unchanged: 0, deleted: 0, notFound: 0, listingsTouched: 0, errors: [], notices: [] };
 }
@@ -124,6 +130,7 @@ class ParentTouches {
  */
 export async function ingestBatch(
   target: IngestTarget, setName: string, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial' = 'write',
+  also?: AlsoInTransaction,
 ): Promise<void> {
   const set = entitySetOf(target.model, setName);
   const check = lineCheck(target.model, set);
@@ -133,14 +140,16 @@ export async function ingestBatch(
     if (problems.length) report.errors.push({ line: item.line, message: problemsText(problems) });
     else valid.push(item);
   }
-  await writeInHalves(target, set, valid, report, mode);
+  await writeInHalves(target, set, valid, report, mode, also);
   if (mode === 'write') report.errors.sort((a, b) => a.line - b.line);
 }
 
 /** Thrown out of a trial's transaction to roll it back. */
 class TrialDone extends Error {}
 
-async function writeInHalves(target: IngestTarget, set: EntitySetSpec, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial'): Promise<void> {
+async function writeInHalves(
+  target: IngestTarget, set: EntitySetSpec, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial', also?: AlsoInTransaction,
+): Promise<void> {
   if (items.length === 0) return;
   // Counted apart until the transaction commits: a batch the database refuses counts nothing, and a transaction run
   // again after a conflict (storage/conflicts.ts) counts from nothing again.
@@ -152,6 +161,10 @@ async function writeInHalves(target: IngestTarget, set: EntitySetSpec, items: re
       await batch.load(tx, items);
       for (const item of items) batch.apply(item);
       await batch.write(tx);
+      if (also) {
+        const refused = new Set(outcome.errors.map((e) => e.line));
+        await also(tx, items.filter((i) => !refused.has(i.line)));
+      }
       if (mode === 'trial') throw new TrialDone();
     });
   } catch (e) {
@@ -163,8 +176,8 @@ async function writeInHalves(target: IngestTarget, set: EntitySetSpec, items: re
       return;
     }
     const half = Math.ceil(items.length / 2);
-    await writeInHalves(target, set, items.slice(0, half), report, mode);
-    await writeInHalves(target, set, items.slice(half), report, mode);
+    await writeInHalves(target, set, items.slice(0, half), report, mode, also);
+    await writeInHalves(target, set, items.slice(half), report, mode, also);
     return;
   }
   addTo(report, outcome);
