@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { createUpstream } from '../src/pull/upstream-client';
-import { Upstream, UpstreamEvent, UpstreamFault, UpstreamOptions, UpstreamPage } from '../src/pull/upstream';
+import { Upstream, UpstreamEvent, UpstreamFault, UpstreamOptions } from '../src/pull/upstream';
 import { CapUpstream, requireCap, startCapUpstream } from './support/cap-upstream';
 import { sqliteTarget, TestDatabase } from './support/databases';
 import { FaultProxy } from './support/fault-proxy';
@@ -14,6 +14,7 @@ import { request } from './support/http';
 import { parseCredentials, runCli } from './support/licence-http';
 import { ManualClock } from './support/manual-clock';
 import { ServerProcess, spawnServer } from './support/server-process';
+import { walk } from './support/upstream-walk';
 
 const LISTINGS = 120;
 const PAGE = 25;
@@ -44,15 +45,6 @@ function harness(baseUrl: string, auth: UpstreamOptions['auth'], overrides: Part
     ...overrides,
   });
   return { upstream, clock, waits, events };
-}
-
-async function walk(upstream: Upstream, first: string, maxPageSize = PAGE): Promise<UpstreamPage[]> {
-  const pages: UpstreamPage[] = [];
-  for (let url: string | undefined = first; url; url = pages[pages.length - 1].nextLink) {
-    pages.push(await upstream.page(url, { maxPageSize }));
-    if (pages.length > 1000) throw new Error('more than 1000 pages');
-  }
-  return pages;
 }
 
 async function fault(work: Promise<unknown>): Promise<UpstreamFault> {
@@ -104,7 +96,7 @@ describe('The upstream client (issue 41) against a reso-server', () => {
     it('walks every page by nextLink, each whole and at most odata.maxpagesize, gzip decoded, with the count', async () => {
       const { upstream, events } = use(harness(proxy.url, bearer));
       const before = proxy.served.length;
-      const pages = await walk(upstream, `${QUERY}&$count=true`);
+      const pages = await walk(upstream, `${QUERY}&$count=true`, PAGE);
       const keys = pages.flatMap((p) => p.records.map((r) => r.ListingKey));
       expect(keys).to.have.length(LISTINGS);
       expect(new Set(keys).size).to.equal(LISTINGS);
@@ -291,7 +283,7 @@ describe('The upstream client (issue 41) against a reso-server', () => {
     it('OAuth2 client credentials: one token from the token endpoint serves every page until shortly before it expires', async () => {
       const { upstream, clock } = use(harness(proxy.url, oauth()));
       const before = tokenRequests().length;
-      expect((await walk(upstream, QUERY)).flatMap((p) => p.records)).to.have.length(LISTINGS);
+      expect((await walk(upstream, QUERY, PAGE)).flatMap((p) => p.records)).to.have.length(LISTINGS);
       expect(tokenRequests().length - before).to.equal(1);
       clock.advance(59 * 60_000);
       await upstream.page(QUERY);
