@@ -161,6 +161,34 @@ describeEachDatabase('reso-server pull from upstreams (issue 41)', (target) => {
       await run({}, 0);
       await expectExact();
     });
+    it('OAuth2 client credentials from the upstream\'s token endpoint; a refused client stops the upstream with one line, after one token request, its secret printed nowhere', async function () {
+      this.timeout(120_000);
+      const added = await runCli(upstreamDb.url, ['clients', 'add', '--name', 'Puller']);
+      const { id, secret } = parseCredentials(added.stdout);
+      const tokenRequests = () => proxy.served.filter((r) => r.method === 'POST' && r.url === '/oauth2/token').length;
+      const oauth = (name: string, clientSecret: string) => runCli(local.db.url, ['pull', 'add', name, '--url', proxy.url, '--set', 'Property',
+        '--filter', `Property=ListingKey eq '${name}'`, '--token-url', `${proxy.origin}/oauth2/token`, '--client-id', id, '--client-secret', clientSecret]);
+      expect((await oauth('granted', secret)).code).to.equal(0);
+      let before = tokenRequests();
+      const granted = await pullRun(local.db, 'granted');
+      expect(granted.code, granted.stderr).to.equal(0);
+      expect(tokenRequests() - before).to.equal(1);
+
+      const wrong = `${secret.slice(0, -4)}zzzz`;
+      const add = await oauth('refused', wrong);
+      expect(add.code, add.stderr).to.equal(0);
+      before = tokenRequests();
+      const refused = await pullRun(local.db, 'refused');
+      expect(refused.code).to.equal(1);
+      expect(refused.stderr).to.match(/refused the credentials/);
+      expect(tokenRequests() - before).to.equal(1);
+      const listed = await runCli(local.db.url, ['pull', 'list', '--json']);
+      expect((JSON.parse(listed.stdout) as { name: string; state: string }[]).find((u) => u.name === 'refused')?.state).to.equal('stopped');
+      for (const out of [add, refused, listed, await runCli(local.db.url, ['pull', 'show', 'refused'])]) expect(`${out.stdout}${out.stderr}`).to.not.include(wrong);
+      const again = await pullRun(local.db, 'refused');
+      expect(again.code).to.equal(1);
+      expect(tokenRequests() - before, 'a stopped upstream is not asked again').to.equal(1);
+    });
   });
 
   describe('from SAP CAP ($skip paging, no RESO extensions)', () => {
