@@ -103,10 +103,24 @@ describe('The upstream client (issue 41) against a reso-server', () => {
       expect(pages[0].count).to.equal(LISTINGS);
       expect(pages.slice(0, -1).every((p) => p.records.length === PAGE)).to.equal(true);
       expect(pages.every((p) => !p.nextLink || p.nextLink.startsWith(proxy.origin))).to.equal(true);
-      expect(proxy.served.slice(before).every((s) => s.gzip)).to.equal(true);
+      expect(proxy.served.slice(before).every((s) => s.encoding === 'gzip')).to.equal(true);
       expect(events).to.have.length(pages.length);
       expect(events.every((e) => e.status === 200 && !e.fault && e.bytes! > 0)).to.equal(true);
     });
+
+    for (const encoding of ['deflate', 'br'] as const) {
+      it(`decodes ${encoding} bodies`, async () => {
+        const { upstream } = use(harness(proxy.url, bearer));
+        proxy.encoding = encoding;
+        try {
+          const before = proxy.served.length;
+          expect((await upstream.page(QUERY, { maxPageSize: PAGE })).records).to.deep.equal(await direct(QUERY));
+          expect(proxy.served.slice(before).map((s) => s.encoding)).to.deep.equal([encoding]);
+        } finally {
+          proxy.encoding = 'gzip';
+        }
+      });
+    }
 
     it('reads $metadata as CSDL', async () => {
       const { upstream } = use(harness(server.url, bearer));

@@ -3,10 +3,13 @@
  * Retry-After, 503, a body dribbled slowly, a connection dropped mid-body, a nextLink that expires, a page cut
  * mid-JSON, an HTML error page with 200, a page without `value`, a record without its key, an oversized body.
  * It asks the server for plain bodies so that it can read and change them, and compresses what it serves itself
- * when the client accepts gzip. nextLinks in bodies are rewritten to point back at the proxy.
+ * in the encoding set (gzip unless told) when the client accepts it. nextLinks in bodies are rewritten to point back at the proxy.
  */
 import { createServer, IncomingMessage, request as httpRequest, Server, ServerResponse } from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+
+export type Encoding = 'gzip' | 'deflate' | 'br';
+const ENCODE: Readonly<Record<Encoding, (b: Buffer) => Buffer>> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
 
 export type Fault =
   /** Answered by the proxy without asking the server. */
@@ -37,8 +40,8 @@ export interface Served {
   readonly url: string;
   readonly status: number;
   readonly fault?: Fault['kind'] | 'link-expired';
-  /** The body was served gzip-compressed. */
-  readonly gzip?: boolean;
+  /** How the body was compressed, when it was. */
+  readonly encoding?: Encoding;
 }
 
 interface Rule { readonly match: (url: string) => boolean; readonly fault: Fault; left: number }
@@ -54,6 +57,8 @@ export class FaultProxy {
   private readonly links = new Map<string, { issuedAt: number; uses: number }>();
   private readonly target: URL;
   origin = '';
+  /** What bodies are compressed with, when the client accepts it. */
+  encoding: Encoding = 'gzip';
 
   /** `target`: the server's service root, e.g. `http://127.0.0.1:4000/odata`. */
   constructor(target: string) {
@@ -123,7 +128,7 @@ export class FaultProxy {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
-    const record = (status: number, fault?: Served['fault'], gzip = false) => this.served.push({ method: req.method ?? 'GET', url, status, ...(fault ? { fault } : {}), ...(gzip ? { gzip } : {}) });
+    const record = (status: number, fault?: Served['fault'], encoding?: Encoding) => this.served.push({ method: req.method ?? 'GET', url, status, ...(fault ? { fault } : {}), ...(encoding ? { encoding } : {}) });
     const requestBody = await readAll(req);
     const expired = this.expired(url);
     if (expired) {
@@ -142,12 +147,13 @@ export class FaultProxy {
     if (fault) body = reshape(body, fault);
     const headers: Record<string, string> = { 'Content-Type': fault?.kind === 'html' ? 'text/html' : upstream.contentType };
     if (upstream.retryAfter) headers['Retry-After'] = upstream.retryAfter;
-    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')) && fault?.kind !== 'cut';
-    if (gzip) {
-      body = gzipSync(body);
-      headers['Content-Encoding'] = 'gzip';
+    const accepted = String(req.headers['accept-encoding'] ?? '').split(',').map((e) => e.trim().split(';')[0]);
+    const encoding = accepted.includes(this.encoding) && fault?.kind !== 'cut' ? this.encoding : undefined;
+    if (encoding) {
+      body = ENCODE[encoding](body);
+      headers['Content-Encoding'] = encoding;
     }
-    record(upstream.status, fault?.kind, gzip);
+    record(upstream.status, fault?.kind, encoding);
     await deliver(res, upstream.status, headers, body, fault);
   }
 
