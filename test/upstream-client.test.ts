@@ -247,6 +247,16 @@ describe('The upstream client (issue 41) against a reso-server', () => {
       });
     }
 
+    it('a nextLink to another origin is `refused` and not followed: the credentials go to the upstream only', async () => {
+      const { upstream } = use(harness(proxy.url, bearer));
+      proxy.queue({ kind: 'elsewhere', origin: 'http://127.0.0.1:1' });
+      const first = await upstream.page(QUERY, { maxPageSize: PAGE });
+      expect(first.nextLink).to.match(/^http:\/\/127\.0\.0\.1:1\//);
+      const f = await fault(upstream.page(first.nextLink!));
+      expect(f.kind).to.equal('refused');
+      expect(f.message).to.not.include(credentials.token!);
+    });
+
     it('a record without its key is handed over as served (the puller judges records)', async () => {
       const { upstream } = use(harness(proxy.url, bearer));
       proxy.queue({ kind: 'keyless', key: 'ListingKey' });

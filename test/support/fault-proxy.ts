@@ -24,6 +24,8 @@ export type Fault =
   | { readonly kind: 'no-value' }
   /** The first record of the page without its `key` field. */
   | { readonly kind: 'keyless'; readonly key: string }
+  /** The page's nextLink moved to another origin. */
+  | { readonly kind: 'elsewhere'; readonly origin: string }
   /** The body padded (with JSON whitespace) to at least `bytes`. */
   | { readonly kind: 'oversized'; readonly bytes: number };
 
@@ -220,6 +222,11 @@ function reshape(body: Buffer, fault: Fault): Buffer {
       const text = body.toString('utf8');
       const pad = Math.max(0, fault.bytes - body.length);
       return Buffer.from(`${text.slice(0, 1)}${' '.repeat(pad)}${text.slice(1)}`);
+    }
+    case 'elsewhere': {
+      const page = JSON.parse(body.toString('utf8')) as Record<string, string>;
+      for (const name of ['@odata.nextLink', '@nextLink']) if (page[name]) page[name] = `${fault.origin}${new URL(page[name]).pathname}${new URL(page[name]).search}`;
+      return Buffer.from(JSON.stringify(page));
     }
     default: return body;
   }
