@@ -112,6 +112,7 @@ async function runPuller(context: CommandContext, service: ListingService, name:
   const stop = () => puller.stop();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  context.log(`pull ${name}: ${options.follow ? 'following' : 'one pass'}, as puller ${puller.owner}`);
   try {
     const outcome = await puller.run(name, options.follow === true);
     context.log(`pull ${name}: ${outcome.written} record(s) written, ${outcome.removed} removed`);
