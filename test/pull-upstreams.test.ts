@@ -161,6 +161,18 @@ describeEachDatabase('reso-server pull from upstreams (issue 41)', (target) => {
       await run({}, 0);
       await expectExact();
     });
+    it('a record without its key is skipped with one line; every other record of its page is written', async function () {
+      this.timeout(120_000);
+      await changeUpstream(45, 4000);
+      const r = await run({ onNextLinks: { kind: 'keyless', key: 'ListingKey' } }, 0);
+      expect(`${r.stdout}${r.stderr}`.match(/record skipped/g)).to.have.length(1);
+      const [theirs, ours] = await Promise.all([upstreamRecords(), localRecords()]);
+      const held = new Map(ours.map((o) => [o.ListingKey, comparable(o)]));
+      const differing = theirs.filter((t) => JSON.stringify(held.get(t.ListingKey)) !== JSON.stringify(comparable(t)));
+      expect(differing, 'records the local copy holds otherwise').to.have.length(1);
+      expect(held.get(differing[0].ListingKey)?.ListPrice).to.equal(Number(differing[0].ListPrice) - 4000);
+    });
+
     it('OAuth2 client credentials from the upstream\'s token endpoint; a refused client stops the upstream with one line, after one token request, its secret printed nowhere', async function () {
       this.timeout(120_000);
       const added = await runCli(upstreamDb.url, ['clients', 'add', '--name', 'Puller']);
