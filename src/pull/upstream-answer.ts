@@ -41,9 +41,19 @@ export function readPage(got: Exchange, url: URL, where: string): UpstreamPage {
   if (next !== undefined && typeof next !== 'string') throw new UpstreamFault('not-odata', `${where}: the nextLink is not a string`, got.status);
   return {
     records: value as Record<string, unknown>[],
-    ...(next ? { nextLink: new URL(next, url).toString() } : {}),
+    ...(next ? { nextLink: new URL(next, baseOf(body, url)).toString() } : {}),
     ...(typeof count === 'number' ? { count } : {}),
   };
+}
+
+/** OData JSON §4.6: a relative URL is relative to the object's context URL when it has one, else to the request's. */
+function baseOf(body: Record<string, unknown>, url: URL): URL {
+  const context = body['@odata.context'] ?? body['@context'];
+  try {
+    return typeof context === 'string' ? new URL(context, url) : url;
+  } catch {
+    return url;
+  }
 }
 
 /** A 2xx body as CSDL XML. */

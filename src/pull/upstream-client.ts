@@ -38,6 +38,10 @@ class UpstreamClient implements Upstream {
   async page(url: string, init: { readonly maxPageSize?: number } = {}): Promise<UpstreamPage> {
     const nextLink = /^https?:\/\//i.test(url);
     const target = new URL(url, this.root);
+    // The credentials go to the upstream's origin only, whatever a page's nextLink names.
+    if (target.origin !== this.root.origin) {
+      throw new UpstreamFault('refused', `a nextLink to ${target.origin}, not the upstream's ${this.root.origin}: not followed, so that its credentials go nowhere else`);
+    }
     const headers: Record<string, string> = { Accept: 'application/json', 'OData-MaxVersion': '4.01' };
     if (init.maxPageSize) headers.Prefer = `odata.maxpagesize=${init.maxPageSize}`;
     return this.withRetries(target, headers, nextLink, (got, where) => readPage(got, target, where));

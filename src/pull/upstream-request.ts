@@ -66,6 +66,11 @@ export function exchange(agents: Agents, r: ExchangeRequest): Promise<Exchange> 
 /** The decoded body, or a fault: the connection dropped, the encoding is broken, or it grew past `maxBytes`. */
 function receive(res: http.IncomingMessage, maxBytes: number, where: string): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
+    const declared = Number(res.headers['content-length']);
+    if (!res.headers['content-encoding'] && declared > maxBytes) {
+      res.destroy();
+      return reject(new UpstreamFault('too-large', `${where}: the body is ${declared} bytes, past ${maxBytes}`, res.statusCode));
+    }
     const decoded = decoder(res);
     const chunks: Buffer[] = [];
     let size = 0;

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../foundation/clock';
 import { UpstreamAuth, UpstreamFault } from './upstream';
+import { judgeStatus } from './upstream-answer';
 import { Agents, exchange } from './upstream-request';
 
 type ClientCredentials = Extract<UpstreamAuth, { kind: 'client-credentials' }>;
@@ -53,12 +54,11 @@ export class TokenSource {
       timeoutMs: this.limits.timeoutMs,
       maxBytes: this.limits.maxResponseBytes,
     });
+    // RFC 6749 §5.2: a refused client is 400 (invalid_client, unauthorized_client…) as often as 401.
     if (got.status === 400 || got.status === 401 || got.status === 403) {
       throw new UpstreamFault('credentials-refused', `${where} refused client ${this.auth.clientId} (${got.status}${oauthError(got.body)})`, got.status);
     }
-    if (got.status === 429) throw new UpstreamFault('rate-limited', `${where} answered 429`, 429);
-    if (got.status >= 500) throw new UpstreamFault('server-error', `${where} answered ${got.status}`, got.status);
-    if (got.status < 200 || got.status >= 300) throw new UpstreamFault('refused', `${where} answered ${got.status}`, got.status);
+    judgeStatus(got, where, false, this.clock.now());
     const answer = parseToken(got.body, where);
     const lifetimeMs = answer.expiresIn * 1000;
     this.token = { value: answer.accessToken, renewAt: this.clock.now() + lifetimeMs - Math.min(RENEW_BEFORE_MS, lifetimeMs / 10) };
