@@ -30,7 +30,7 @@ const last = sets[sets.length - 1];
 const PATHS = { key: `/odata/${last.name}('K1')`, collection: `/odata/${sets[0].name}` };
 
 function handlers<H>(make: () => H): ResourceHandlers<H> {
-  return { collection: make, count: make, byKey: make, navigation: make, member: make, rawValue: make, memberCount: make };
+  return { collection: make, count: make, byKey: make, navigation: make, member: make, rawValue: make, memberCount: make, digest: make };
 }
 
 function listener(design: Design): RequestListener {
@@ -40,7 +40,7 @@ function listener(design: Design): RequestListener {
   const step: RequestHandler = (_req, _res, next) => next();
   if (design === 'pipeline') {
     const routes = new DataRoutes();
-    routes.sets(sets, handlers(() => (ctx) => { ctx.res.end('{}'); }));
+    routes.sets(sets, handlers(() => (ctx) => { ctx.res.end('{}'); }), serviceModel.namespace);
     const noop: Step = (_ctx, next) => next();
     const contexts = new RequestContexts(new ServiceRoots(undefined), new Licences(serviceModel, undefined));
     const fail = (ctx: { res: { statusCode: number; end(): void } }) => { ctx.res.statusCode = 500; ctx.res.end(); };
@@ -50,12 +50,12 @@ function listener(design: Design): RequestListener {
   const under = (p: RoutePath): RoutePath => (typeof p === 'string' ? `/odata${p}` : new RegExp(`^\\/odata${p.source.slice(1)}`));
   if (design === 'express-layers') {
     for (let i = 0; i < STEPS / 2; i++) app.use('/odata', step);
-    for (const { path } of sets.flatMap(setRoutes)) app.get(Array.isArray(path) ? path.map(under) : under(path as RoutePath), answer);
+    for (const { path } of sets.flatMap((s) => setRoutes(s))) app.get(Array.isArray(path) ? path.map(under) : under(path as RoutePath), answer);
     return app;
   }
   const odata = express.Router({ caseSensitive: true });
   for (let i = 0; i < STEPS / 2; i++) odata.use(step);
-  for (const { path } of sets.flatMap(setRoutes)) odata.get(path as string, answer);
+  for (const { path } of sets.flatMap((s) => setRoutes(s))) odata.get(path as string, answer);
   app.use('/odata', odata);
   return app;
 }

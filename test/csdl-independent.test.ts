@@ -77,6 +77,11 @@ describeEachDatabase('$metadata read by an independent CSDL library (OASIS odata
       for (const [name, element] of Object.entries(converted[namespace] as Record<string, any>)) {
         if (name.startsWith('$') || typeof element !== 'object') continue;
         const mine = served[namespace][name];
+        // A function's overloads (the digest's, one per set) are an array: the same overloads, member for member.
+        if (Array.isArray(element)) {
+          expect(mine, `${view.name}: ${name}`).to.deep.equal(element);
+          continue;
+        }
         expect(mine, `${view.name}: ${name}`).to.be.an('object');
         const members = (e: Record<string, unknown>) => Object.keys(e).filter((k) => !k.startsWith('$') && !k.includes('@')).sort();
         expect(members(mine), `${view.name}: ${name}`).to.deep.equal(members(element));

@@ -22,6 +22,7 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   OptionUnknown: ['$frobnicate'],
   OptionRepeated: ['filter', '$filter'],
   OptionValueInvalid: ['$top', 'a non-negative integer', '-1'],
+  ParameterInvalid: ['Digest', 'Parts', 'an integer from 1 to 64', '65'],
   OptionNotApplicable: ['$top', 'a single record'],
   OptionNotSupported: [['$search', '$apply']],
   FormatNotSupported: ['atom', 'data'],

@@ -48,6 +48,11 @@ export const REQUEST_ERRORS = defineErrors({
     message: (option: string, expected: string, got?: string) => `${option} must be ${expected}${got === undefined ? '' : ` (got "${got}")`}`,
     target: (option: string) => option,
   },
+  ParameterInvalid: {
+    message: (fn: string, parameter: string, expected: string, got?: string) =>
+      `${fn}: ${parameter} must be ${expected}${got === undefined ? '' : ` (got "${got}")`}`,
+    target: (_fn: string, parameter: string) => parameter,
+  },
   OptionNotApplicable: {
     message: (option: string, appliesNotTo: string) => `${option} does not apply to ${appliesNotTo}`,
     target: (option: string) => option,

@@ -130,7 +130,7 @@ function dataRoutes(parts: AppParts, licences: Licences, options: AppOptions): D
   const routes = new DataRoutes();
   routes.get(METADATA_PATH, metadataDocument());
   routes.get('/', serviceDocument(parts.model.entitySets));
-  routes.sets(parts.model.entitySets, resourceHandlers({ ...parts, licences }, options));
+  routes.sets(parts.model.entitySets, resourceHandlers({ ...parts, licences }, options), parts.model.namespace);
   return routes;
 }
 

@@ -30,6 +30,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   OptionUnknown: { status: 400 },
   OptionRepeated: { status: 400 },
   OptionValueInvalid: { status: 400 },
+  ParameterInvalid: { status: 400 },
   OptionNotApplicable: { status: 400 },
   OptionNotSupported: { status: 501 },
   FormatNotSupported: { status: 400 },

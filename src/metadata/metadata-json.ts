@@ -10,6 +10,7 @@ type Json = Record<string, unknown>;
 export function metadataJson(view: MetadataView): string {
   const schema: Json = {};
   for (const set of view.entitySets) schema[set.typeName] = entityType(set);
+  Object.assign(schema, digestMembers(view));
   const { capabilities, core, lookupNames } = view.annotations;
   const container: Json = { $Kind: 'EntityContainer' };
   for (const set of view.entitySets) container[set.name] = entitySet(set, capabilities);
@@ -18,7 +19,9 @@ export function metadataJson(view: MetadataView): string {
   // JSON has no comments: the header is the schema's description, placed first so it opens the file.
   const doc = {
     $Version: '4.01',
-    [view.namespace]: { ...(core ? { '@Core.Description': view.metadataHeader } : {}), ...schema },
+    [view.namespace]: {
+      ...(core ? { '@Core.Description': view.metadataHeader } : {}), ...(view.defaultNamespace ? { '@Core.DefaultNamespace': true } : {}), ...schema,
+    },
     // A term's type defaults to Edm.String in CSDL JSON.
     ...(lookupNames ? { [LOOKUP_NAME_TERM.namespace]: { [LOOKUP_NAME_TERM.name]: { $Kind: 'Term' } } } : {}),
     ...(declaresUnindexed(view) ? { [UNINDEXED_TERM.namespace]: { [UNINDEXED_TERM.name]: unindexedTerm() } } : {}),
@@ -90,4 +93,32 @@ function capabilitiesOf(set: SetView): Json {
 
 function unindexedTerm(): Json {
   return { $Kind: 'Term', $Collection: true, $Type: 'Edm.PropertyPath', $AppliesTo: ['EntitySet'], '@Core.Description': UNINDEXED_TERM.description };
+}
+
+/** The digest's complex types and its function's overloads, one per set (templates/metadata.xml.hbs says more). */
+function digestMembers(view: MetadataView): Json {
+  const out: Json = {};
+  for (const r of view.digestRanges) {
+    const key = typed(r.keyType, { $Nullable: true });
+    out[r.name] = { $Kind: 'ComplexType', From: key, To: key, Count: { $Type: 'Edm.Int64' }, Hash: { $MaxLength: 16 } };
+  }
+  const optional = (p: Json, annotation: Json = {}) => (view.annotations.core ? { ...p, '@Core.OptionalParameter': annotation } : p);
+  const overloads = view.entitySets.flatMap((set) => (set.digest ? [{
+    $Kind: 'Function',
+    $IsBound: true,
+    $Parameter: [
+      { $Name: 'Records', $Type: set.entityType, $Collection: true },
+      optional({ $Name: 'From', ...typed(set.digest.keyType, { $Nullable: true }) }),
+      optional({ $Name: 'To', ...typed(set.digest.keyType, { $Nullable: true }) }),
+      optional({ $Name: 'Parts', $Type: 'Edm.Int32', $Nullable: true }, { DefaultValue: String(view.digestFunction.defaultParts) }),
+    ],
+    $ReturnType: { $Collection: true, $Type: `${view.namespace}.${set.digest.rangeType}` },
+  }] : []));
+  if (overloads.length) out[view.digestFunction.name] = overloads;
+  return out;
+}
+
+/** `$Type` unless it is CSDL JSON's default, Edm.String. */
+function typed(type: string, rest: Json): Json {
+  return type === 'Edm.String' ? rest : { $Type: type, ...rest };
 }

@@ -355,3 +355,21 @@ export function listingRootOf(model: Pick<ServiceModel, 'entitySets'>): EntitySe
 export function serviceKeptFields(set: Pick<EntitySetSpec, 'changeTimestamp' | 'relatedTimestamps'>): string[] {
   return [...new Set([...(set.changeTimestamp ? [set.changeTimestamp] : []), ...(set.relatedTimestamps ?? []).map((r) => r.field)])];
 }
+
+/** What a replica digest of a set reads (http/odata/digest.ts): its key and its replication timestamp. */
+export interface DigestFields {
+  readonly key: FieldSpec;
+  readonly timestamp: FieldSpec;
+}
+
+/** A set offers the digest when it has a replication timestamp; none otherwise. */
+export function digestFieldsOf(set: Pick<EntitySetSpec, 'key' | 'changeTimestamp' | 'fields'>): DigestFields | undefined {
+  const key = set.fields.find((f) => f.name === set.key);
+  const timestamp = set.changeTimestamp === undefined ? undefined : set.fields.find((f) => f.name === set.changeTimestamp);
+  return key && timestamp ? { key, timestamp } : undefined;
+}
+
+/** The complex type of a digest's ranges: DigestRange for string keys, DigestRange<Type> (Int64, …) for others. */
+export function digestRangeType(key: Pick<FieldSpec, 'type'>): string {
+  return key.type === 'Edm.String' ? 'DigestRange' : `DigestRange${key.type.replace(/^Edm\./, '')}`;
+}

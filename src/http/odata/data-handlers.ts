@@ -1,9 +1,10 @@
 /**
  * What the data routes call (data-routes.ts), for each entity set: the requests on the set and its records
- * (resource-handlers.ts) and on the members below one record (member-paths.ts).
+ * (resource-handlers.ts), on the members below one record (member-paths.ts), and a set's digest (digest.ts).
  */
 import type { AppOptions } from '../app-options';
 import type { ResourceHandlers } from './data-routes';
+import { DigestRequests } from './digest';
 import { parseKeyPredicate } from './key-predicate';
 import { MemberRequests } from './member-paths';
 import { ResourceParts, ResourceRequests } from './resource-handlers';
@@ -11,6 +12,7 @@ import { ResourceParts, ResourceRequests } from './resource-handlers';
 export function resourceHandlers(parts: ResourceParts, options: AppOptions): ResourceHandlers {
   const requests = new ResourceRequests(parts, options);
   const members = new MemberRequests(requests, options.writeStallMs);
+  const digests = new DigestRequests(requests, parts.model.namespace, options.writeStallMs);
   return {
     collection: (set) => (ctx) => requests.page(ctx, set),
     count: (set) => (ctx) => requests.count(ctx, set),
@@ -19,5 +21,6 @@ export function resourceHandlers(parts: ResourceParts, options: AppOptions): Res
     member: (set) => (ctx, params) => members.member(ctx, set, params),
     rawValue: (set) => (ctx, params) => members.rawValue(ctx, set, params),
     memberCount: (set) => (ctx, params) => members.count(ctx, set, params),
+    digest: (set) => (ctx, params) => digests.digest(ctx, set, params),
   };
 }

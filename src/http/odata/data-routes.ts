@@ -11,6 +11,7 @@
  */
 import type { EntitySetSpec } from '../../model/service-model';
 import { Errors } from '../../errors/catalogue';
+import { DIGEST_FUNCTION } from '../../query/digest-call';
 import type { Routes } from '../pipeline';
 import { RequestContext, SERVICE_ROOT } from '../request-context';
 
@@ -34,6 +35,8 @@ export interface ResourceHandlers<H = DataHandler> {
   rawValue(set: EntitySetSpec): H;
   /** `<Set>('<key>')/<name>/$count`: how many related records a navigation leads to, or items a collection holds. */
   memberCount(set: EntitySetSpec): H;
+  /** `<Set>/<Namespace>.Digest(…)` (the namespace may be left out): a replica digest of a key range. */
+  digest(set: EntitySetSpec): H;
 }
 
 export interface SetRoute {
@@ -41,9 +44,16 @@ export interface SetRoute {
   readonly path: RoutePath | readonly string[];
 }
 
-/** The paths one entity set answers on (its name and path aliases), in the order they are tried. */
-export function setRoutes(set: Pick<EntitySetSpec, 'name' | 'pathAliases' | 'navigations'>): SetRoute[] {
+/**
+ * The paths one entity set answers on (its name and path aliases), in the order they are tried; a set with a
+ * replication timestamp also its digest, bound to the collection, called with or without `namespace`, and without
+ * parentheses as OData 4.01 allows a function whose parameters are all optional (boundFunctionCallNoParens).
+ */
+export function setRoutes(set: Pick<EntitySetSpec, 'name' | 'pathAliases' | 'navigations' | 'changeTimestamp'>, namespace?: string): SetRoute[] {
   const names = [set.name, ...set.pathAliases];
+  const qualifier = namespace === undefined ? '' : `(?:${namespace.replace(/[.]/g, '\\.')}\\.)?`;
+  const digest = namespace !== undefined && set.changeTimestamp !== undefined
+    ? [{ kind: 'digest', path: new RegExp(`^\\/(?:${names.join('|')})\\/${qualifier}${DIGEST_FUNCTION}(?:\\((.*)\\))?$`) } as const] : [];
   const key = `^\\/(?:${names.join('|')})\\((.*)\\)`;
   const navigations = set.navigations.filter((n) => n.followable).map((n) => n.name);
   return [
@@ -54,6 +64,7 @@ export function setRoutes(set: Pick<EntitySetSpec, 'name' | 'pathAliases' | 'nav
     { kind: 'member', path: new RegExp(`${key}\\/([^/]+)$`) },
     { kind: 'rawValue', path: new RegExp(`${key}\\/([^/]+)\\/\\$value$`) },
     { kind: 'memberCount', path: new RegExp(`${key}\\/([^/]+)\\/\\$count$`) },
+    ...digest,
   ];
 }
 
@@ -74,10 +85,10 @@ export class DataRoutes implements Routes {
     this.root.push(route(path, handler));
   }
 
-  /** The routes of `sets`, answered by `handlers`. */
-  sets(sets: readonly EntitySetSpec[], handlers: ResourceHandlers): void {
+  /** The routes of `sets`, answered by `handlers`; `namespace`: the schema's, which qualifies bound functions. */
+  sets(sets: readonly EntitySetSpec[], handlers: ResourceHandlers, namespace: string): void {
     for (const set of sets) {
-      const routes = setRoutes(set).flatMap(({ kind, path }) => (typeof path === 'string' || path instanceof RegExp ? [path] : path)
+      const routes = setRoutes(set, namespace).flatMap(({ kind, path }) => (typeof path === 'string' || path instanceof RegExp ? [path] : path)
         .map((p) => route(p, handlers[kind](set))));
       for (const name of [set.name, ...set.pathAliases]) this.bySegment.set(name, [...this.bySegment.get(name) ?? [], ...routes]);
     }

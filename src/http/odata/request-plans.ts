@@ -10,10 +10,13 @@ import { without } from '../../foundation/bench-without';
 import type { EntitySetSpec } from '../../model/service-model';
 import type { BoundPredicate } from '../../query/bound';
 import { allOf } from '../../query/predicates';
-import { ExpansionPlan, PlanContext, PlanKind, planKey, planRequest, RequestPlan } from '../../query/request-plan';
+import { ExpansionPlan, PlanContext, PlanFormat, PlanKind, planKey, planRequest, RequestPlan } from '../../query/request-plan';
 import type { PreparedRead, PreparedRelated } from '../../storage/records/record-store';
 import type { RecordStores } from '../../storage/records/record-stores';
 import type { RequestContext } from '../request-context';
+
+/** The format a service's own read is planned in: values as JSON has them, no annotations. */
+const PLAIN_FORMAT: PlanFormat = { metadata: 'minimal', ieee754: false, omitNulls: false, version: '4.01' };
 
 /** Plans kept (each also holds its prepared statements' texts; the least recently used goes first). */
 const PLANS_KEPT = 2048;
@@ -49,6 +52,15 @@ export class RequestPlans {
     const made = this.prepare(set, planRequest({ ...request, licence }, this.context));
     if (!made.plan.volatile && !without('plan-cache')) this.plans.set(key, made);
     return made;
+  }
+
+  /**
+   * The read of a query the service makes for a request (a digest's key range), in the plain format: planned for
+   * this request alone, as its literals differ from every other's.
+   */
+  unkept(ctx: RequestContext, set: EntitySetSpec, options: Readonly<Record<string, string>>): PreparedRead {
+    const plan = planRequest({ set, kind: 'collection', format: PLAIN_FORMAT, options, licence: ctx.licence }, this.context);
+    return this.stores.store(set).prepare(plan.read);
   }
 
   /** A navigation path's read: the plan's, within the parent's related records (prepared for this request alone). */

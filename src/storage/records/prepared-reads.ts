@@ -37,6 +37,12 @@ export interface RecordPage<R extends StoredRecord = string> {
   readonly links?: RecordLinks[];
 }
 
+/** Records as their values by field, in order, with each one's sort values. */
+export interface RecordValues {
+  readonly values: Record<string, unknown>[];
+  readonly sortValues: unknown[][];
+}
+
 /** One record found by key, with its links when the plan reads any. */
 export interface FoundRecord {
   readonly record: StoredRecord;
@@ -136,6 +142,18 @@ export class PreparedRead {
     const rows = await this.reader(this.queries.page({ ...q, columns: whole && this.withLinks(whole) }, this.scanned.length > 0), this.scanned);
     kept?.keep(rows);
     return { records: rows.map(this.recordOf), sortValues: sortValues(rows), ...links(rows) };
+  }
+
+  /**
+   * Records after a keyset position, in the plan's order, as their values by field (projected as `page` projects
+   * them) with their sort values: for the service's own reading of many records (a digest), which sends no text.
+   */
+  async values(w: PageWindow): Promise<RecordValues> {
+    const r = this.read;
+    const reader = recordReader(r.projection);
+    const q = { condition: this.condition, after: w.after, orderBy: r.orderBy, limit: w.limit, projection: r.projection, columns: reader.columns };
+    const rows = await this.reader(this.queries.page(q, this.scanned.length > 0), this.scanned);
+    return { values: rows.map(reader.values), sortValues: rows.map((row) => this.orderColumns.map((c) => row[c] ?? null)) };
   }
 
   async count(): Promise<number> {
