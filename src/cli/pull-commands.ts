@@ -68,8 +68,8 @@ export function pullCommand(context: CommandContext): Command {
     .option('--page-size <N>', 'records per page asked (Prefer: odata.maxpagesize)', wholeNumber(), 1000)
     .option('--rate <per-second>', 'requests per second the upstream allows', positive, 2)
     .option('--overlap-seconds <N>', 'seconds re-read before the checkpoint on every walk', wholeNumber(0), 60)
-    .addOption(new Option('--strategy <how>', 'how changes are found: by timestamp, by the upstream\'s event log (RCP-027), or auto (the log when it has one)')
-      .choices([...STRATEGIES]).default('auto'))
+    .addOption(new Option('--strategy <how>', 'how changes are found: by timestamp, by the upstream\'s event log (RCP-027), or auto (the log when it declares one)')
+      .choices([...STRATEGIES]).default('timestamp'))
     .action((name: string, options: AddOptions) => withUpstreams(async (upstreams) => {
       const added = await upstreams.add(settingsFrom(name, options));
       context.log(`upstream ${added.name}: ${added.sets.map((s) => `${s.upstream} → ${s.local}`).join(', ')} from ${added.url} (${authText(added.auth)}); `

@@ -8,17 +8,13 @@
  * from the newest sequence read before that walk.
  */
 import type { EntitySetSpec, ServiceModel } from '../model/service-model';
-import { DELETE_MARK } from '../ingest/ingest';
-import { allOf, collectionUrl, keyLiterals, PullContext, SetPull } from './pull-context';
-import { linesOf } from './page-lines';
-import type { PageLine, PagePosition } from './page-writer';
+import { collectionUrl, PullContext, SetPull } from './pull-context';
+import type { PagePosition } from './page-writer';
+import { chunks, KEYS_PER_FETCH, linesByKey } from './records-by-key';
 import type { TimestampWalk } from './timestamp-walk';
 import { UpstreamFault } from './upstream';
 
 export const EVENTS_STRATEGY = 'events';
-
-/** Keys asked of the upstream per request. */
-const KEYS_PER_FETCH = 40;
 
 /** The local dictionary's event set, whose names the upstream's is asked by (the same dictionary upstream). */
 export function eventSetOf(model: ServiceModel): EntitySetSpec | undefined {
@@ -95,7 +91,7 @@ export class EventFollow {
     const batches = [...named].flatMap(([pull, keys]) => chunks([...keys], KEYS_PER_FETCH).map((k) => [pull, k] as const));
     let written = 0;
     for (const [i, [pull, keys]] of batches.entries()) {
-      const lines = await this.linesFor(pull, keys);
+      const lines = await linesByKey(this.context, pull, keys);
       const report = await this.context.writer.write(pull.set, lines, i === batches.length - 1 ? position : undefined);
       const count = report.created + report.updated + report.deleted;
       written += count;
@@ -104,27 +100,4 @@ export class EventFollow {
     if (batches.length === 0 && position) await this.context.writer.checkpointAlone(this.eventSet.name, position);
     return written;
   }
-
-  /** The named records as the upstream serves them now; those it does not serve, removals of this upstream's records. */
-  private async linesFor(pull: SetPull, keys: readonly string[]): Promise<PageLine[]> {
-    const key = pull.set.key;
-    const records: Readonly<Record<string, unknown>>[] = [];
-    let url: string | undefined = collectionUrl(pull.pulled.upstream, { $filter: allOf(pull.pulled.filter, `${key} in (${keyLiterals(keys)})`) });
-    while (url) {
-      await this.context.stillMine();
-      const page = await this.context.upstream.page(url, { maxPageSize: this.context.settings.pageSize });
-      records.push(...page.records);
-      url = page.nextLink;
-    }
-    const lines = linesOf(this.context, pull, records);
-    const served = new Set(records.map((r) => JSON.stringify(r[key])));
-    const owned = await this.context.progress.owned(this.context.settings.name, pull.set.name, keys.filter((k) => !served.has(k)));
-    return [...lines, ...owned.map((k, n) => ({ line: records.length + n + 1, input: { [key]: JSON.parse(k) as unknown, [DELETE_MARK]: true } }))];
-  }
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }

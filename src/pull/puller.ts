@@ -15,6 +15,7 @@ import { PageNotWritten, PageWriter } from './page-writer';
 import type { PullContext, SetPull } from './pull-context';
 import { PullFailed, PullInvalid, PullSettings, settingsOf } from './pull-settings';
 import { RECONCILED_STRATEGY, reconcile, SelectKeyWalk } from './reconcile';
+import { declaresDigest, DigestSearch } from './digest-search';
 import { TimestampWalk } from './timestamp-walk';
 import { EventFollow, eventSetOf, offersEvents } from './event-follow';
 import type { EntitySetSpec } from '../model/service-model';
@@ -128,9 +129,12 @@ export class Puller {
     if (events) outcome.written += await new EventFollow(context, events, pulls, walk).follow();
     else for (const pull of pulls) outcome.written += await walk.walk(pull);
     const keys = new SelectKeyWalk(context);
+    let digest: DigestSearch | undefined | null = null;
     for (const pull of pulls) {
       if (!(await this.reconcileDue(context, pull))) continue;
-      outcome.removed += await reconcile(context, keys, pull);
+      // The digest counts the whole set the licence sees: a set pulled under a filter is walked instead.
+      if (digest === null) digest = declaresDigest(await context.upstream.metadata()) ? new DigestSearch(context) : undefined;
+      outcome.removed += await reconcile(context, digest && !pull.pulled.filter && pull.set.changeTimestamp ? digest : keys, pull);
       const now = new Date(this.options.clock.now()).toISOString();
       await this.target.writer.transaction((tx) => this.progress.setCheckpoint(tx.executor, context.settings.name, pull.set.name, RECONCILED_STRATEGY, now, now));
     }

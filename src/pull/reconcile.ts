@@ -1,80 +1,63 @@
 /**
- * Removed-records reconciliation: the keys this upstream wrote locally (its provenance, never another
- * upstream's) compared with the keys the upstream still serves under the set's filter; each key gone upstream
- * is confirmed absent by asking for it, then removed locally as the dictionary says a removal is (a listing
- * marked, a photo deleted). Where the upstream's keys come from is a KeySource: a `$select=<key>` walk here; a
- * digest of key ranges is another when the upstream offers one.
+ * Removed-records reconciliation: the records this upstream wrote locally (its provenance, never another
+ * upstream's) compared with what the upstream serves under the set's filter; each key found gone or changed is
+ * asked for again by key (records-by-key.ts) and written: removed as the dictionary says a removal is (a listing
+ * marked, a photo deleted) when the upstream does not serve it, so a walk that missed a key (an upstream paging by
+ * $skip while records were removed) never removes a record that is still there. How the differences are found is
+ * a Reconciler: a `$select=<key>` walk here, the upstream's digest (digest-search.ts) when it declares one.
  */
-import { DELETE_MARK } from '../ingest/ingest';
-import { allOf, collectionUrl, keyLiterals, PullContext, SetPull } from './pull-context';
-import type { PageLine } from './page-writer';
+import { collectionUrl, PullContext, SetPull } from './pull-context';
+import { chunks, KEYS_PER_FETCH, linesByKey } from './records-by-key';
 
 export const RECONCILED_STRATEGY = 'reconciled';
 
-/** The keys (as JSON text) of the records the upstream serves for a set, under its filter. */
-export interface KeySource {
-  keys(pull: SetPull): Promise<ReadonlySet<string>>;
+/** Keys (as JSON text) of this upstream's records gone upstream, and of records changed there or missing here. */
+export interface Differences {
+  readonly gone: string[];
+  readonly changed: string[];
 }
 
-/** Every key, by a `$select=<key>` walk of the set following nextLinks. */
-export class SelectKeyWalk implements KeySource {
+export interface Reconciler {
+  differences(pull: SetPull): Promise<Differences>;
+}
+
+/** Keys read from the provenance per statement. */
+const LOCAL_PAGE = 1000;
+
+/** Every key, by a `$select=<key>` walk of the set following nextLinks: finds keys gone upstream. */
+export class SelectKeyWalk implements Reconciler {
   constructor(private readonly context: PullContext) {}
 
-  async keys(pull: SetPull): Promise<ReadonlySet<string>> {
+  async differences(pull: SetPull): Promise<Differences> {
     const key = pull.set.key;
-    const keys = new Set<string>();
+    const upstreamKeys = new Set<string>();
     let url: string | undefined = collectionUrl(pull.pulled.upstream, { $select: key, $filter: pull.pulled.filter, $orderby: `${key} asc` });
     while (url) {
       await this.context.stillMine();
       const page = await this.context.upstream.page(url, { maxPageSize: this.context.settings.pageSize });
-      for (const r of page.records) if (typeof r[key] === 'string' || typeof r[key] === 'number') keys.add(JSON.stringify(r[key]));
+      for (const r of page.records) if (typeof r[key] === 'string' || typeof r[key] === 'number') upstreamKeys.add(JSON.stringify(r[key]));
       url = page.nextLink;
     }
-    return keys;
+    const gone: string[] = [];
+    for (let after: string | undefined; ;) {
+      const local = await this.context.progress.keys(this.context.settings.name, pull.set.name, after, LOCAL_PAGE);
+      gone.push(...local.filter((k) => !upstreamKeys.has(k)));
+      if (local.length < LOCAL_PAGE) break;
+      after = local.at(-1);
+    }
+    return { gone, changed: [] };
   }
 }
 
-/** Keys read from the provenance per statement, and asked of the upstream per confirming request. */
-const LOCAL_PAGE = 1000;
-const CONFIRM_BATCH = 40;
-
-/** Removes this upstream's records of `pull`'s set that the upstream no longer has; returns how many. */
-export async function reconcile(context: PullContext, source: KeySource, pull: SetPull): Promise<number> {
-  const upstreamKeys = await source.keys(pull);
-  const { settings, progress } = context;
-  const gone: string[] = [];
-  for (let after: string | undefined; ;) {
-    const local = await progress.keys(settings.name, pull.set.name, after, LOCAL_PAGE);
-    gone.push(...local.filter((k) => !upstreamKeys.has(k)));
-    if (local.length < LOCAL_PAGE) break;
-    after = local.at(-1);
-  }
+/** Applies what `reconciler` finds for `pull`'s set; returns the records removed. */
+export async function reconcile(context: PullContext, reconciler: Reconciler, pull: SetPull): Promise<number> {
+  const { gone, changed } = await reconciler.differences(pull);
   let removed = 0;
-  for (let i = 0; i < gone.length; i += CONFIRM_BATCH) {
-    const absent = await confirmAbsent(context, pull, gone.slice(i, i + CONFIRM_BATCH));
-    const lines: PageLine[] = absent.map((k, n) => ({ line: n + 1, input: { [pull.set.key]: JSON.parse(k) as unknown, [DELETE_MARK]: true } }));
-    const report = await context.writer.write(pull.set, lines);
+  for (const keys of chunks([...new Set([...gone, ...changed])], KEYS_PER_FETCH)) {
+    const report = await context.writer.write(pull.set, await linesByKey(context, pull, keys));
     removed += report.deleted;
-    await context.onWritten(pull.set.name, report.deleted);
+    await context.onWritten(pull.set.name, report.created + report.updated + report.deleted);
   }
-  if (removed) context.log(`pull ${settings.name}: ${pull.pulled.upstream}: ${removed} record(s) gone upstream removed from ${pull.set.name}`);
+  if (removed) context.log(`pull ${context.settings.name}: ${pull.pulled.upstream}: ${removed} record(s) gone upstream removed from ${pull.set.name}`);
   return removed;
-}
-
-/**
- * The keys of `candidates` the upstream does not serve when asked for them by key: a walk that missed a key (an
- * upstream paging by $skip while records were removed) never removes a record that is still there.
- */
-export async function confirmAbsent(context: PullContext, pull: SetPull, candidates: readonly string[]): Promise<string[]> {
-  if (candidates.length === 0) return [];
-  const key = pull.set.key;
-  const present = new Set<string>();
-  let url: string | undefined = collectionUrl(pull.pulled.upstream, { $select: key, $filter: allOf(pull.pulled.filter, `${key} in (${keyLiterals(candidates)})`) });
-  while (url) {
-    await context.stillMine();
-    const page = await context.upstream.page(url, { maxPageSize: context.settings.pageSize });
-    for (const r of page.records) present.add(JSON.stringify(r[key]));
-    url = page.nextLink;
-  }
-  return candidates.filter((k) => !present.has(k));
 }

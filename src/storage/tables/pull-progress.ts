@@ -56,6 +56,14 @@ export class PullProgress {
     return (await this.db.all(sql, params)).map((r) => String(r.record_key));
   }
 
+  /** `set`'s records that `upstream` wrote, with their upstream timestamps, in key order after `after`, at most `limit`. */
+  async pulled(upstream: string, set: string, after: string | undefined, limit: number): Promise<PulledRecord[]> {
+    let q = this.db.knex(PULL_RECORDS_TABLE).select('record_key', 'upstream_timestamp').where({ upstream, set_name: set });
+    if (after !== undefined) q = q.andWhere('record_key', '>', after);
+    const { sql, params } = compile(q.orderBy('record_key', 'asc').limit(limit));
+    return (await this.db.all(sql, params)).map((r) => ({ key: String(r.record_key), upstreamTimestamp: r.upstream_timestamp === null ? null : String(r.upstream_timestamp) }));
+  }
+
   /** Of `keys` (as JSON text) of `set`, those `upstream` wrote. */
   async owned(upstream: string, set: string, keys: readonly string[]): Promise<string[]> {
     const out: string[] = [];
