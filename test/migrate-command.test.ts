@@ -33,7 +33,8 @@ describeEachDatabase('Command line: migrate', (target) => {
   it('--dry-run on an empty database lists every migration with its statements, and creates nothing', async () => {
     const r = await runCli(db.url, ['migrate', '--dry-run']);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stdout).to.match(/3 schema migration\(s\) pending:\n {2}service\/0001-own-tables\n/);
+    expect(r.stdout).to.match(/4 schema migration\(s\) pending:\n {2}service\/0001-own-tables\n/);
+    expect(r.stdout).to.match(/^ {2}service\/0002-pull-tables$/m);
     expect(r.stdout).to.match(/^ {2}dictionary\/0001-initial$/m);
     expect(r.stdout).to.match(/^ {2}dictionary\/0002-storage-column-revision-added$/m);
     expect(r.stdout).to.match(/create table `Property` \(`ListingKey` varchar\(255\) not null/);

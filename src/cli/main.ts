@@ -9,6 +9,7 @@ import { ingestCommand, seedCommand } from './data-commands';
 import { clientsCommand } from './client-commands';
 import { usageCommand } from './usage-command';
 import { webhooksCommand } from './webhook-commands';
+import { pullCommand } from './pull-commands';
 import { failed } from '../process/cluster/messages';
 import { Config, configFromEnv, usageOptions } from '../config/config';
 import { ExitCode, OperatorError } from '../errors/operator-error';
@@ -61,7 +62,7 @@ function commandLine(context: CommandContext): Command {
     .version(version(), '-v, --version', 'print the version')
     .helpOption('-h, --help', 'print this help (each command has its own: reso-server <command> --help)')
     .addHelpText('after', ENVIRONMENT);
-  for (const command of [serveCommand, migrateCommand, seedCommand, ingestCommand, clientsCommand, webhooksCommand, usageCommand]) {
+  for (const command of [serveCommand, migrateCommand, seedCommand, ingestCommand, clientsCommand, webhooksCommand, pullCommand, usageCommand]) {
     program.addCommand(command(context));
   }
   program.addCommand(generateCommand((options) => context.run(() => withGenerator((g) => g.runGenerate(options)))));

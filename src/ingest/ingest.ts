@@ -31,6 +31,8 @@ export interface IngestItem {
 export interface LineReport {
   readonly line: number;
   readonly message: string;
+  /** The line was not written because other writers won every attempt, not for its content: it may be tried again. */
+  readonly conflict?: true;
 }
 
 export interface IngestReport {
@@ -56,6 +58,12 @@ export interface IngestTarget {
   readonly stores: RecordStores;
   readonly writer: RecordWriter;
 }
+
+/**
+ * Work for the caller in each transaction that writes part of a batch, committed with it (a puller's checkpoint
+ * and its record of what it wrote): `written` are the items of that transaction the batch did not refuse.
+ */
+export type AlsoInTransaction = (tx: RecordTransaction, written: readonly IngestItem[]) => Promise<void>;
 
 export function emptyReport(): IngestReport {
   return { created: 0, updated: 0, unchanged: 0, deleted: 0, notFound: 0, listingsTouched: 0, splits: 0, errors: [], notices: [] };
@@ -139,13 +147,15 @@ export async function ingestBatch(
     if (problems.length) report.errors.push({ line: item.line, message: problemsText(problems) });
     else valid.push(item);
   }
-  await writeInHalves(target, set, valid, report, mode, batchConflictPolicy(options.conflictBudgetMs ?? DEFAULT_BATCH_BUDGET_MS));
+  await writeInHalves(target, set, valid, report, mode, batchConflictPolicy(options.conflictBudgetMs ?? DEFAULT_BATCH_BUDGET_MS), options.also);
   if (mode === 'write') report.errors.sort((a, b) => a.line - b.line);
 }
 
 export interface BatchOptions {
   /** How long a batch's transaction may keep losing conflicts before it is split; DEFAULT_BATCH_BUDGET_MS unless given. */
   readonly conflictBudgetMs?: number;
+  /** Work committed with each transaction that writes part of the batch (AlsoInTransaction). */
+  readonly also?: AlsoInTransaction;
 }
 
 /** Thrown out of a trial's transaction to roll it back. */
@@ -153,6 +163,7 @@ class TrialDone extends Error {}
 
 async function writeInHalves(
   target: IngestTarget, set: EntitySetSpec, items: readonly IngestItem[], report: IngestReport, mode: 'write' | 'trial', policy: ConflictPolicy,
+  also?: AlsoInTransaction,
 ): Promise<void> {
   if (items.length === 0) return;
   // Counted apart until the transaction commits: a batch the database refuses counts nothing, and a transaction run
@@ -165,6 +176,10 @@ async function writeInHalves(
       await batch.load(tx, items);
       for (const item of items) batch.apply(item);
       await batch.write(tx);
+      if (also) {
+        const refused = new Set(outcome.errors.map((e) => e.line));
+        await also(tx, items.filter((i) => !refused.has(i.line)));
+      }
       if (mode === 'trial') throw new TrialDone();
     }, policy);
   } catch (e) {
@@ -175,13 +190,13 @@ async function writeInHalves(
     if (items.length === 1) {
       const message = lost ? `other writers' changes to the same records won every attempt for ${policy.budgetMs! / 1000} s (${(e as Error).message})`
         : `the database refused the record (${refusal})`;
-      report.errors.push({ line: items[0].line, message });
+      report.errors.push(lost ? { line: items[0].line, message, conflict: true } : { line: items[0].line, message });
       return;
     }
     if (lost) report.splits++;
     const half = Math.ceil(items.length / 2);
-    await writeInHalves(target, set, items.slice(0, half), report, mode, policy);
-    await writeInHalves(target, set, items.slice(half), report, mode, policy);
+    await writeInHalves(target, set, items.slice(0, half), report, mode, policy, also);
+    await writeInHalves(target, set, items.slice(half), report, mode, policy, also);
     return;
   }
   addTo(report, outcome);

@@ -5,6 +5,8 @@
  * the primary's sum over every worker. It puts together parts of several layers (the cluster's worker side, the
  * metrics endpoint, the service), so it stands beside server.ts, at the top, not in observability/ below them.
  */
+import { observePulls } from '../observability/pull-metrics';
+import { upstreamsOver } from '../pull/upstreams';
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Config } from '../config/config';
@@ -36,6 +38,8 @@ export function serverObservability(service: ListingService, given: Logger | und
     usageLag: () => service.meter.lag(),
     recordCache: () => service.recordCache.stats(),
   });
+  const upstreams = upstreamsOver(service.db, service.model, service.clock);
+  observePulls(metrics, () => upstreams.list());
   const shared = cluster.isWorker ? shareWithPrimary(() => metrics.registries()) : undefined;
   const scrape = shared ? () => shared.scrape() : () => metrics.text();
   let metricsServer: Server | undefined;

@@ -7,7 +7,8 @@
 import type { Knex } from 'knex';
 import type { DictionaryMigration, MigrationStorage } from '../../model/migration';
 import {
-  CLIENTS_TABLE, RATE_WINDOWS_TABLE, TOKENS_TABLE, USAGE_JOURNALS_TABLE, USAGE_TABLE, WEBHOOKS_TABLE,
+  CLIENTS_TABLE, PULL_CHECKPOINTS_TABLE, PULL_RECORDS_TABLE, PULLS_TABLE, RATE_WINDOWS_TABLE, TOKENS_TABLE, USAGE_JOURNALS_TABLE,
+  USAGE_TABLE, WEBHOOKS_TABLE,
 } from '../tables/internal-schema';
 
 /** Timestamps are fixed-width UTC text (`YYYY-MM-DDTHH:mm:ss.sssZ`), as in the dictionary's tables. */
@@ -123,5 +124,75 @@ function webhooks(knex: Knex, storage: MigrationStorage): Knex.SchemaBuilder {
   });
 }
 
+const pullTables: DictionaryMigration = {
+  name: '0002-pull-tables',
+  changes: ['reso-server pull: upstreams, their checkpoints, and which upstream wrote each pulled record'],
+  steps: (knex, storage) => [pulls, pullCheckpoints, pullRecords].map((table) => table(knex, storage)),
+};
+
+function pulls(knex: Knex, storage: MigrationStorage): Knex.SchemaBuilder {
+  return knex.schema.createTable(PULLS_TABLE, (t) => {
+    t.string('name', 64).notNullable();
+    /** The upstream's service root. */
+    t.text('base_url', 'mediumtext').notNullable();
+    /** JSON: how the puller authenticates (secrets kept as given, since they are sent; never printed back). */
+    t.text('auth', 'mediumtext').notNullable();
+    /** JSON: the sets pulled, each with the local set it fills and its upstream filter. */
+    t.text('sets', 'mediumtext').notNullable();
+    t.bigInteger('page_size').notNullable();
+    /** Requests per second the upstream allows (as text: a fraction is allowed). */
+    t.string('request_rate', 32).notNullable();
+    /** Seconds re-read before the checkpoint's timestamp on every walk. */
+    t.bigInteger('overlap_seconds').notNullable();
+    /** auto | timestamp | events: how changes are found (auto: events when the upstream declares its event set). */
+    t.string('strategy', 16).notNullable();
+    /** active | paused | stopped (a refused credential: resumed by the operator). */
+    t.string('state', 16).notNullable();
+    t.text('last_error', 'mediumtext');
+    /** When a walk last reached the upstream's end (ms since the epoch): the lag is measured from it. */
+    t.bigInteger('caught_up_at');
+    t.bigInteger('records_pulled').notNullable();
+    /** JSON: upstream faults seen, counted by kind (rate-limited, server-error, …), retried ones included. */
+    t.text('faults', 'mediumtext').notNullable();
+    /** The puller active for this upstream, and until when its claim holds (ms since the epoch). */
+    t.string('lease_owner', 128);
+    t.bigInteger('lease_until');
+    t.bigInteger('version').notNullable();
+    t.string('created_at', TIMESTAMP).notNullable();
+    t.primary(['name']);
+    storage.tableOptions(t);
+  });
+}
+
+function pullCheckpoints(knex: Knex, storage: MigrationStorage): Knex.SchemaBuilder {
+  return knex.schema.createTable(PULL_CHECKPOINTS_TABLE, (t) => {
+    t.string('upstream', 64).notNullable();
+    /** The local set. */
+    t.string('set_name', 128).notNullable();
+    /** timestamp | events | reconciled */
+    t.string('strategy', 32).notNullable();
+    /** The strategy's position (an upstream timestamp, an event sequence), as text. */
+    t.string('position', 255).notNullable();
+    t.string('updated_at', TIMESTAMP).notNullable();
+    t.primary(['upstream', 'set_name', 'strategy']);
+    storage.tableOptions(t);
+  });
+}
+
+function pullRecords(knex: Knex, storage: MigrationStorage): Knex.SchemaBuilder {
+  return knex.schema.createTable(PULL_RECORDS_TABLE, (t) => {
+    t.string('set_name', 128).notNullable();
+    /** The record's key as JSON (a string key quoted, a number bare). */
+    t.string('record_key', 255).notNullable();
+    /** The upstream that last wrote the record: only its reconciliation and removals touch it. */
+    t.string('upstream', 64).notNullable();
+    /** The upstream's own change timestamp of the record (the local one is the service's). */
+    t.string('upstream_timestamp', 64);
+    t.primary(['set_name', 'record_key']);
+    t.index(['upstream', 'set_name', 'record_key'], 'ix_reso_pull_records_upstream');
+    storage.tableOptions(t);
+  });
+}
+
 /** Oldest first. */
-export const SERVICE_MIGRATIONS: readonly DictionaryMigration[] = [ownTables];
+export const SERVICE_MIGRATIONS: readonly DictionaryMigration[] = [ownTables, pullTables];

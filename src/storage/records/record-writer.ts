@@ -7,7 +7,7 @@
 import type { EntitySetSpec } from '../../model/service-model';
 import type { ChangeLog } from './change-log';
 import type { ConflictPolicy } from '../db/conflicts';
-import type { Database } from '../db/database';
+import type { Database, Executor } from '../db/database';
 import type { EncodedRecord } from './record-codec';
 import type { Belonging } from './record-queries';
 import type { RecordStore } from './record-store';
@@ -39,6 +39,8 @@ export interface RecordTransaction {
    */
   rewrite(set: EntitySetSpec | string, records: readonly EncodedRecord[]): Promise<void>;
   deleteByKeys(set: EntitySetSpec | string, keys: readonly Key[]): Promise<void>;
+  /** The transaction's statements, for the service's own rows that must commit with the records (a puller's checkpoint). */
+  readonly executor: Executor;
 }
 
 export interface RecordWriter {
@@ -70,6 +72,7 @@ export function recordWriter(
           await store(set).upsert(ex, records);
         },
         rewrite: (set, records) => store(set).upsert(ex, records),
+        executor: ex,
         deleteByKeys: async (set, keys) => {
           await events?.records(store(set).set, keys, true);
           await store(set).deleteByKeys(ex, keys);

@@ -12,3 +12,9 @@ export const USAGE_TABLE = 'reso_usage';
 export const USAGE_JOURNALS_TABLE = 'reso_usage_journals';
 export const RATE_WINDOWS_TABLE = 'reso_rate_windows';
 export const WEBHOOKS_TABLE = 'reso_webhooks';
+/** Upstreams `reso-server pull` replicates (each row also the lease of the one puller active for it: src/pull/). */
+export const PULLS_TABLE = 'reso_pulls';
+/** How far each upstream's set has been pulled, per strategy; written in the transaction of the records it covers. */
+export const PULL_CHECKPOINTS_TABLE = 'reso_pull_checkpoints';
+/** Which upstream wrote each pulled record, with the upstream's own change timestamp of it. */
+export const PULL_RECORDS_TABLE = 'reso_pull_records';
