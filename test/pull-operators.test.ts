@@ -1,7 +1,7 @@
 /**
  * Issue 41 §1 "Seen by operators": `/ready` can require a maximum lag behind the upstreams pulled here
- * (PULL_MAX_LAG_SECONDS), and the console's admin API shows each upstream's state. A real upstream reso-server,
- * a real `reso-server pull` run, and the pulling server's clock moved by hand instead of waiting.
+ * (PULL_MAX_LAG_SECONDS), and the admin API the console reads shows each upstream's state (GET /admin/upstreams).
+ * A real upstream reso-server, a real `reso-server pull` run, and the pulling server's clock moved by hand.
  */
 import { expect } from 'chai';
 import { serviceModel } from '../generated';
@@ -12,6 +12,7 @@ import { describeEachDatabase, TestDatabase } from './support/databases';
 import { get, HttpResult, odataError, startTestServer } from './support/http';
 import { runCli } from './support/licence-http';
 import { addUpstream, upstreamToken } from './support/pull-setup';
+import { parsePrometheus, sample } from './support/prometheus';
 
 const MAX_LAG = 60;
 
@@ -74,6 +75,19 @@ describeEachDatabase('/ready with PULL_MAX_LAG_SECONDS: 503 while an upstream no
     expect((await ready(downstream)).status, 'exactly at the maximum').to.equal(200);
     now += 5_000;
     expectLagging(await ready(downstream), new RegExp(`upstream up is ${MAX_LAG + 5} s behind it, more than PULL_MAX_LAG_SECONDS \\(${MAX_LAG}\\)`));
+  });
+
+  it('GET /admin/upstreams (admin token): each upstream\'s state, last success, lag as the metric reports it, records written; no credential', async () => {
+    const r = await get(`${downstream.url.replace(/\/odata$/, '')}/admin/upstreams`);
+    expect(r.status).to.equal(200);
+    const [row] = r.json.value;
+    const metrics = parsePrometheus((await get(`${downstream.url.replace(/\/odata$/, '')}/metrics`)).text);
+    expect(row).to.include({ name: 'up', url: upstream.url, strategy: 'timestamp', state: 'active', lastError: null, puller: null });
+    expect(row.lagSeconds).to.equal(sample(metrics, 'reso_pull_lag_seconds', { upstream: 'up', state: 'active' })).and.to.be.above(MAX_LAG);
+    expect(row.recordsPulled).to.equal(sample(metrics, 'reso_pull_records_written', { upstream: 'up' })).and.to.be.above(0);
+    expect(Math.abs(now - Date.parse(row.lastSuccess) - row.lagSeconds * 1000)).to.be.at.most(500);
+    expect(row.sets).to.deep.equal([{ upstream: 'Property', local: 'Property' }]);
+    expect(Object.keys(row)).not.to.include('auth');
   });
 
   it('a paused upstream is not required; resumed, it is again', async () => {

@@ -74,8 +74,7 @@ export async function startServer(
   });
   const observed = serverObservability(service, app.logger, log);
   const parts = {
-    database: new Reachability(db, READY_CHECK_MS),
-    pullLag: pullLagRequirement(config, upstreamsOver(db, model, service.clock)),
+    database: new Reachability(db, READY_CHECK_MS), ...pulls(config, upstreamsOver(db, model, service.clock)),
     model, dialect: db.dialect, stores: service.stores, clients: service.clients, meter: service.meter, clock: service.clock,
     rateWindows: service.rateWindows,
     readiness: service.readiness, skipTokens: () => service.readiness.value.skipTokens,
@@ -140,10 +139,10 @@ export async function startServer(
 }
 
 /** Prunes the change log's old events in the background, in bounded batches (storage/change-log-retention.ts). */
-/** PULL_MAX_LAG_SECONDS as /ready's requirement; none when unset. */
-function pullLagRequirement(config: Config, upstreams: Upstreams): PullLagRequirement | undefined {
+/** The upstreams pulled into the database, for /admin/upstreams, and PULL_MAX_LAG_SECONDS as /ready's requirement (none when unset). */
+function pulls(config: Config, upstreams: Upstreams): { upstreams: Upstreams; pullLag?: PullLagRequirement } {
   const max = config.pullMaxLagSeconds;
-  return max === undefined ? undefined : { maxLagSeconds: max, lagging: () => upstreams.lagging(max) };
+  return { upstreams, pullLag: max === undefined ? undefined : { maxLagSeconds: max, lagging: () => upstreams.lagging(max) } };
 }
 
 function pruneChangeLog(service: ListingService, everyMs: number, log: (line: string) => void): NodeJS.Timeout {

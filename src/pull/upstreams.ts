@@ -20,6 +20,8 @@ export interface UpstreamStatus {
   readonly lastError: string | null;
   /** Seconds since a walk last reached the upstream's end; null before the first. */
   readonly lagSeconds: number | null;
+  /** When a walk last reached the upstream's end (ISO 8601); null before the first. */
+  readonly lastSuccess: string | null;
   readonly recordsPulled: number;
   /** Upstream faults seen, by kind (retried ones included). */
   readonly faults: Readonly<Record<string, number>>;
@@ -98,7 +100,7 @@ export class Upstreams {
     return {
       name: s.name, url: s.baseUrl, auth: maskedAuth(s.auth), sets: s.sets, pageSize: s.pageSize, requestsPerSecond: s.requestsPerSecond,
       overlapSeconds: s.overlapSeconds, strategy: s.strategy, state: row.state, lastError: row.last_error,
-      lagSeconds: lagSeconds(row, now),
+      lagSeconds: lagSeconds(row, now), lastSuccess: row.caught_up_at === null ? null : new Date(row.caught_up_at).toISOString(),
       recordsPulled: row.records_pulled, faults: JSON.parse(row.faults) as Record<string, number>, puller: row.lease_until !== null && row.lease_until >= now ? row.lease_owner : null,
       checkpoints: await this.progress.checkpoints(s.name),
     };
