@@ -261,6 +261,26 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
     await screenshot(page, 'service');
   });
 
+  it('service: each upstream pulled into the service, as /admin/upstreams reports it, with no secret on the page (issue 41)', async () => {
+    const added = await runCli(db.url, ['pull', 'add', 'feed', '--url', 'https://puller:url-password-42@mls.example/odata?api_key=key-in-query-42',
+      '--token', 'upstream-token-0123456789abcdef', '--set', 'Property,Media']);
+    expect(added.code, added.stderr).to.equal(0);
+    expect((await runCli(db.url, ['pull', 'pause', 'feed'])).code).to.equal(0);
+    const c = await consolePage();
+    await signIn(c, TEST_TOKEN);
+    const { page } = c;
+    await page.click('#views button[data-view="service"]');
+    await page.waitForSelector('body[data-ready="service"]');
+    const [row] = (await admin('/admin/upstreams')).json.value as Record<string, any>[];
+    expect(row).to.include({ name: 'feed', url: 'https://%E2%80%A6@mls.example/odata?api_key=%E2%80%A6', strategy: 'timestamp', state: 'paused', recordsPulled: 0 });
+    expect(await tableText(page, '#upstreams')).to.deep.equal([
+      ['feed', row.url, 'Property, Media', 'timestamp', 'paused (pull resume to go on)', 'not yet', '-', '0', '-'],
+    ]);
+    const text = await page.textContent('body');
+    for (const secret of ['url-password-42', 'key-in-query-42', 'upstream-token-0123456789abcdef']) expect(text, secret).not.to.include(secret);
+    expect((await runCli(db.url, ['pull', 'remove', 'feed'])).code).to.equal(0);
+  });
+
   it('a client that is not an admin gets the explorer only; the operator endpoints refuse it from the page too', async () => {
     const token = await newClient('consumer');
     const c = await consolePage(390);
@@ -271,11 +291,11 @@ describe('Console in Chromium (SQLite, reso-server serve with demo data)', funct
       expect(await page.isHidden(`#views button[data-view="${view}"]`), view).to.equal(true);
       expect(await page.isHidden(`#${view}`), view).to.equal(true);
     }
-    const refused = await page.evaluate(async (t) => Promise.all(['/admin/clients', '/admin/usage/periods', '/admin/webhooks', '/metrics'].map(async (p) => {
+    const refused = await page.evaluate(async (t) => Promise.all(['/admin/clients', '/admin/usage/periods', '/admin/webhooks', '/admin/upstreams', '/metrics'].map(async (p) => {
       const r = await fetch(p, { headers: { Authorization: `Bearer ${t}` } });
       return [r.status, (await r.json()).error.code];
     })), token);
-    expect(refused).to.deep.equal(Array(4).fill([403, 'AdminRequired']));
+    expect(refused).to.deep.equal(Array(5).fill([403, 'AdminRequired']));
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling at phone width').to.equal(true);
     await screenshot(page, 'explorer-phone');
   });

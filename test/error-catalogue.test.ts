@@ -83,6 +83,7 @@ const SAMPLES: { readonly [C in ErrorCode]: Parameters<(typeof Errors)[C]> } = {
   ScopeInvalid: ['City eq 1', 'Property', 'City is not filterable'],
   HiddenFieldInvalid: ['Nope', 'is not a field of the dictionary'],
   ServiceUnavailable: ['database', 5],
+  UpstreamLagging: ['mls-grid', 900, 600, 5],
   MetricsUnavailable: ['1 of 2 workers did not answer within 2000 ms'],
   RequestMalformed: ['Failed to decode param'],
   RequestTooLarge: ['request entity too large'],

@@ -60,6 +60,8 @@ export interface Config extends OperationConfig {
   changeLogPruneMs: number;
   /** Server processes `serve` runs (node:cluster); 1 serves from the one process. */
   workers: number;
+  /** `/ready` fails while an upstream pulled here (not paused) lags more than this, in seconds; unset, no requirement. */
+  pullMaxLagSeconds?: number;
   /** How long a stopping server waits for requests in progress before it cuts them, in milliseconds. */
   shutdownTimeoutMs: number;
 }
@@ -128,6 +130,7 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
     changeLogPruneMs: intSetting(env, 'ENTITY_EVENT_PRUNE_MS', 60_000, 100, 86_400_000),
     workers: intSetting(env, 'WORKERS', availableParallelism(), 1, 256),
     shutdownTimeoutMs: intSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    pullMaxLagSeconds: env.PULL_MAX_LAG_SECONDS ? intSetting(env, 'PULL_MAX_LAG_SECONDS', 0, 1, 31_536_000) : undefined,
   };
 }
 

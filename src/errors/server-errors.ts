@@ -13,6 +13,13 @@ export const SERVER_ERRORS = defineErrors({
     })[cause],
     facts: (_cause: 'starting' | 'database' | 'metering', retryAfterSeconds: number) => ({ retryAfterSeconds }),
   },
+  UpstreamLagging: {
+    message: (upstream: string, lagSeconds: number | null, maxLagSeconds: number, _retryAfterSeconds: number) => (lagSeconds === null
+      ? `this server's copy of upstream ${upstream} is not complete yet (no pull of it has reached its end); it is not ready until one has (PULL_MAX_LAG_SECONDS ${maxLagSeconds})`
+      : `this server's copy of upstream ${upstream} is ${lagSeconds} s behind it, more than PULL_MAX_LAG_SECONDS (${maxLagSeconds}); retry after the time in Retry-After`),
+    target: (upstream: string) => upstream,
+    facts: (_upstream: string, _lag: number | null, _max: number, retryAfterSeconds: number) => ({ retryAfterSeconds }),
+  },
   MetricsUnavailable: {
     message: (reason: string) => `the cluster's metrics could not be collected (${reason}); scrape again`,
   },

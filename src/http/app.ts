@@ -42,6 +42,8 @@ import { requireReady, ServiceReadiness, unavailableAnswer } from './readiness';
 import { adminMetrics } from './admin/metrics-endpoint';
 import { silentLogger } from '../observability/logger';
 import { webhookReport } from './admin/webhooks-endpoint';
+import { upstreamReport } from './admin/upstreams-endpoint';
+import type { Upstreams } from '../pull/upstreams';
 import type { Subscriptions } from '../webhooks/subscriptions';
 import { usagePeriods, usageReport } from './admin/usage-endpoint';
 import { adminClients, requireAdmin } from './admin/admin-clients';
@@ -65,6 +67,8 @@ export interface AppParts extends ServiceReadiness {
   readonly rateWindows: Pick<RateWindows, 'take'>;
   /** Webhook subscriptions, for /admin/webhooks. */
   readonly subscriptions?: Pick<Subscriptions, 'list'>;
+  /** The upstreams `reso-server pull` replicates into this database, for /admin/upstreams. */
+  readonly upstreams?: Pick<Upstreams, 'list'>;
 }
 
 export function createApp(parts: AppParts, options: AppOptions): RequestListener {
@@ -100,6 +104,7 @@ export function createApp(parts: AppParts, options: AppOptions): RequestListener
   app.get('/admin/usage', ...admin('usage'), rest.step(usageReport(parts.meter)));
   if (options.scrapeOnServicePort) app.get('/metrics', ...admin('metrics'), adminMetrics(options.scrapeOnServicePort));
   if (parts.subscriptions) app.get('/admin/webhooks', ...admin('webhooks'), webhookReport(parts.subscriptions));
+  if (parts.upstreams) app.get('/admin/upstreams', ...admin('upstreams'), upstreamReport(parts.upstreams));
   app.get('/admin/usage/periods', ...admin('usage'), rest.step(usagePeriods(parts.meter)));
   app.use(adminClients({ model: parts.model, clients: parts.clients }, admin('the admin API')));
   // The console: a public static shell; what it shows comes from the token-checked routes above and below.

@@ -97,6 +97,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: HttpAnswer } = {
   HiddenFieldInvalid: { status: 400 },
   // The service
   ServiceUnavailable: { status: 503, headers: retryAfter },
+  UpstreamLagging: { status: 503, headers: retryAfter },
   MetricsUnavailable: { status: 503 },
   RequestMalformed: { status: 400 },
   RequestTooLarge: { status: 413 },

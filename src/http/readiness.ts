@@ -18,6 +18,13 @@ export interface ServiceReadiness {
   readonly readiness: { readonly ready: boolean };
   /** Whether the database answers now (GET /ready). */
   readonly database: Pick<Reachability, 'check'>;
+  /** With PULL_MAX_LAG_SECONDS: the upstream pulled here that lags more than it, if any (GET /ready). */
+  readonly pullLag?: PullLagRequirement;
+}
+
+export interface PullLagRequirement {
+  readonly maxLagSeconds: number;
+  readonly lagging: () => Promise<{ name: string; lagSeconds: number | null } | undefined>;
 }
 
 /** Passes a request on once the service is ready; before, 503 with Retry-After. */
@@ -25,12 +32,21 @@ export function requireReady(readiness: ServiceReadiness['readiness']): Step {
   return (_ctx, next) => next(readiness.ready ? undefined : Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
 }
 
-/** Resolves when the service is ready and its database answers now; rejects with the 503 saying which is not. */
-export function checkReady(parts: ServiceReadiness): Promise<void> {
-  if (!parts.readiness.ready) return Promise.reject(Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS));
-  return parts.database.check().catch(() => {
+/**
+ * Resolves when the service is ready, its database answers now, and (PULL_MAX_LAG_SECONDS) no upstream lags more
+ * than allowed; rejects with the 503 saying which is not.
+ */
+export async function checkReady(parts: ServiceReadiness): Promise<void> {
+  if (!parts.readiness.ready) throw Errors.ServiceUnavailable('starting', RETRY_AFTER_SECONDS);
+  await parts.database.check().catch(() => {
     throw Errors.ServiceUnavailable('database', RETRY_AFTER_SECONDS);
   });
+  if (!parts.pullLag) return;
+  const { maxLagSeconds, lagging } = parts.pullLag;
+  const behind = await lagging().catch((e: unknown) => {
+    throw unavailableAnswer(e) ?? e;
+  });
+  if (behind) throw Errors.UpstreamLagging(behind.name, behind.lagSeconds, maxLagSeconds, RETRY_AFTER_SECONDS);
 }
 
 /** A failure below the catalogue that passes with time (the database, the usage journal) as the 503 clients see. */

@@ -21,6 +21,8 @@ import { observeWebhooks } from '../observability/webhook-metrics';
 const READY_CHECK_MS = 1000;
 import type { DeliveryOptions, DeliveryWorker } from '../webhooks/delivery-worker';
 import { deliveryWorker, subscriptions } from '../webhooks/webhooks';
+import { upstreamsOver, Upstreams } from '../pull/upstreams';
+import type { PullLagRequirement } from '../http/readiness';
 
 export interface RunningServer {
   readonly url: string;
@@ -72,7 +74,7 @@ export async function startServer(
   });
   const observed = serverObservability(service, app.logger, log);
   const parts = {
-    database: new Reachability(db, READY_CHECK_MS),
+    database: new Reachability(db, READY_CHECK_MS), ...pulls(config, upstreamsOver(db, model, service.clock)),
     model, dialect: db.dialect, stores: service.stores, clients: service.clients, meter: service.meter, clock: service.clock,
     rateWindows: service.rateWindows,
     readiness: service.readiness, skipTokens: () => service.readiness.value.skipTokens,
@@ -137,6 +139,12 @@ export async function startServer(
 }
 
 /** Prunes the change log's old events in the background, in bounded batches (storage/change-log-retention.ts). */
+/** The upstreams pulled into the database, for /admin/upstreams, and PULL_MAX_LAG_SECONDS as /ready's requirement (none when unset). */
+function pulls(config: Config, upstreams: Upstreams): { upstreams: Upstreams; pullLag?: PullLagRequirement } {
+  const max = config.pullMaxLagSeconds;
+  return { upstreams, pullLag: max === undefined ? undefined : { maxLagSeconds: max, lagging: () => upstreams.lagging(max) } };
+}
+
 function pruneChangeLog(service: ListingService, everyMs: number, log: (line: string) => void): NodeJS.Timeout {
   let running = false;
   const timer = setInterval(() => {

@@ -94,6 +94,14 @@ export function masked(secret: string): string {
 }
 
 /** The authentication as `list` and `show` print it. */
+/** A base URL as shown outside the CLI (the console): credentials in it and the values of its query masked. */
+export function maskedUrl(text: string): string {
+  const url = new URL(text);
+  if (url.username || url.password) [url.username, url.password] = ['…', ''];
+  for (const name of [...new Set(url.searchParams.keys())]) url.searchParams.set(name, '…');
+  return url.toString();
+}
+
 export function maskedAuth(auth: UpstreamAuth): Record<string, string> {
   switch (auth.kind) {
     case 'none': return { kind: 'none' };

@@ -20,6 +20,8 @@ export interface UpstreamStatus {
   readonly lastError: string | null;
   /** Seconds since a walk last reached the upstream's end; null before the first. */
   readonly lagSeconds: number | null;
+  /** When a walk last reached the upstream's end (ISO 8601); null before the first. */
+  readonly lastSuccess: string | null;
   readonly recordsPulled: number;
   /** Upstream faults seen, by kind (retried ones included). */
   readonly faults: Readonly<Record<string, number>>;
@@ -72,6 +74,20 @@ export class Upstreams {
     await this.table.update(name, { state: 'active', last_error: null });
   }
 
+  /**
+   * The first upstream not paused whose lag (as the metric reports it) is over `maxLagSeconds`, or that no pull has
+   * yet brought to its end (a copy still incomplete); undefined when every one is within it. A stopped upstream
+   * counts: its copy falls behind all the same.
+   */
+  async lagging(maxLagSeconds: number): Promise<{ name: string; lagSeconds: number | null } | undefined> {
+    const now = this.clock.now();
+    for (const row of await this.table.list()) {
+      const lag = lagSeconds(row, now);
+      if (row.state !== 'paused' && (lag === null || lag > maxLagSeconds)) return { name: row.name, lagSeconds: lag };
+    }
+    return undefined;
+  }
+
   private async row(name: string): Promise<PullRow> {
     const row = await this.table.get(name);
     if (!row) throw new PullInvalid(`no upstream named ${name} (see pull list)`);
@@ -84,9 +100,14 @@ export class Upstreams {
     return {
       name: s.name, url: s.baseUrl, auth: maskedAuth(s.auth), sets: s.sets, pageSize: s.pageSize, requestsPerSecond: s.requestsPerSecond,
       overlapSeconds: s.overlapSeconds, strategy: s.strategy, state: row.state, lastError: row.last_error,
-      lagSeconds: row.caught_up_at === null ? null : Math.max(0, Math.round((now - row.caught_up_at) / 1000)),
+      lagSeconds: lagSeconds(row, now), lastSuccess: row.caught_up_at === null ? null : new Date(row.caught_up_at).toISOString(),
       recordsPulled: row.records_pulled, faults: JSON.parse(row.faults) as Record<string, number>, puller: row.lease_until !== null && row.lease_until >= now ? row.lease_owner : null,
       checkpoints: await this.progress.checkpoints(s.name),
     };
   }
+}
+
+/** Seconds since a pull of the upstream last reached its end, at `now`; null before the first. */
+function lagSeconds(row: PullRow, now: number): number | null {
+  return row.caught_up_at === null ? null : Math.max(0, Math.round((now - row.caught_up_at) / 1000));
 }

@@ -1,7 +1,8 @@
 /**
  * Operator view of the service: its health and readiness probes, a few key figures from its Prometheus
  * metrics (requests by status, in progress, the usage journal's lag, memory, event-loop delay, uptime), and
- * the webhook subscriptions with their lag and failures. Each read with the signed-in admin token.
+ * the webhook subscriptions with their lag and failures, and the upstreams pulled into it with their state and lag.
+ * Each read with the signed-in admin token.
  */
 import { Answer, call, errorText } from './api.js';
 import { byId, el, fillTable } from './dom.js';
@@ -50,8 +51,8 @@ function refusal(a: Answer, what: string): string {
 export class ServiceView {
   async show(): Promise<void> {
     byId('service-refresh').onclick = () => void this.show();
-    const [health, ready, metrics, hooks] = await Promise.all([
-      call('/health'), call('/ready'), call('/metrics', { headers: { Accept: 'text/plain' } }), call('/admin/webhooks'),
+    const [health, ready, metrics, hooks, upstreams] = await Promise.all([
+      call('/health'), call('/ready'), call('/metrics', { headers: { Accept: 'text/plain' } }), call('/admin/webhooks'), call('/admin/upstreams'),
     ]);
     const probe = (a: Answer) => (a.ok ? String(a.json?.status ?? 'ok') : a.error ? errorText(a.error) : `HTTP ${a.status}`);
     byId('health').replaceChildren(el('dt', {}, 'Health (/health)'), el('dd', { 'data-probe': 'health' }, probe(health)),
@@ -65,5 +66,17 @@ export class ServiceView {
       s.id, s.client, s.url, s.state, s.cursor, s.lag ? s.lag.events : (s.lagError ?? '-'), s.waitingSince ?? '-',
       s.failures, s.lastError ?? '-', s.lastSuccess ?? '-', s.nextAttempt ?? '-',
     ]));
+    showUpstreams(upstreams);
   }
+}
+
+/** Each upstream a row; a paused or stopped one says why in its state. */
+function showUpstreams(answer: Answer): void {
+  byId('upstreams-error').textContent = answer.ok ? '' : refusal(answer, 'Upstreams');
+  const rows = answer.ok ? (answer.json.value as Record<string, any>[]) : [];
+  const state = (u: Record<string, any>) => (u.state === 'paused' ? 'paused (pull resume to go on)' : u.state === 'stopped' ? `stopped: ${u.lastError ?? 'no reason recorded'}` : u.state);
+  fillTable(byId<HTMLTableElement>('upstreams'), undefined, rows.map((u) => [
+    u.name, u.url, (u.sets as { upstream: string; local: string }[]).map((s) => (s.upstream === s.local ? s.local : `${s.upstream} → ${s.local}`)).join(', '),
+    u.strategy, state(u), u.lastSuccess ?? 'not yet', u.lagSeconds ?? '-', u.recordsPulled, u.lastError ?? '-',
+  ]));
 }
