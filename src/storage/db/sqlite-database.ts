@@ -54,6 +54,7 @@ export class SqliteDatabase implements Database {
       this.writer = new BetterSqlite3(path, { timeout: BUSY_WAIT_MS });
       this.writer.pragma('journal_mode = WAL');
       this.writer.pragma('synchronous = NORMAL');
+      this.writer.pragma('wal_autocheckpoint = 16384');
       this.reader = path === ':memory:' ? this.writer : new BetterSqlite3(path, { timeout: BUSY_WAIT_MS });
       if (this.reader !== this.writer) mapForReads(this.reader);
       for (const db of new Set([this.reader, this.writer])) registerFunctions(db, this.scanClock);
