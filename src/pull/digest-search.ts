@@ -98,7 +98,7 @@ export class DigestSearch implements Reconciler {
 }
 
 /** The protocol's key order: strings by their UTF-8 bytes, numbers as numbers. */
-function compareKeys(a: Key, b: Key): number {
+export function compareKeys(a: Key, b: Key): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   return compareUtf8(String(a), String(b));
 }
