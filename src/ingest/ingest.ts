@@ -351,7 +351,7 @@ async function touchParents(
     const record = stored.get(key);
     if (!record) continue; // related records may arrive before their parent
     const moved = Object.fromEntries([...fields, ...(parent.changeTimestamp ? [parent.changeTimestamp] : [])].map((f) => [f, now]));
-    writes.push(store.encode({ ...record, ...moved }));
+    writes.push(store.encode(record, moved));
   }
   await tx.upsert(parent, writes);
   return writes.length;
