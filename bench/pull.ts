@@ -3,15 +3,18 @@
  * of each, and their ratio (target ≥ 0.8). The upstream is a `reso-server serve` over a seeded SQLite database; the
  * bare client asks the puller's own first URLs (timestamp order, Prefer: odata.maxpagesize), follows each
  * nextLink and parses every page (as any client that keeps the records does), and writes nothing; the puller
- * (`pull run`, one pass, by timestamp, into a fresh database of its own) parses, checks and writes every record, its
- * checkpoint with each page. Rounds alternate, the best of each side kept.
+ * (`pull run`, one pass, by timestamp, into a fresh database of its own: SQLite, or `--database`, made again each
+ * round) parses, checks and writes every record, its checkpoint with each page. Rounds alternate, the best of each
+ * side kept.
  *
  *   npm run build && npm run build:tests && node dist/bench/pull.js [--listings 1000] [--rounds 3] [--sets Property,Media]
+ *     [--database mysql://root@127.0.0.1:3306/bench_pull]
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freshDatabase } from './fresh-database';
 
 const CLI = resolve(__dirname, '../../bin/reso-server.js');
 const PAGE = 1000;
@@ -61,8 +64,10 @@ async function bareWalk(root: string, token: string, sets: readonly string[]): P
 }
 
 /** One pass of `pull run` into a fresh database; returns the records written and the seconds of the whole command. */
-function pullRun(root: string, token: string, sets: readonly string[], dir: string, round: number): { records: number; seconds: number } {
-  const db = `sqlite:${join(dir, `down-${round}.sqlite`)}`;
+async function pullRun(root: string, token: string, sets: readonly string[], dir: string, round: number): Promise<{ records: number; seconds: number }> {
+  const given = arg('database', '');
+  const db = given || `sqlite:${join(dir, `down-${round}.sqlite`)}`;
+  if (given) await freshDatabase(db);
   cli(db, ['migrate']);
   cli(db, ['pull', 'add', 'up', '--url', root, '--token', token, '--set', sets.join(','), '--page-size', String(PAGE), '--rate', '10000', '--strategy', 'timestamp']);
   const started = performance.now();
@@ -87,7 +92,7 @@ async function main(): Promise<void> {
       const started = performance.now();
       const read = await bareWalk(upstream.url, token, sets);
       const bareRate = read / ((performance.now() - started) / 1000);
-      const run = pullRun(upstream.url, token, sets, dir, round);
+      const run = await pullRun(upstream.url, token, sets, dir, round);
       if (run.records !== read) throw new Error(`the pull wrote ${run.records} records, the walk read ${read}`);
       const pullRate = run.records / run.seconds;
       console.log(`round ${round}: bare walk ${read} records, ${Math.round(bareRate)}/s; pull ${run.records} records in ${run.seconds.toFixed(2)} s, ${Math.round(pullRate)}/s`);

@@ -287,12 +287,12 @@ class Batch {
 
   private upsert(key: string | number, input: Readonly<Record<string, unknown>>): void {
     const before = this.current.get(key);
-    const { [DELETE_MARK]: _mark, ...fields } = input;
-    // The service's timestamps are kept as stored (or stamped now for a new record), whatever the input says.
+    // The service's timestamps are kept as stored (or stamped now for a new record), whatever the input says. The
+    // encoder leaves annotations (DELETE_MARK among them) out of the record.
     const kept = Object.fromEntries(this.kept.map((f) => [f, before ? before[f] : undefined]));
-    const candidate = this.store.encode({ ...fields, ...kept, ...(before ? {} : this.stamp()) });
+    const candidate = this.store.encode(input, before ? kept : { ...kept, ...this.stamp() });
     if (before && candidate.json === this.store.encode(before).json) { this.report.unchanged++; return; }
-    const encoded = before ? this.store.encode({ ...fields, ...kept, ...this.stamp() }) : candidate;
+    const encoded = before ? this.store.encode(input, { ...kept, ...this.stamp() }) : candidate;
     this.removals.delete(key);
     this.keep(key, encoded);
     this.changed.add(key);
@@ -351,7 +351,7 @@ async function touchParents(
     const record = stored.get(key);
     if (!record) continue; // related records may arrive before their parent
     const moved = Object.fromEntries([...fields, ...(parent.changeTimestamp ? [parent.changeTimestamp] : [])].map((f) => [f, now]));
-    writes.push(store.encode({ ...record, ...moved }));
+    writes.push(store.encode(record, moved));
   }
   await tx.upsert(parent, writes);
   return writes.length;

@@ -98,10 +98,27 @@ export class DigestSearch implements Reconciler {
 }
 
 /** The protocol's key order: strings by their UTF-8 bytes, numbers as numbers. */
-function compareKeys(a: Key, b: Key): number {
+export function compareKeys(a: Key, b: Key): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
-  return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
+  return compareUtf8(String(a), String(b));
 }
+
+/**
+ * Strings in the order of their UTF-8 bytes, without encoding them (a reconciliation compares every key held many
+ * times). UTF-16 code units order as UTF-8 bytes do, except that a surrogate (half of a character past U+FFFF, whose
+ * UTF-8 bytes follow every other character's) is below U+E000–U+FFFF: it is lifted above them.
+ */
+function compareUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return utf8Rank(x) - utf8Rank(y);
+  }
+  return a.length - b.length;
+}
+
+const utf8Rank = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit);
 
 function within(mine: readonly Mine[], from: Key | null, to: Key | null): Mine[] {
   return mine.filter((m) => (from === null || compareKeys(m.key, from) >= 0) && (to === null || compareKeys(m.key, to) < 0));

@@ -21,7 +21,8 @@ export class RecordFit {
     const key = record[this.set.key];
     if (typeof key !== 'string' && typeof key !== 'number') return { problem: `a record without its key ${this.set.key}` };
     const input: Record<string, unknown> = {};
-    for (const [field, value] of Object.entries(record)) {
+    for (const field in record) {
+      const value = record[field];
       if (field.includes('@') || this.navigations.has(field)) continue;
       if (this.set.fieldsByName[field]) input[field] = value;
       else if (!this.dropped.has(field)) {

@@ -5,8 +5,12 @@
  * resumed walk starts at that timestamp, not past it: records sharing it that a page boundary cut off are read
  * again, and records read twice are found unchanged by ingest. A nextLink that expires restarts from the
  * checkpoint. A set without a change timestamp is walked whole every pass.
+ *
+ * The next page is asked for while the current one is written (one page ahead, no more): the upstream's time and
+ * the local write overlap. The checkpoint still moves only with the page written, so a page fetched ahead and never
+ * written (the process killed, the write failed) is simply asked for again.
  */
-import { UpstreamFault } from './upstream';
+import { UpstreamFault, UpstreamPage } from './upstream';
 import { allOf, collectionUrl, PullContext, SetPull } from './pull-context';
 import { linesOf } from './page-lines';
 
@@ -45,11 +49,11 @@ export class TimestampWalk {
     let newest = checkpoint;
     let written = 0;
     let first = true;
+    let ahead: Promise<UpstreamPage> | undefined;
     for (;;) {
-      await this.context.stillMine();
       let page;
       try {
-        page = await this.context.upstream.page(url, { maxPageSize: settings.pageSize });
+        page = await (ahead ?? this.fetch(url));
       } catch (e) {
         // An upstream that refuses the order is asked again without it, once: the walk is exact either way.
         if (!(first && e instanceof UpstreamFault && e.kind === 'refused' && order !== 'none' && timestamp)) throw e;
@@ -60,6 +64,7 @@ export class TimestampWalk {
         continue;
       }
       first = false;
+      ahead = page.nextLink === undefined ? undefined : this.fetchAhead(page.nextLink);
       const lines = linesOf(this.context, pull, page.records);
       newest = newestOf(newest, lines.map((l) => l.upstreamTimestamp));
       // Unordered, no page says how far the walk has come: only its end does.
@@ -72,6 +77,18 @@ export class TimestampWalk {
       if (!page.nextLink) return written;
       url = page.nextLink;
     }
+  }
+
+  private async fetch(url: string): Promise<UpstreamPage> {
+    await this.context.stillMine();
+    return this.context.upstream.page(url, { maxPageSize: this.context.settings.pageSize });
+  }
+
+  /** The page at `url`, asked for now; a failure is met when the walk comes to it (and not at all if it stops first). */
+  private fetchAhead(url: string): Promise<UpstreamPage> {
+    const page = this.fetch(url);
+    page.catch(() => undefined);
+    return page;
   }
 
   private firstUrl(pull: SetPull, checkpoint: string | undefined, order: Order): string {

@@ -65,7 +65,8 @@ export function newRevision(): number {
   return randomInt(1, REVISION_BOUND);
 }
 
-export type RecordEncoder = (input: Readonly<Record<string, unknown>>) => EncodedRecord;
+/** Encodes `input`, with the fields of `over` (when given) in place of its own: a record and its changes, not copied into one. */
+export type RecordEncoder = (input: Readonly<Record<string, unknown>>, over?: Readonly<Record<string, unknown>>) => EncodedRecord;
 
 export function recordEncoder(set: EntitySetSpec, table: TableSpec, lookups: readonly LookupSpec[]): RecordEncoder {
   const normalisers = new Map(setFacets(set.fields, table, lookupValueSets(lookups)).map((f) => [f.name, normaliser(f)]));
@@ -78,24 +79,31 @@ export function recordEncoder(set: EntitySetSpec, table: TableSpec, lookups: rea
     return field;
   });
 
-  return (input) => {
-    for (const name of Object.keys(input)) {
+  // Each field with its normaliser and its member's name as the text opens it, in dictionary order: made once, not
+  // once per record (ingest's hot loop).
+  const plan = set.fields.map((f, i) => ({ f, normalise: normalisers.get(f.name)!, member: `${i ? ',' : '{'}${JSON.stringify(f.name)}:` }));
+
+  return (input, over) => {
+    for (const name in input) {
       if (!normalisers.has(name) && !name.startsWith('@')) throw new RecordError(name, `is not a field of ${set.name}`);
     }
+    for (const name in over) if (!normalisers.has(name)) throw new RecordError(name, `is not a field of ${set.name}`);
     const value: Record<string, unknown> = {};
     // Every field is in the stored text, a null one as null (JSON Format 4.01: a full entity carries every
-    // property), so the default response is the stored text as it is.
-    const served: Record<string, unknown> = {};
-    for (const f of set.fields) {
-      const v = normalisers.get(f.name)!(input[f.name]);
-      served[f.name] = v;
+    // property), so the default response is the stored text as it is. Written member by member, as
+    // JSON.stringify of the object of every field would write it, without making that object.
+    let json = '';
+    for (const { f, normalise, member } of plan) {
+      const v = normalise(over !== undefined && f.name in over ? over[f.name] : input[f.name]);
       if (v === null) {
         if (!f.nullable) throw new RecordError(f.name, 'is required');
+        json += `${member}null`;
         continue;
       }
+      json += member + JSON.stringify(v);
       value[f.name] = v;
     }
-    const json = JSON.stringify(served);
+    json += plan.length ? '}' : '{}';
     const row = columns.map((f) => toColumn(f, value[f.name]));
     if (revised) row.push(newRevision());
     row.push(json);
