@@ -50,8 +50,8 @@ interface Batch {
   readonly moreRows: boolean;
 }
 
-/** Rows whose positions one read takes at most: a page of the largest default size in one. */
-const POSITIONS_PER_READ = 1000;
+/** Batches whose positions one read takes at most: with batches of 100, a page of 1,000 (the largest by default) in one. */
+const POSITION_BATCHES = 10;
 
 export class PageBatches {
   /** Records handed out so far. */
@@ -115,7 +115,7 @@ export class PageBatches {
   /**
    * A batch's rows (one more than the batch, to tell whether another follows): by position when the page's reader
    * asks for only some records (needed), the positions of the whole rest of the page read once, at its first batch
-   * (up to POSITIONS_PER_READ rows); else, or when a record was written since its position was read, read whole.
+   * (up to POSITION_BATCHES batches'); else, or when a record was written since its position was read, read whole.
    */
   private async rowsAfter(window: { after?: readonly unknown[]; limit: number; offset?: number }, read: number): Promise<RecordPage<StoredRecord>> {
     const needed = this.page.needed?.();
@@ -123,7 +123,7 @@ export class PageBatches {
     if (needed) {
       let positions = this.positions?.take(take);
       if (!positions) {
-        const rest = Math.min(POSITIONS_PER_READ, Math.max(take, this.page.limit - read));
+        const rest = Math.min(POSITION_BATCHES * this.page.batch, Math.max(take, this.page.limit - read));
         this.positions = await this.records.positionsOf({ ...window, limit: rest + 1 });
         positions = this.positions?.take(take);
       }
