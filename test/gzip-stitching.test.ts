@@ -15,7 +15,8 @@ import { seedDemoData } from '../src/demo/demo-data';
 import { crc32Combine } from '../src/http/gzip/crc32';
 import { describeEachDatabase, TestDatabase } from './support/databases';
 import { launchChromium } from './support/console-browser';
-import { request, startTestServer, TEST_TOKEN } from './support/http';
+import { get, request, startTestServer, TEST_TOKEN } from './support/http';
+import { parsePrometheus, sample } from './support/prometheus';
 import { ListingFixtures, listingFixtures } from './support/listing-fixtures';
 
 const LISTINGS = 240;
@@ -139,6 +140,33 @@ describeEachDatabase('Issue 42 §4 every stitched body is a correct gzip stream'
     await decodedEverywhere(`/Property('${keys[10]}')`);
     const changed = JSON.parse(gunzipSync((await wire(`${server.url}${path}`, GZIP)).bytes).toString('utf8'));
     expect(changed.value[10].PublicRemarks).to.equal('changed after its run was kept ✓');
+  });
+
+  it('a page whose runs are kept, its positions read in windows of ten batches, and the run cache on /metrics', async () => {
+    // Batches of 8: windows of 80 positions, so a page of 240 reads three, and its batches cut runs of 50.
+    const small = await startTestServer(serviceModel, db.url, { pageBatchSize: 8 });
+    try {
+      const scrape = async () => parsePrometheus((await get(`${small.url.replace(/\/odata$/, '')}/metrics`)).text);
+      const at = (samples: ReturnType<typeof parsePrometheus>, name: string) => sample(samples, name, {});
+      const path = '/Property?$top=240&$orderby=ListingKey';
+      const identity = sealed((await wire(`${small.url}${path}`)).bytes.toString('utf8'));
+      expect(sealed(gunzipSync((await wire(`${small.url}${path}`, GZIP)).bytes).toString('utf8')), 'runs compressed').to.equal(identity);
+      const cold = await scrape();
+      // Runs of 50 cut where batches end: each piece is compressed once, then served from memory.
+      const runs = at(cold, 'reso_gzip_run_cache_misses_total');
+      expect(runs, 'runs compressed on the spot').to.be.at.least(30);
+      expect(at(cold, 'reso_gzip_run_cache_hits_total')).to.equal(0);
+      expect(at(cold, 'reso_gzip_run_cache_bytes')).to.be.greaterThan(0);
+      for (let i = 0; i < 2; i++) {
+        expect(sealed(gunzipSync((await wire(`${small.url}${path}`, GZIP)).bytes).toString('utf8')), 'runs kept').to.equal(identity);
+      }
+      const warm = await scrape();
+      expect(at(warm, 'reso_gzip_run_cache_hits_total'), 'each run served from memory twice').to.equal(2 * runs);
+      expect(at(warm, 'reso_gzip_run_cache_misses_total')).to.equal(runs);
+      expect(at(warm, 'reso_gzip_run_cache_evictions_total')).to.equal(0);
+    } finally {
+      await small.close();
+    }
   });
 
   it("Chromium's fetch decodes them to the identity bodies", async function () {

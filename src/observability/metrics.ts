@@ -72,6 +72,22 @@ export class ServiceMetrics {
   }
 
   /**
+   * The gzip run cache's metrics (http/gzip/run-segments.ts), read at each scrape: runs served from memory and
+   * compressed on the spot since the start, runs given up for room, bytes kept now.
+   */
+  gzipRuns(read: () => { hits: number; misses: number; evictions: number; bytes: number }): void {
+    const registers = [this.registry];
+    for (const [field, name, help] of [
+      ['hits', 'reso_gzip_run_cache_hits_total', 'Compressed runs of records served from memory in stitched gzip bodies (GZIP_RUN_CACHE_MB)'],
+      ['misses', 'reso_gzip_run_cache_misses_total', 'Runs of records compressed on the spot for stitched gzip bodies (then kept)'],
+      ['evictions', 'reso_gzip_run_cache_evictions_total', 'Compressed runs given up, least recently used first, to keep the cache within GZIP_RUN_CACHE_MB'],
+    ] as const) {
+      new Counter({ name, help, registers, collect() { this.reset(); this.inc(read()[field]); } });
+    }
+    new Gauge({ name: 'reso_gzip_run_cache_bytes', help: 'Bytes of compressed runs kept in memory, at most GZIP_RUN_CACHE_MB', registers, collect() { this.set(read().bytes); } });
+  }
+
+  /**
    * Adds a gauge read at each scrape (e.g. the webhook deliveries' lag, from the module that knows it). A series
    * with labels of its own: a prom-client metric registered in `registry`.
    */

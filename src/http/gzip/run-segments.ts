@@ -23,19 +23,46 @@ const RUNS_PER_VERDICT = 2;
 /** What an entry costs beyond its bytes (its digest, the entry, the LRU's bookkeeping), counted against the bound. */
 const ENTRY_OVERHEAD = 200;
 
+/** What the kept runs have done since the start (the run cache's metrics, /metrics). */
+export interface RunStats {
+  /** Runs served from memory. */
+  hits: number;
+  /** Runs compressed on the spot (then kept, when their revisions are known). */
+  misses: number;
+  /** Runs given up to make room for others. */
+  evictions: number;
+  /** Bytes kept now, with each entry's overhead (at most GZIP_RUN_CACHE_MB). */
+  bytes: number;
+}
+
 export class RunSegments {
   private readonly kept?: LRUCache<string, Segment>;
+  private readonly counts = { hits: 0, misses: 0, evictions: 0 };
 
   /** `maxBytes` 0: nothing is kept; every run is compressed on the spot. */
   constructor(maxBytes: number) {
-    if (maxBytes > 0) this.kept = new LRUCache<string, Segment>({ maxSize: maxBytes, sizeCalculation: (s) => s.bytes.length + ENTRY_OVERHEAD });
+    if (maxBytes > 0) {
+      this.kept = new LRUCache<string, Segment>({
+        maxSize: maxBytes, sizeCalculation: (s) => s.bytes.length + ENTRY_OVERHEAD,
+        dispose: (_s, _id, reason) => { if (reason === 'evict') this.counts.evictions++; },
+      });
+    }
+  }
+
+  stats(): RunStats {
+    return { ...this.counts, bytes: this.kept?.calculatedSize ?? 0 };
+  }
+
+  /** A run found by peek() and held until written: served from memory. */
+  served(): void {
+    this.counts.hits++;
   }
 
   /** Most runs lately asked for (the last batch's: of(), peek()) were kept: reading only the others pays. */
   mostlyKept = false;
   private lately = { kept: 0, asked: 0 };
 
-  /** The segment kept at `id`, if any (counted as asked). */
+  /** The segment kept at `id`, if any (counted as asked; a hit only once served: served()). */
   peek(id: string): Segment | undefined {
     const found = this.kept?.get(id);
     this.note(found !== undefined);
@@ -59,6 +86,7 @@ export class RunSegments {
   of(id: string | undefined, text: () => Buffer): Segment {
     const found = id === undefined ? undefined : this.kept?.get(id);
     this.note(found !== undefined);
+    this.counts[found ? 'hits' : 'misses']++;
     if (found) return found;
     const made = segmentOf(text(), RUN_LEVEL);
     if (id !== undefined) this.kept?.set(id, made);

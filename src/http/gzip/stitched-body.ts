@@ -66,7 +66,10 @@ export class StitchedBody {
       const run = records.slice(from, to);
       const id = this.byText ? textDigest(run) : runId(this.shape, ids.keys.slice(from, to), ids.revisions?.slice(from, to));
       const held = id === undefined ? undefined : this.held.get(id);
-      if (held) this.held.delete(id!);
+      if (held) {
+        this.held.delete(id!);
+        this.runs.served();
+      }
       // A record not read (needed) is empty: its run must be one held, or the body would lose it.
       pieces.push(...this.gzip.segment(held ?? this.runs.of(id, () => joined(run))));
     });

@@ -6,7 +6,7 @@
  * most, whatever its size and however slowly its reader reads; a page no larger than a batch is one query, as it
  * always was.
  */
-import type { PreparedRead, StoredRecord } from '../../storage/records/record-store';
+import type { PagePositions, PreparedRead, RecordPage, StoredRecord } from '../../storage/records/record-store';
 import type { Parents } from './expansions';
 import type { RecordBytes } from './response';
 
@@ -50,6 +50,9 @@ interface Batch {
   readonly moreRows: boolean;
 }
 
+/** Batches whose positions one read takes at most: with batches of 100, a page of 1,000 (the largest by default) in one. */
+const POSITION_BATCHES = 10;
+
 export class PageBatches {
   /** Records handed out so far. */
   read = 0;
@@ -63,6 +66,8 @@ export class PageBatches {
   ids: BatchIds = { keys: [] };
   /** The batch after the ones handed out, being read; at most one is read ahead. */
   private ahead?: Promise<Batch>;
+  /** The positions of the page's rows not handed out yet, when its batches are read by position (PageRead.needed). */
+  private positions?: PagePositions;
 
   constructor(private readonly records: PreparedRead, private readonly page: PageRead) {
     this.last = page.after;
@@ -98,16 +103,34 @@ export class PageBatches {
     const take = Math.min(p.batch, p.limit - read);
     // One row more than the batch tells whether another row follows.
     const offset = after === undefined ? p.skip : undefined;
-    const window = { after, limit: take + 1, offset };
-    const needed = p.needed?.();
-    // The row after the batch is read only to know that it is there.
-    const rows = (needed && await this.records.pageOfNeeded(window, (keys, revisions) => needed(keys.slice(0, take), revisions.slice(0, take), read)))
-      ?? await this.records.page(window);
+    const rows = await this.rowsAfter({ after, limit: take + 1, offset }, read);
     const n = Math.min(rows.records.length, take);
     const records = rows.records.length > n ? rows.records.slice(0, n) : rows.records;
     const keys = rows.sortValues.slice(0, n).map((v) => v[p.keyAt]);
     const expanded = await p.expand({ keys, links: rows.links?.slice(0, n) }, records, after === undefined);
     const ids = { keys, revisions: rows.revisions?.slice(0, n) };
     return { records: expanded, ids, last: n > 0 ? rows.sortValues[n - 1] : undefined, moreRows: rows.records.length > take };
+  }
+
+  /**
+   * A batch's rows (one more than the batch, to tell whether another follows): by position when the page's reader
+   * asks for only some records (needed), the positions of the whole rest of the page read once, at its first batch
+   * (up to POSITION_BATCHES batches'); else, or when a record was written since its position was read, read whole.
+   */
+  private async rowsAfter(window: { after?: readonly unknown[]; limit: number; offset?: number }, read: number): Promise<RecordPage<StoredRecord>> {
+    const needed = this.page.needed?.();
+    const take = window.limit - 1;
+    if (needed) {
+      let positions = this.positions?.take(take);
+      if (!positions) {
+        const rest = Math.min(POSITION_BATCHES * this.page.batch, Math.max(take, this.page.limit - read));
+        this.positions = await this.records.positionsOf({ ...window, limit: rest + 1 });
+        positions = this.positions?.take(take);
+      }
+      const rows = positions && await this.records.pageAt(positions, (keys, revisions) => needed(keys.slice(0, take), revisions.slice(0, take), read));
+      if (rows) return rows;
+    }
+    this.positions = undefined;
+    return this.records.page(window);
   }
 }

@@ -54,6 +54,7 @@ export class ResourceRequests {
   constructor(private readonly parts: ResourceParts, private readonly options: AppOptions) {
     this.paging = new PagePlanner(parts, options);
     this.runs = new RunSegments(options.gzipRunCacheBytes ?? DEFAULT_GZIP_RUN_CACHE_BYTES);
+    options.metrics?.gzipRuns(() => this.runs.stats());
     this.sets = new Map(parts.model.entitySets.map((s) => [s.name, s]));
     this.shapers = new EntityShapers(parts.model.entitySets);
     const lookups = new Map(parts.model.lookups.map((l) => [l.name, l]));

@@ -53,10 +53,10 @@ export interface FoundRecord {
   readonly revision?: unknown;
 }
 
-/** Which of a page's records its reader needs read, given their keys and revisions in order (PreparedRead.pageOfNeeded). */
+/** Which of a page's records its reader needs read, given their keys and revisions in order (PreparedRead.pageAt). */
 export type NeededRecords = (keys: readonly unknown[], revisions: readonly unknown[]) => readonly boolean[];
 
-/** A record a read by pageOfNeeded did not read. */
+/** A record a read by pageAt did not read. */
 const EMPTY = Buffer.alloc(0);
 
 /** Where a page starts and how many rows it takes. */
@@ -66,6 +66,29 @@ export interface PageWindow {
   readonly limit: number;
   /** Rows passed over first ($skip); only where no keyset position is given. */
   readonly offset?: number;
+}
+
+/**
+ * The positions of a page's rows, read in one statement and handed out a batch at a time: a page of 1,000 whose
+ * runs are kept so costs one read of its index instead of one per batch (docs/benchmarks/gzip.md). Rows without
+ * their records: a page's worth is small, and bounded by the window asked for.
+ */
+export class PagePositions {
+  private at = 0;
+
+  constructor(private readonly rows: readonly Row[], private readonly asked: number) {}
+
+  /**
+   * The next `n` rows and the one after them (which tells whether another follows); undefined when the rows read
+   * end before that and the window was full (more rows may follow it: read the next window).
+   */
+  take(n: number): readonly Row[] | undefined {
+    const end = this.at + n + 1;
+    if (end > this.rows.length && this.rows.length >= this.asked) return undefined;
+    const rows = this.rows.slice(this.at, end);
+    this.at += n;
+    return rows;
+  }
 }
 
 /** The reads of one plan: pages, their count, one record by key. */
@@ -152,15 +175,21 @@ export class PreparedRead {
   }
 
   /**
-   * A page read by positions first (keys and revisions, from the index), then only the records `needed` asks for,
-   * by key: the others' bytes the reader holds elsewhere by revision (a gzip answer's kept runs, http/gzip), and
-   * they are empty here. Undefined when the read knows no revisions, or a record asked for was written in between:
-   * then read the page().
+   * The positions of a window's rows (keys, revisions, sort values, links; no records), read once for a whole page
+   * and handed out batch by batch (pageAt); undefined when the read knows no revisions.
    */
-  async pageOfNeeded(w: PageWindow, needed: NeededRecords): Promise<RecordPage<Buffer> | undefined> {
+  async positionsOf(w: PageWindow): Promise<PagePositions | undefined> {
     const kept = this.kept;
-    if (!kept) return undefined;
-    const positions = await this.positions(w, kept);
+    return kept && new PagePositions(await this.positions(w, kept), w.limit);
+  }
+
+  /**
+   * A batch of a page read by positions (positionsOf), with only the records `needed` asks for read, by key: the
+   * others' bytes the reader holds elsewhere by revision (a gzip answer's kept runs, http/gzip), and they are
+   * empty here. Undefined when a record asked for was written since its position was read: then read the page().
+   */
+  async pageAt(positions: readonly Row[], needed: NeededRecords): Promise<RecordPage<Buffer> | undefined> {
+    const kept = this.kept!;
     const wanted = needed(positions.map((row) => row[kept.key]), positions.map((row) => row[REVISION_COLUMN]));
     const read = await kept.atRevisions(positions.filter((_, i) => wanted[i]));
     if (!read) return undefined;

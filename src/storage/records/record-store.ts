@@ -19,7 +19,7 @@ import { ValueTableWriter } from './value-tables';
 import type { RecordCache, TableRecordCache } from './record-cache';
 
 export type { RecordQuery } from './record-queries';
-export type { FoundRecord, NeededRecords, PreparedRead, PreparedRelated, RecordLinks, RecordPage, StoredRecord } from './prepared-reads';
+export type { FoundRecord, NeededRecords, PagePositions, PreparedRead, PreparedRelated, RecordLinks, RecordPage, StoredRecord } from './prepared-reads';
 
 /**
  * Records per multi-row upsert (rowsPerStatement's `most`): each row carries a whole record's text, up to tens of
