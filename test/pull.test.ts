@@ -50,6 +50,14 @@ describeEachDatabase('reso-server pull: the operator\'s upstreams (issue 41 §1)
     expect(outputs[2].stdout).to.match(/^feed +active +- +0 +- +Property,Media +bearer/m);
   });
 
+  it('a base URL carrying credentials or a key in its query is shown with them masked', async () => {
+    const added = await pull('add', 'keyed', '--url', 'https://user:url-password-42@feed.example/odata?api_key=url-key-42', '--token', BEARER, '--set', 'Property');
+    expect(added.code, added.stderr).to.equal(0);
+    const outputs = [added, await pull('list'), await pull('list', '--json'), await pull('show', 'keyed')];
+    for (const r of outputs) expect(r.stdout + r.stderr).not.to.include('url-password-42').and.not.to.include('url-key-42');
+    expect(await pull('remove', 'keyed')).to.include({ code: 0 });
+  });
+
   it('pause and resume change the state list shows; a paused upstream is not pulled (one line, exit 1); remove forgets it', async () => {
     expect((await pull('pause', 'feed')).stdout).to.equal('upstream feed paused\n');
     expect((await pull('list')).stdout).to.match(/^feed +paused /m);

@@ -94,7 +94,7 @@ export function masked(secret: string): string {
 }
 
 /** The authentication as `list` and `show` print it. */
-/** A base URL as shown outside the CLI (the console): credentials in it and the values of its query masked. */
+/** A base URL as `list`, `show`, the admin API and the console show it: credentials in it and the values of its query masked. */
 export function maskedUrl(text: string): string {
   const url = new URL(text);
   if (url.username || url.password) [url.username, url.password] = ['…', ''];

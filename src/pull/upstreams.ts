@@ -4,7 +4,7 @@ import type { ServiceModel } from '../model/service-model';
 import type { Database } from '../storage/db/database';
 import { PullProgress } from '../storage/tables/pull-progress';
 import { PullRow, PullTable } from '../storage/tables/pull-table';
-import { checkSettings, maskedAuth, PullInvalid, PullSettings, PulledSet, rowOf, settingsOf } from './pull-settings';
+import { checkSettings, maskedAuth, maskedUrl, PullInvalid, PullSettings, PulledSet, rowOf, settingsOf } from './pull-settings';
 
 /** An upstream as `list` and `show` print it: secrets masked. */
 export interface UpstreamStatus {
@@ -98,7 +98,7 @@ export class Upstreams {
     const s = settingsOf(row);
     const now = this.clock.now();
     return {
-      name: s.name, url: s.baseUrl, auth: maskedAuth(s.auth), sets: s.sets, pageSize: s.pageSize, requestsPerSecond: s.requestsPerSecond,
+      name: s.name, url: maskedUrl(s.baseUrl), auth: maskedAuth(s.auth), sets: s.sets, pageSize: s.pageSize, requestsPerSecond: s.requestsPerSecond,
       overlapSeconds: s.overlapSeconds, strategy: s.strategy, state: row.state, lastError: row.last_error,
       lagSeconds: lagSeconds(row, now), lastSuccess: row.caught_up_at === null ? null : new Date(row.caught_up_at).toISOString(),
       recordsPulled: row.records_pulled, faults: JSON.parse(row.faults) as Record<string, number>, puller: row.lease_until !== null && row.lease_until >= now ? row.lease_owner : null,
