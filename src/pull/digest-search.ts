@@ -5,7 +5,7 @@
  * into ranges that differ, and a differing range of few records is fetched by `<key> ge From and <key> lt To`. What
  * it finds: keys gone upstream, and records whose upstream timestamp moved or that this copy lacks.
  */
-import { createHash } from 'node:crypto';
+import { RangeHash, recordHash } from '../foundation/replica-hash';
 import { allOf, collectionUrl, PullContext, SetPull } from './pull-context';
 import type { Differences, Reconciler } from './reconcile';
 
@@ -25,7 +25,6 @@ interface Range {
   readonly Hash: string;
 }
 
-const MASK = (1n << 64n) - 1n;
 const PARTS = 16;
 /** A differing range of at most this many records is fetched, not split again (one page). */
 const LEAF = 100;
@@ -124,11 +123,11 @@ function within(mine: readonly Mine[], from: Key | null, to: Key | null): Mine[]
   return mine.filter((m) => (from === null || compareKeys(m.key, from) >= 0) && (to === null || compareKeys(m.key, to) < 0));
 }
 
-/** The sum of the records' hashes modulo 2^64, as 16 hex digits; each the first 8 bytes of SHA-256 over `<key>\n<timestamp>`. */
+/** The range's hash of this copy's records, as the upstream's digest computes it (the one definition, foundation/replica-hash.ts). */
 function hashOf(records: readonly Mine[]): string {
-  let sum = 0n;
-  for (const r of records) sum = (sum + createHash('sha256').update(`${r.key}\n${r.timestamp ?? ''}`).digest().readBigUInt64BE(0)) & MASK;
-  return sum.toString(16).padStart(16, '0');
+  const sum = new RangeHash();
+  for (const r of records) sum.add(recordHash(r.key, r.timestamp));
+  return sum.hex();
 }
 
 function literal(key: Key | null): string {
