@@ -192,6 +192,8 @@ function sendError(ctx: RequestContext, err: unknown): void {
     return;
   }
   const { status, headers, body } = errorAnswer(asServiceError(err));
+  // What the failed answer had said of its own body (a stitched gzip page sets its coding before its first byte).
+  for (const h of ['Content-Encoding', 'Content-Length', 'ETag']) res.removeHeader(h);
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.statusCode = status;
   res.end(body);

@@ -97,8 +97,9 @@ function piecesOf(records: readonly RunRecord[]): Buffer[] {
   const pieces: Buffer[] = [];
   records.forEach((r, i) => {
     if (i > 0) pieces.push(COMMA);
-    if (Buffer.isBuffer(r)) pieces.push(r);
-    else pieces.push(...r);
+    // Pieces are told apart by being an array: a record read by a scan thread is a plain Uint8Array, not a Buffer.
+    if (Array.isArray(r)) pieces.push(...(r as readonly Buffer[]));
+    else pieces.push(r as Buffer);
   });
   return pieces;
 }

@@ -51,13 +51,16 @@ export async function writeStitchedPage(
     // A record of a kept run is not read (empty here): such a page is sent stitched, whatever its size.
     const identity = records.every((r) => r.length > 0) ? collectionBody(head.context, records, { count: head.count, nextLink }) : undefined;
     if (identity && size(identity) < COMPRESSION_THRESHOLD_BYTES) return sendPieces(ctx, identity, stallMs);
+    // The body is made before the header says gzip: a failure making it is answered as an error in plain text.
+    const whole = [...body.text(opening), ...body.records(records, batches.ids, false), ...body.text(collectionTail(nextLink)), ...body.end()];
     ctx.res.setHeader('Content-Encoding', 'gzip');
-    return sendPieces(ctx, [...body.text(opening), ...body.records(records, batches.ids, false), ...body.text(collectionTail(nextLink)), ...body.end()], stallMs);
+    return sendPieces(ctx, whole, stallMs);
   }
+  const firstPiece = Buffer.concat([...body.text(opening), ...body.records(records, batches.ids, false)]);
   ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
   ctx.res.setHeader('Content-Encoding', 'gzip');
   const writer = new BodyWriter(ctx.res, stallMs);
-  await writer.write(Buffer.concat([...body.text(opening), ...body.records(records, batches.ids, false)]));
+  await writer.write(firstPiece);
   while (!batches.done) {
     const batch = await batches.next();
     await writer.write(Buffer.concat(body.records(batch, batches.ids, true)));
@@ -79,7 +82,8 @@ export function sendStitchedEntity(
   const whole = body === record;
   const stitched = new StitchedBody(runs, shapeOf(set, whole ? 'records' : 'tail'));
   const head = whole ? [] : stitched.text(body.subarray(0, body.length - record.length + 1));
+  const pieces = [...head, ...stitched.records([whole ? record : record.subarray(1)], ids, false), ...stitched.end()];
   ctx.res.setHeader('Content-Encoding', 'gzip');
-  sendPieces(ctx, [...head, ...stitched.records([whole ? record : record.subarray(1)], ids, false), ...stitched.end()], stallMs);
+  sendPieces(ctx, pieces, stallMs);
   return true;
 }
