@@ -7,10 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { GzipStream, type Segment } from './gzip-stream';
+import { pushRecord, type RecordBytes } from '../odata/record-bytes';
 import { RUN_RECORDS, runId, type RunSegments } from './run-segments';
-
-/** A record as written: its bytes, or the pieces an expanded record is spliced from. */
-export type RunRecord = Buffer | readonly Buffer[];
 
 /** Which records are written: their keys, and their revisions when the read knows them. */
 export interface RecordIds {
@@ -59,7 +57,7 @@ export class StitchedBody {
   }
 
   /** Records comma-separated (`more`: after others already written), in runs; the pieces to write. */
-  records(records: readonly RunRecord[], ids: RecordIds, more: boolean): Buffer[] {
+  records(records: readonly RecordBytes[], ids: RecordIds, more: boolean): Buffer[] {
     const pieces: Buffer[] = [];
     this.eachRun(records.length, this.position, (from, to) => {
       if (more || from > 0) pieces.push(...this.gzip.text(COMMA));
@@ -93,24 +91,22 @@ export class StitchedBody {
 }
 
 /** A run's records comma-separated, as pieces. */
-function piecesOf(records: readonly RunRecord[]): Buffer[] {
+function piecesOf(records: readonly RecordBytes[]): Buffer[] {
   const pieces: Buffer[] = [];
   records.forEach((r, i) => {
     if (i > 0) pieces.push(COMMA);
-    // Pieces are told apart by being an array: a record read by a scan thread is a plain Uint8Array, not a Buffer.
-    if (Array.isArray(r)) pieces.push(...(r as readonly Buffer[]));
-    else pieces.push(r as Buffer);
+    pushRecord(pieces, r);
   });
   return pieces;
 }
 
-function joined(records: readonly RunRecord[]): Buffer {
+function joined(records: readonly RecordBytes[]): Buffer {
   if (records.some((r) => r.length === 0)) throw new Error('a run of records not read was neither kept nor held');
   return Buffer.concat(piecesOf(records));
 }
 
 /** The digest of a run's text (SHA-256: hashing a page of 100 expanded listings, 2 MB, costs about 1.4 ms here). */
-function textDigest(records: readonly RunRecord[]): string {
+function textDigest(records: readonly RecordBytes[]): string {
   const hash = createHash('sha256');
   for (const piece of piecesOf(records)) hash.update(piece);
   return `text\u0000${hash.digest('base64url')}`;

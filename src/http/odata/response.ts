@@ -3,8 +3,10 @@ import type { ServerResponse } from 'node:http';
 import { without } from '../../foundation/bench-without';
 import { jsonContentType } from './json-format';
 import type { RequestContext } from '../request-context';
+import { isPieces, pushRecord, type RecordBytes } from './record-bytes';
 
 export { SERVICE_ROOT } from '../request-context';
+export type { RecordBytes } from './record-bytes';
 
 /** A whole JSON body; with `stallMs`, a reader that stops taking it is disconnected after that long. */
 export function sendJson(ctx: RequestContext, body: string | Buffer, stallMs?: number): void {
@@ -25,32 +27,6 @@ export function sendText(res: ServerResponse, text: string): void {
 }
 
 const COMMA = Buffer.from(',');
-
-/**
- * A record as the bytes written: one Buffer, or the pieces it is spliced from (an expanded record: its own fields,
- * each navigation's head, related records and close, http/expansions.ts), handed to the socket with the rest of
- * the body and never joined into one Buffer first: joining them copied every expanded page once more (a first
- * page of 100 listings with their media, 2 MB: about a third of its CPU, docs/benchmarks.md).
- */
-export type RecordBytes = Buffer | readonly Buffer[];
-
-/** An expanded record's pieces: told apart by being an array, since a record read by a scan thread is a plain Uint8Array. */
-function isPieces(record: RecordBytes): record is readonly Buffer[] {
-  return Array.isArray(record);
-}
-
-function pushRecord(pieces: Buffer[], record: RecordBytes): number {
-  if (!isPieces(record)) {
-    pieces.push(record);
-    return record.length;
-  }
-  let size = 0;
-  for (const piece of record) {
-    pieces.push(piece);
-    size += piece.length;
-  }
-  return size;
-}
 
 /**
  * One entity as the bytes sent: the context annotation (if any) spliced in front of the record's fields. Its
