@@ -4,7 +4,7 @@
  */
 import type { Exchange } from './upstream-request';
 import { UpstreamFault, UpstreamPage } from './upstream';
-import { retryAfterMs } from './upstream-timing';
+import { retryAfterMs } from '../foundation/retry-waits';
 
 /** Throws the fault a non-2xx answer is. `nextLink`: the URL was a nextLink the upstream gave, not a query. */
 export function judgeStatus(got: Exchange, where: string, nextLink: boolean, now: number): void {

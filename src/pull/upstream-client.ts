@@ -5,10 +5,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Clock, systemClock } from '../foundation/clock';
+import { backoffMs } from '../foundation/retry-waits';
 import { Upstream, UpstreamEvent, UpstreamFault, UpstreamFaultKind, UpstreamOptions, UpstreamPage } from './upstream';
 import { judgeStatus, readMetadata, readPage, shownUrl } from './upstream-answer';
 import { Agents, Exchange, exchange } from './upstream-request';
-import { backoffMs, Pacer, realSleep } from './upstream-timing';
+import { Pacer, realSleep } from './upstream-timing';
 import { TokenSource } from './upstream-token';
 
 const RETRIABLE: ReadonlySet<UpstreamFaultKind> = new Set(['rate-limited', 'server-error', 'timeout', 'connection']);

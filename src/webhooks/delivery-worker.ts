@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Client, ClientRegistry } from '../auth/clients';
 import type { Clock } from '../foundation/clock';
+import { backoffMs } from '../foundation/retry-waits';
 import { Errors, ServiceError } from '../errors/catalogue';
 import type { Outcome, SubscriptionRow, SubscriptionStore } from '../storage/tables/webhook-table';
 import type { ClientEventFeed, EventBatch } from './event-feed';
@@ -179,7 +180,6 @@ export class DeliveryWorker {
   backoff(n: number): number {
     const base = this.options.backoffMs ?? DEFAULT_BACKOFF_MS;
     const cap = this.options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
-    const full = Math.min(cap, base * 2 ** Math.min(n - 1, 30));
-    return Math.round(full / 2 + (this.options.random ?? Math.random)() * (full / 2));
+    return backoffMs(n, base, cap, this.options.random ?? Math.random);
   }
 }

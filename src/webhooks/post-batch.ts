@@ -3,6 +3,7 @@
  * consumer's bearer token and the feed's EntityEventSource header, given up after a timeout. The answer is
  * classified for the worker: delivered (2xx), asked to wait (429 with its Retry-After), or failed.
  */
+import { retryAfterMs } from '../foundation/retry-waits';
 
 /** RESO Common Format's context of an EntityEvent payload. */
 export const ENTITY_EVENT_CONTEXT = 'urn:reso:metadata:2.0:resource:entityevent';
@@ -54,11 +55,8 @@ export async function postBatch(target: PushTarget, records: readonly string[], 
 
 /** Retry-After as delay-seconds or an HTTP-date, in milliseconds from `now` (bounded); undefined when absent or unreadable. */
 export function retryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
-  if (!Number.isFinite(ms)) return undefined;
-  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+  const ms = retryAfterMs(value, now);
+  return ms === undefined ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
 }
 
 function failure(e: unknown): string {
