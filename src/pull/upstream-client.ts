@@ -25,6 +25,7 @@ class UpstreamClient implements Upstream {
   private readonly pacer: Pacer;
   private readonly root: URL;
   private readonly tokens?: TokenSource;
+  private metadataText?: Promise<string>;
 
   constructor(private readonly options: UpstreamOptions) {
     this.clock = options.clock ?? systemClock;
@@ -48,9 +49,18 @@ class UpstreamClient implements Upstream {
     return this.withRetries(target, headers, nextLink, (got, where) => readPage(got, target, where));
   }
 
-  async metadata(): Promise<string> {
-    const target = new URL('$metadata', this.root);
-    return this.withRetries(target, { Accept: 'application/xml' }, false, (got, where) => readMetadata(got, where));
+  /**
+   * Read once per client (a puller connects once a pass): the strategy's look for an event log and the
+   * reconciliation's look for a digest share one request of a document that can weigh megabytes. A failed read is
+   * not kept.
+   */
+  metadata(): Promise<string> {
+    this.metadataText ??= this.withRetries(new URL('$metadata', this.root), { Accept: 'application/xml' }, false, (got, where) => readMetadata(got, where))
+      .catch((e: unknown) => {
+        this.metadataText = undefined;
+        throw e;
+      });
+    return this.metadataText;
   }
 
   async close(): Promise<void> {

@@ -90,7 +90,7 @@ export interface Upstream {
    * options' bounds, then throws an UpstreamFault; any other failure is an UpstreamFault too.
    */
   page(url: string, init?: { readonly maxPageSize?: number }): Promise<UpstreamPage>;
-  /** The upstream's $metadata, as XML text. */
+  /** The upstream's $metadata, as XML text (read once in the client's life). */
   metadata(): Promise<string>;
   /** Closes kept-alive connections. */
   close(): Promise<void>;
