@@ -31,6 +31,7 @@ export interface Config extends OperationConfig {
   recordCacheBytes: number;
   /** Bytes of compressed runs of records each process keeps for stitched gzip bodies (http/gzip/run-segments.ts); 0: none. */
   gzipRunCacheBytes: number;
+  gzipPageCacheBytes: number;
   /** How long a response waits for a reader that takes nothing before it is disconnected, in milliseconds. */
   writeStallMs: number;
   /** Requests one client may have in progress at once; more answer 429. */
@@ -104,6 +105,7 @@ function readConfig(env: NodeJS.ProcessEnv): Config {
     pageBatchSize: intSetting(env, 'PAGE_BATCH_SIZE', 100, 1, 10_000),
     recordCacheBytes: intSetting(env, 'RECORD_CACHE_MB', 64, 0, 1_048_576) * 1024 * 1024,
     gzipRunCacheBytes: intSetting(env, 'GZIP_RUN_CACHE_MB', 64, 0, 1_048_576) * 1024 * 1024,
+    gzipPageCacheBytes: intSetting(env, 'GZIP_PAGE_CACHE_MB', 64, 0, 1_048_576) * 1024 * 1024,
     writeStallMs: intSetting(env, 'WRITE_STALL_TIMEOUT_MS', 30_000, 100, 600_000),
     maxConcurrentRequests: intSetting(env, 'MAX_CONCURRENT_REQUESTS', 8, 1, 10_000),
     feedScope: env.FEED_SCOPE || undefined,

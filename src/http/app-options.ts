@@ -10,6 +10,8 @@ import type { MetricsText } from './admin/metrics-endpoint';
 
 /** GZIP_RUN_CACHE_MB's default, in bytes. */
 export const DEFAULT_GZIP_RUN_CACHE_BYTES = 64 * 1024 * 1024;
+/** GZIP_PAGE_CACHE_MB's default, in bytes. */
+export const DEFAULT_GZIP_PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** With the page sizes (paging/page-plan.ts). */
 export interface AppOptions extends PagingOptions {
@@ -36,6 +38,8 @@ export interface AppOptions extends PagingOptions {
   compression?: boolean;
   /** Bytes of compressed runs of records kept for stitched gzip bodies (http/gzip/run-segments.ts); 0: none kept. */
   gzipRunCacheBytes?: number;
+  /** Bytes of stitched gzip pages kept whole while no record is written (http/gzip/page-bodies.ts); 0: none kept. */
+  gzipPageCacheBytes?: number;
   /** Origins browsers may call from (http/cors.ts); none: CORS off. */
   corsOrigins?: readonly string[];
   /** Observes every request. */

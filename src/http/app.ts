@@ -26,6 +26,7 @@ import { errorAnswer } from './error-status';
 import { parseQueryString } from './query-string';
 import { rateLimiter } from './rate-limit';
 import type { ChangeLogMarks } from '../paging/change-log-marks';
+import type { WriteMark } from '../storage/records/write-mark';
 import { resourceHandlers } from './odata/data-handlers';
 import { ReaderGone } from './odata/response';
 import { middlewareStep, requestPipeline, Step } from './pipeline';
@@ -61,6 +62,8 @@ export interface AppParts extends ServiceReadiness {
   readonly scopeEpochs: ScopeEpochs;
   /** What marks into the change log are checked against, when there is one. */
   readonly changeLogMarks?: ChangeLogMarks;
+  /** What every record write moves (storage/records/write-mark.ts): stitched gzip pages are kept whole while it stays. */
+  readonly writeMark?: Pick<WriteMark, 'current'>;
   /** What the token endpoint's throttle is measured against. */
   readonly clock: Clock;
   /** The clients' request limits, shared with the other instances on the database. */

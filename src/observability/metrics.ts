@@ -88,6 +88,22 @@ export class ServiceMetrics {
   }
 
   /**
+   * The kept gzip pages' metrics (http/gzip/page-bodies.ts), read at each scrape: pages served whole from memory,
+   * pages stitched (none kept, or kept before the last record write), pages given up for room, bytes kept now.
+   */
+  gzipPages(read: () => { hits: number; misses: number; evictions: number; bytes: number }): void {
+    const registers = [this.registry];
+    for (const [field, name, help] of [
+      ['hits', 'reso_gzip_page_cache_hits_total', 'Stitched gzip pages served whole from memory, no record written since they were read (GZIP_PAGE_CACHE_MB)'],
+      ['misses', 'reso_gzip_page_cache_misses_total', 'Stitched gzip pages not kept, or kept before the last record write: stitched from their runs'],
+      ['evictions', 'reso_gzip_page_cache_evictions_total', 'Kept gzip pages given up, least recently used first, to keep within GZIP_PAGE_CACHE_MB'],
+    ] as const) {
+      new Counter({ name, help, registers, collect() { this.reset(); this.inc(read()[field]); } });
+    }
+    new Gauge({ name: 'reso_gzip_page_cache_bytes', help: 'Bytes of stitched gzip pages kept whole, at most GZIP_PAGE_CACHE_MB', registers, collect() { this.set(read().bytes); } });
+  }
+
+  /**
    * Adds a gauge read at each scrape (e.g. the webhook deliveries' lag, from the module that knows it). A series
    * with labels of its own: a prom-client metric registered in `registry`.
    */

@@ -132,6 +132,16 @@ export class PagePlan {
     return this.walk.size.applied;
   }
 
+  /**
+   * This page's place in its walk, as text: with the request's plan (which holds the client's licence), it decides
+   * the page's records and, with the service root, its nextLink (whose token's sealing differs, not what it holds).
+   */
+  get place(): string {
+    const w = this.walk;
+    const link = nextLink('', this.ask.path, this.ask.search, '');
+    return JSON.stringify([link, w.position?.last ?? null, this.returned, w.epoch ?? null, w.perPage, w.top, w.size.applied ?? null]);
+  }
+
   /** A mark into the change log that retention passed cannot continue exactly: checked once the page is being read. */
   async refuseExpiredMark(): Promise<void> {
     const { set, query: q } = this.ask;

@@ -82,6 +82,7 @@ export async function startServer(
     scopeEpochs: new ScopeEpochs(() => service.settings.scopeEpoch('feed', config.feedScope ?? '')),
     subscriptions: subscriptions(service, config.feedScope),
     changeLogMarks: service.changeLog,
+    writeMark: service.writeMark,
   };
   const { manual, ...tuning } = app.webhooks ?? {}; // guards: pushes are refused where the client's own query would be
   const webhooks = deliveryWorker(service, config.feedScope, service.changeLog && { marks: service.changeLog, epochs: parts.scopeEpochs }, { ...config.webhooks, ...tuning, log });
@@ -96,7 +97,7 @@ export async function startServer(
     writeStallMs: config.writeStallMs,
     maxConcurrentRequests: config.maxConcurrentRequests,
     feedScope: config.feedScope,
-    compression: config.compression, gzipRunCacheBytes: config.gzipRunCacheBytes,
+    compression: config.compression, gzipRunCacheBytes: config.gzipRunCacheBytes, gzipPageCacheBytes: config.gzipPageCacheBytes,
     corsOrigins: config.corsOrigins,
     metrics: observed.metrics,
     scrapeOnServicePort: config.metricsPort === undefined ? observed.scrape : undefined,

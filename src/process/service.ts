@@ -11,6 +11,7 @@ import type { EntitySetSpec, ServiceModel } from '../model/service-model';
 import { Readiness } from './readiness';
 import { Started, startUp, StartupOptions } from './startup';
 import { ChangeLog } from '../storage/records/change-log';
+import { WriteMark } from '../storage/records/write-mark';
 import { ChangeLogRetention, RetentionPolicy } from '../storage/records/change-log-retention';
 import { ClientTable } from '../storage/tables/client-table';
 import { CredentialMark } from '../storage/tables/credential-changes';
@@ -53,6 +54,8 @@ export class ListingService {
   readonly clock: Clock;
   /** The change log's retention and marks, when the dictionary declares a change log (EntityEvent). */
   readonly changeLog?: ChangeLogRetention;
+  /** What every transaction that writes records moves (write-mark.ts): whether anything was written since. */
+  readonly writeMark: WriteMark;
   /** Which of several instances starting together on the database does the start-up work. */
   readonly startupLock: StartupLock;
   /** Reached once the start-up work is done; its value holds what signs and reads $skiptoken values. */
@@ -63,6 +66,7 @@ export class ListingService {
   constructor(readonly model: ServiceModel, readonly db: Database, options: ServiceOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.settings = new Settings(db);
+    this.writeMark = new WriteMark(this.settings);
     this.clients = new ClientRegistry(new ClientTable(db, this.settings), this.clock, new CredentialMark(db, this.settings));
     this.meter = new Meter(new UsageTable(db, this.settings), options.usage);
     this.rateWindows = new RateWindows(new RateTable(db), this.clock);

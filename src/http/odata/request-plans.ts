@@ -32,6 +32,8 @@ export interface ExecutablePlan {
   readonly plan: RequestPlan;
   readonly read: PreparedRead;
   readonly expansions: readonly Expansion[];
+  /** What it is kept at (its shape and the client's licence); none for a plan made for one request (`now()`). */
+  readonly key?: string;
 }
 
 export class RequestPlans {
@@ -49,8 +51,9 @@ export class RequestPlans {
     const key = planKey(request, this.idOf(licence));
     const known = this.plans.get(key);
     if (known) return known;
-    const made = this.prepare(set, planRequest({ ...request, licence }, this.context));
-    if (!made.plan.volatile && !without('plan-cache')) this.plans.set(key, made);
+    const plan = planRequest({ ...request, licence }, this.context);
+    const made = { ...this.prepare(set, plan), ...(plan.volatile ? {} : { key }) };
+    if (made.key !== undefined && !without('plan-cache')) this.plans.set(key, made);
     return made;
   }
 

@@ -13,8 +13,9 @@ import type { LicenceSource } from '../../auth/licence';
 import { TRANSACTION_CLASSES, UsageRecorder } from '../../metering/meter';
 import type { PreparedRead } from '../../storage/records/record-store';
 import type { RecordStores } from '../../storage/records/record-stores';
+import type { WriteMark } from '../../storage/records/write-mark';
 import { Errors } from '../../errors/catalogue';
-import { type AppOptions, DEFAULT_GZIP_RUN_CACHE_BYTES } from '../app-options';
+import { type AppOptions, DEFAULT_GZIP_PAGE_CACHE_BYTES, DEFAULT_GZIP_RUN_CACHE_BYTES } from '../app-options';
 import { withExpansions } from './expansions';
 import { parseKeyPredicate } from './key-predicate';
 import { PageBatches } from './page-batches';
@@ -25,7 +26,8 @@ import type { RequestContext } from '../request-context';
 import { ExecutablePlan, RequestPlans } from './request-plans';
 import { RunSegments } from '../gzip/run-segments';
 import type { StitchedBody } from '../gzip/stitched-body';
-import { sendStitchedEntity, stitchedPage, stitches, writeStitchedPage } from './stitched-responses';
+import { sendStitched, sendStitchedEntity, stitchedPage, stitches, writeStitchedPage } from './stitched-responses';
+import { PageBodies } from '../gzip/page-bodies';
 import { BodyWriter, collectionBody, collectionHead, collectionTail, entityBody, noContent, type RecordBytes, sendJson, sendPieces, sendText } from './response';
 
 interface PageScope {
@@ -40,6 +42,8 @@ export interface ResourceParts extends PagingParts {
   readonly stores: RecordStores;
   readonly licences: LicenceSource;
   readonly meter: UsageRecorder;
+  /** What every record write moves: with it, stitched gzip pages are kept whole while it stays (http/gzip/page-bodies.ts). */
+  readonly writeMark?: Pick<WriteMark, 'current'>;
 }
 
 /** One request's work against one set, for each kind of path. */
@@ -50,11 +54,15 @@ export class ResourceRequests {
   private readonly paging: PagePlanner;
   /** Compressed runs of records, for gzip bodies stitched from them (http/gzip). */
   private readonly runs: RunSegments;
+  /** Stitched gzip pages kept whole while no record is written (http/gzip/page-bodies.ts). */
+  private readonly pages: PageBodies;
 
   constructor(private readonly parts: ResourceParts, private readonly options: AppOptions) {
     this.paging = new PagePlanner(parts, options);
     this.runs = new RunSegments(options.gzipRunCacheBytes ?? DEFAULT_GZIP_RUN_CACHE_BYTES);
     options.metrics?.gzipRuns(() => this.runs.stats());
+    this.pages = new PageBodies(options.gzipPageCacheBytes ?? DEFAULT_GZIP_PAGE_CACHE_BYTES);
+    options.metrics?.gzipPages(() => this.pages.stats());
     this.sets = new Map(parts.model.entitySets.map((s) => [s.name, s]));
     this.shapers = new EntityShapers(parts.model.entitySets);
     const lookups = new Map(parts.model.lookups.map((l) => [l.name, l]));
@@ -82,6 +90,12 @@ export class ResourceRequests {
     const { query, tree } = p.plan;
     const page = await this.paging.plan({ set, query, tree, options: ctx.query, search: ctx.search, path: ctx.path!, client: ctx.client, req: ctx.req });
     const stitched = stitches(ctx, p, this.options.compression) ? stitchedPage(this.runs, p) : undefined;
+    const kept = stitched && !scope.parent ? await this.keptPage(ctx, p, page) : undefined;
+    if (kept?.pieces) {
+      preferenceApplied(ctx, page.applied);
+      await this.charge(ctx, p.plan.charge);
+      return sendStitched(ctx, kept.pieces, this.options.writeStallMs);
+    }
     const batches = this.batches(ctx, p, read, page, stitched);
     const first = await batches.next();
     // Once, after the first batch: retention may have passed the mark while the page was read (a gap).
@@ -89,7 +103,22 @@ export class ResourceRequests {
     const count = query.count ? await read.count() : undefined;
     preferenceApplied(ctx, page.applied);
     await this.charge(ctx, p.plan.charge);
-    await this.writePage(ctx, p, batches, first, count, () => page.nextLink(ctx.root, batches), stitched);
+    await this.writePage(ctx, p, batches, first, count, () => page.nextLink(ctx.root, batches), stitched, kept?.keep);
+  }
+
+  /**
+   * A stitched page kept whole (http/gzip/page-bodies.ts): its pieces when no record was written since they were
+   * read, else how to keep the page about to be written. The write mark is read before the page's records are.
+   * Not for the change log's own pages (retention removes events without a record write) or a plan made for one
+   * request.
+   */
+  private async keptPage(ctx: RequestContext, p: ExecutablePlan, page: PagePlan) {
+    const marks = this.parts.writeMark;
+    if (!marks || !this.pages.keeping || p.key === undefined || p.set.changeLog) return undefined;
+    const key = `${p.key}\u0000${ctx.root}\u0000${page.place}`;
+    const mark = await marks.current();
+    const pieces = this.pages.find(key, mark);
+    return { pieces, keep: (written: readonly Buffer[]) => this.pages.keep(key, mark, written) };
   }
 
   /** `stitched`: the page's gzip body, whose kept runs' records need not be read (PageRead.needed). */
@@ -107,11 +136,12 @@ export class ResourceRequests {
   }
 
   private async writePage(
-    ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: RecordBytes[], count: number | undefined, next: () => string | undefined, stitched?: StitchedBody,
+    ctx: RequestContext, p: ExecutablePlan, batches: PageBatches, first: RecordBytes[], count: number | undefined, next: () => string | undefined,
+    stitched?: StitchedBody, keep?: (pieces: readonly Buffer[]) => void,
   ): Promise<void> {
     const countText = count !== undefined && ctx.format.ieee754 ? String(count) : count;
     const context = ctx.context(`${ctx.root}/$metadata#${p.plan.context}`);
-    if (stitched) return writeStitchedPage(ctx, stitched, batches, first, { context, count: countText }, next, this.options.writeStallMs);
+    if (stitched) return writeStitchedPage(ctx, stitched, batches, first, { context, count: countText }, next, this.options.writeStallMs, keep);
     if (batches.done) return sendPieces(ctx, collectionBody(context, first, { count: countText, nextLink: next() }), this.options.writeStallMs);
     ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
     const body = new BodyWriter(ctx.res, this.options.writeStallMs);

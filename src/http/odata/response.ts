@@ -120,6 +120,23 @@ export class BodyWriter {
     const res = this.res;
     if (res.destroyed) throw new ReaderGone('closed');
     if (res.write(chunk)) return;
+    await this.drained();
+  }
+
+  /** Pieces handed to the socket at once (one writev, no copy), then, as write(), held while the reader lags. */
+  async writePieces(pieces: readonly Buffer[]): Promise<void> {
+    const res = this.res;
+    if (res.destroyed) throw new ReaderGone('closed');
+    res.cork();
+    let taken = true;
+    for (const piece of pieces) taken = res.write(piece);
+    res.uncork();
+    if (!taken) await this.drained();
+  }
+
+  /** Waits for 'drain' after a write the socket did not take whole; a reader that closes or stalls meanwhile fails it. */
+  private async drained(): Promise<void> {
+    const res = this.res;
     if (res.destroyed) throw new ReaderGone('closed');
     if (!this.listening) {
       // One 'drain' listener for the response's life: with compression, 'drain' listeners go to the compressor,

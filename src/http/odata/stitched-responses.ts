@@ -35,14 +35,22 @@ export function stitchedPage(runs: RunSegments, p: ExecutablePlan): StitchedBody
   return new StitchedBody(runs, shapeOf(p.set, 'records'), p.expansions.length > 0);
 }
 
+/** A stitched page's gzip body, sent whole (a page kept whole: http/gzip/page-bodies.ts). */
+export function sendStitched(ctx: RequestContext, pieces: readonly Buffer[], stallMs: number): void {
+  ctx.res.setHeader('Content-Encoding', 'gzip');
+  sendPieces(ctx, pieces, stallMs);
+}
+
 /**
  * A page as a stitched gzip body: whole, with its Content-Length, when it is one batch (but as it is when it is
  * smaller than the compression threshold, as the middleware would send it, if its records were read); else
- * streamed batch by batch.
+ * streamed batch by batch. `keep` is handed the gzip body's pieces once all are written (none for a page sent as
+ * it is).
  */
 export async function writeStitchedPage(
   ctx: RequestContext, body: StitchedBody, batches: PageBatches, first: readonly RecordBytes[],
   head: { context?: string; count?: Count }, next: () => string | undefined, stallMs: number,
+  keep?: (pieces: readonly Buffer[]) => void,
 ): Promise<void> {
   const opening = collectionHead(head.context, head.count);
   const records = first;
@@ -53,19 +61,24 @@ export async function writeStitchedPage(
     if (identity && size(identity) < COMPRESSION_THRESHOLD_BYTES) return sendPieces(ctx, identity, stallMs);
     // The body is made before the header says gzip: a failure making it is answered as an error in plain text.
     const whole = [...body.text(opening), ...body.records(records, batches.ids, false), ...body.text(collectionTail(nextLink)), ...body.end()];
-    ctx.res.setHeader('Content-Encoding', 'gzip');
-    return sendPieces(ctx, whole, stallMs);
+    sendStitched(ctx, whole, stallMs);
+    return keep?.(whole);
   }
-  const firstPiece = Buffer.concat([...body.text(opening), ...body.records(records, batches.ids, false)]);
+  const written: Buffer[] = [];
+  const firstPieces = [...body.text(opening), ...body.records(records, batches.ids, false)];
   ctx.res.setHeader('Content-Type', jsonContentType(ctx.format));
   ctx.res.setHeader('Content-Encoding', 'gzip');
   const writer = new BodyWriter(ctx.res, stallMs);
-  await writer.write(firstPiece);
+  if (keep) written.push(...firstPieces);
+  await writer.writePieces(firstPieces);
   while (!batches.done) {
-    const batch = await batches.next();
-    await writer.write(Buffer.concat(body.records(batch, batches.ids, true)));
+    const pieces = body.records(await batches.next(), batches.ids, true);
+    if (keep) written.push(...pieces);
+    await writer.writePieces(pieces);
   }
-  writer.end(Buffer.concat([...body.text(collectionTail(next())), ...body.end()]));
+  const last = Buffer.concat([...body.text(collectionTail(next())), ...body.end()]);
+  writer.end(last);
+  keep?.([...written, last]);
 }
 
 /**

@@ -2,7 +2,8 @@
  * Writing records, for ingest, seeding and start-up work: one write transaction in which records are read,
  * written and removed by entity set, and which may take a ModificationTimestamp from the service's clock.
  * When the dictionary declares a change log, every record written, removed or restamped in a logged set
- * gets its event in the same transaction (change-log.ts).
+ * gets its event in the same transaction (change-log.ts), and every transaction that writes a record moves the
+ * write mark (write-mark.ts) as its last statement.
  */
 import type { EntitySetSpec } from '../../model/service-model';
 import type { ChangeLog } from './change-log';
@@ -12,6 +13,7 @@ import type { EncodedRecord } from './record-codec';
 import type { Belonging } from './record-queries';
 import type { RecordStore } from './record-store';
 import type { Settings } from '../tables/settings';
+import { WriteMark } from './write-mark';
 
 type Key = string | number;
 
@@ -54,9 +56,11 @@ export interface RecordWriter {
 export function recordWriter(
   db: Database, settings: Settings, store: (set: EntitySetSpec | string) => RecordStore, changeLog?: ChangeLog,
 ): RecordWriter {
+  const mark = new WriteMark(settings);
   return {
     transaction: (fn, policy) => db.transaction(async (ex) => {
       let now: Promise<string> | undefined;
+      let wrote = false;
       const modificationTime = () => (now ??= settings.nextModificationTime(ex));
       const events = changeLog?.begin(ex, modificationTime);
       const result = await fn({
@@ -64,21 +68,28 @@ export function recordWriter(
         recordsByKeys: (set, keys) => store(set).recordsByKeys(ex, keys),
         recordsByParent: (set, field, values, belongs) => store(set).recordsByParent(ex, field, values, belongs),
         restampByParent: async (set, field, values, belongs, t) => {
+          wrote = true;
           await events?.recordsByParent(store(set).set, field, values, belongs);
           await store(set).restampByParent(ex, field, values, belongs, t);
         },
         upsert: async (set, records) => {
+          wrote ||= records.length > 0;
           await events?.records(store(set).set, records.map((r) => r.key));
           await store(set).upsert(ex, records);
         },
-        rewrite: (set, records) => store(set).upsert(ex, records),
+        rewrite: async (set, records) => {
+          wrote ||= records.length > 0;
+          await store(set).upsert(ex, records);
+        },
         executor: ex,
         deleteByKeys: async (set, keys) => {
+          wrote ||= keys.length > 0;
           await events?.records(store(set).set, keys, true);
           await store(set).deleteByKeys(ex, keys);
         },
       });
       await events?.flush();
+      if (wrote) await mark.move(ex);
       return result;
     }, policy),
   };

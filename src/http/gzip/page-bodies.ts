@@ -1,0 +1,73 @@
+/**
+ * Stitched gzip pages kept whole (GZIP_PAGE_CACHE_MB), each with the write mark read before its records were
+ * (storage/records/write-mark.ts), the least recently used given up first. A request of the same page (the same
+ * plan, which holds the client's licence, the same place in its walk, the same service root) that finds the mark
+ * unchanged is answered with the kept bytes: no record was written since they were read, so they are the bytes its
+ * reads would stitch again. One read of the mark replaces the page's positions (1,000 rows' keys and revisions for
+ * a page of 1,000: most of a kept page's cost, docs/benchmarks/gzip.md); any write of any record moves the mark, so
+ * under writes pages are stitched from their runs as before.
+ *
+ * The pieces are the ones the page was written with: the kept runs' segments are shared with the run cache, and
+ * counted here again (an upper bound on what keeping a page costs).
+ */
+import { LRUCache } from 'lru-cache';
+
+/** What an entry costs beyond its pieces' bytes (its key, the array, the LRU's bookkeeping), counted against the bound. */
+const ENTRY_OVERHEAD = 1024;
+
+interface KeptPage {
+  readonly mark: string;
+  readonly pieces: readonly Buffer[];
+  readonly bytes: number;
+}
+
+/** What the kept pages have done since the start (their metrics, /metrics). */
+export interface PageStats {
+  hits: number;
+  misses: number;
+  evictions: number;
+  bytes: number;
+}
+
+export class PageBodies {
+  private readonly kept?: LRUCache<string, KeptPage>;
+  private readonly counts = { hits: 0, misses: 0, evictions: 0 };
+
+  /** `maxBytes` 0: no page is kept. */
+  constructor(maxBytes: number) {
+    if (maxBytes > 0) {
+      this.kept = new LRUCache<string, KeptPage>({
+        maxSize: maxBytes, sizeCalculation: (p) => p.bytes + ENTRY_OVERHEAD,
+        dispose: (_p, _key, reason) => { if (reason === 'evict') this.counts.evictions++; },
+      });
+    }
+  }
+
+  /** Whether pages are kept at all. */
+  get keeping(): boolean {
+    return this.kept !== undefined;
+  }
+
+  stats(): PageStats {
+    return { ...this.counts, bytes: this.kept?.calculatedSize ?? 0 };
+  }
+
+  /** The pieces kept for `key` at `mark`; a page kept at another mark is given up (it can never be served again). */
+  find(key: string, mark: string): readonly Buffer[] | undefined {
+    const found = this.kept?.get(key);
+    if (found?.mark === mark) {
+      this.counts.hits++;
+      return found.pieces;
+    }
+    if (found) this.kept!.delete(key);
+    this.counts.misses++;
+    return undefined;
+  }
+
+  /** Keeps a page's pieces, written whole, as read after `mark` was. */
+  keep(key: string, mark: string, pieces: readonly Buffer[]): void {
+    if (!this.kept) return;
+    const bytes = pieces.reduce((n, p) => n + p.length, 0);
+    this.kept.set(key, { mark, pieces, bytes });
+  }
+}
