@@ -7,11 +7,12 @@
  * alternate product and static (PS SP …) so that drift on a shared machine hits both; the best round counts.
  *
  *   npm run build && npm run build:tests && node dist/bench/gzip-wire.js [--listings N] [--seconds S]
- *     [--connections C] [--rounds R] [--scenarios key,page,page1000,expand,walk] [--write]
+ *     [--connections C] [--rounds R] [--scenarios key,page,page1000,expand,walk] [--env NAME=VALUE …] [--write]
  *
  * DATABASE_URL picks the database (default: a SQLite file in .bench/, seeded once per listing count); the product
  * runs with MAX_PAGE_SIZE=1000. `--product-root DIR` runs another checkout's build as the product (another
- * revision, on the same database: its migrations run first, so give it a database of its own). `--write` appends
+ * revision, on the same database: its migrations run first, so give it a database of its own); `--env` gives it a
+ * setting (`--env GZIP_PAGE_CACHE_MB=0`: what kept pages buy). `--write` appends
  * to docs/benchmarks/gzip.md. The product compresses at one zlib level with no setting to change it
  * (src/http/compression.ts), so what another level would buy is timed here: zlib on the captured identity bodies
  * at levels 1 and 6, in this process (the CPU the product would spend per response, and the size it would send).
@@ -34,10 +35,14 @@ type Coding = typeof CODINGS[number];
 const SCENARIOS = ['key', 'page', 'page1000', 'expand', 'walk'] as const;
 type Scenario = typeof SCENARIOS[number];
 
-interface Options { listings: number; seconds: number; connections: number; rounds: number; scenarios: Scenario[]; write: boolean; productRoot?: string }
+interface Options {
+  listings: number; seconds: number; connections: number; rounds: number; scenarios: Scenario[]; write: boolean; productRoot?: string;
+  /** The product's settings beyond the bench's (`--env NAME=VALUE`, repeated): a mechanism switched off, say. */
+  env: Record<string, string>;
+}
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { listings: 2000, seconds: 8, connections: 16, rounds: 2, scenarios: [...SCENARIOS], write: false };
+  const o: Options = { listings: 2000, seconds: 8, connections: 16, rounds: 2, scenarios: [...SCENARIOS], write: false, env: {} };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--listings') o.listings = Number(argv[++i]);
@@ -47,6 +52,10 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--scenarios') o.scenarios = argv[++i].split(',') as Scenario[];
     else if (a === '--write') o.write = true;
     else if (a === '--product-root') o.productRoot = resolve(argv[++i]);
+    else if (a === '--env') {
+      const [name, ...value] = argv[++i].split('=');
+      o.env[name] = value.join('=');
+    }
     else throw new Error(`unknown argument ${a}`);
   }
   const unknown = o.scenarios.filter((s) => !SCENARIOS.includes(s));
@@ -241,7 +250,7 @@ async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL ?? `sqlite:${file}`;
   const reseeded = databaseUrl.startsWith('sqlite:') && !existsSync(file);
   // All load comes from one client: its concurrent-request limit raised above the connections, as bench/run.ts does.
-  const { base, child } = await startProduct(databaseUrl, o.listings, TOKEN, 1, { MAX_PAGE_SIZE: '1000', MAX_CONCURRENT_REQUESTS: String(2 * o.connections) }, o.productRoot);
+  const { base, child } = await startProduct(databaseUrl, o.listings, TOKEN, 1, { MAX_PAGE_SIZE: '1000', MAX_CONCURRENT_REQUESTS: String(2 * o.connections), ...o.env }, o.productRoot);
   try {
     pin(child.pid!, 1);
     const load = loadavg()[0].toFixed(1);
@@ -258,7 +267,8 @@ async function main(): Promise<void> {
     if (o.write) {
       const database = databaseUrl.startsWith('sqlite:') ? 'SQLite' : 'MariaDB';
       const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
-      const command = `node dist/bench/gzip-wire.js${o.productRoot ? ` --product-root ${o.productRoot}` : ''} --listings ${o.listings} --seconds ${o.seconds} --connections ${o.connections} --rounds ${o.rounds} --scenarios ${o.scenarios.join(',')}`;
+      const env = Object.entries(o.env).map(([name, value]) => ` --env ${name}=${value}`).join('');
+      const command = `node dist/bench/gzip-wire.js${o.productRoot ? ` --product-root ${o.productRoot}` : ''}${env} --listings ${o.listings} --seconds ${o.seconds} --connections ${o.connections} --rounds ${o.rounds} --scenarios ${o.scenarios.join(',')}`;
       const revision = revisionOf(o.productRoot ?? ROOT);
       const section = [
         `## ${database}, ${o.listings} demo listings, product ${revision}: ${when} UTC`, '',
