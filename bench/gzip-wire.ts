@@ -17,7 +17,7 @@
  * (src/http/compression.ts), so what another level would buy is timed here: zlib on the captured identity bodies
  * at levels 1 and 6, in this process (the CPU the product would spend per response, and the size it would send).
  */
-import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
@@ -25,6 +25,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { startProduct } from './product-process';
+import { exitUnlessWrk, wrk } from './wrk';
 
 const ROOT = resolve(__dirname, '../..');
 const DIR = join(ROOT, '.bench', 'gzip-wire');
@@ -109,31 +110,10 @@ function startStatic(files: readonly string[], coding: Coding): Promise<{ origin
   });
 }
 
-/** One wrk run on CPU 0: requests a second. `paths`: cycled through (a Lua script), else `url` alone. */
-function wrk(url: string, coding: Coding, o: Options, script?: string): Promise<number> {
-  const args = ['-c', '0', 'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '30s',
-    '-H', `Authorization: Bearer ${TOKEN}`, '-H', `Accept-Encoding: ${coding}`, '-H', 'Prefer: odata.maxpagesize=1000', ...(script ? ['-s', script] : []), url];
-  return new Promise((resolveRun, reject) => execFile('taskset', args, (e, stdout) => {
-    if (e) return reject(e);
-    const rps = /Requests\/sec:\s+([\d.]+)/.exec(stdout);
-    const bad = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
-    if (!rps || bad) return reject(new Error(`wrk ${url} (${coding}): ${stdout}`));
-    resolveRun(Number(rps[1]));
-  }));
-}
-
-/** A Lua script cycling through `paths` (a walk's pages, each asked for in turn). */
-function cyclingScript(name: string, paths: readonly string[]): string {
-  const file = join(DIR, `${name}.lua`);
-  writeFileSync(file, [
-    `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}`,
-    'local i = 0',
-    'request = function()',
-    '  i = i % #paths + 1',
-    '  return wrk.format("GET", paths[i])',
-    'end',
-  ].join('\n'));
-  return file;
+/** One wrk run on CPU 0 (bench/wrk.ts): requests a second, the paths asked for in turn. */
+async function load(origin: string, paths: readonly string[], coding: Coding, o: Options): Promise<number> {
+  const headers = { Authorization: `Bearer ${TOKEN}`, 'Accept-Encoding': coding, Prefer: 'odata.maxpagesize=1000' };
+  return (await wrk({ origin, paths, headers, connections: o.connections, seconds: o.seconds, cpu: 0 })).requestsPerSecond;
 }
 
 interface Row { scenario: string; coding: Coding; bytes: number; product: number; staticRate: number; perRequest: number }
@@ -174,8 +154,6 @@ async function measure(o: Options, base: string, captured: Captured[]): Promise<
       const stat = await startStatic(files, coding);
       try {
         pin(stat.child.pid!, 1);
-        const productScript = list.length > 1 ? cyclingScript(`${scenario}-product`, list) : undefined;
-        const staticScript = list.length > 1 ? cyclingScript(`${scenario}-static`, list.map((_, i) => `/${i}`)) : undefined;
         let best = { product: 0, staticRate: 0 };
         for (let round = 0; round < o.rounds; round++) {
           // Product and static take turns going first (PS SP …): drift hits both.
@@ -183,8 +161,8 @@ async function measure(o: Options, base: string, captured: Captured[]): Promise<
           for (const which of order) {
             // The server not measured is idle: it takes next to nothing of CPU 1.
             const rate = which === 'product'
-              ? await wrk(`${origin}${list[0]}`, coding, o, productScript)
-              : await wrk(`${stat.origin}/0`, coding, o, staticScript);
+              ? await load(origin, list, coding, o)
+              : await load(stat.origin, list.map((_, i) => `/${i}`), coding, o);
             if (which === 'product') best = { ...best, product: Math.max(best.product, rate) };
             else best = { ...best, staticRate: Math.max(best.staticRate, rate) };
           }
@@ -245,6 +223,7 @@ function zlibLevels(captured: readonly Captured[]): string {
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
+  exitUnlessWrk('gzip-wire');
   mkdirSync(DIR, { recursive: true });
   const file = join(ROOT, '.bench', `gzip-wire-${o.listings}.sqlite`);
   const databaseUrl = process.env.DATABASE_URL ?? `sqlite:${file}`;

@@ -16,13 +16,14 @@
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freshDatabase } from './fresh-database';
 import { ListingFacts, listingFacts } from './listing-facts';
 import { cpuSeconds } from './process-cpu';
 import { startProduct } from './product-process';
+import { exitUnlessWrk, wrk } from './wrk';
 
 const ROOT = resolve(__dirname, '../..');
 const TOKEN = randomBytes(24).toString('base64url');
@@ -119,31 +120,14 @@ async function serve(url: string, env: Record<string, string>): Promise<Server> 
   return { child, origin: new URL(base).origin };
 }
 
-interface Round { readonly perSecond: number; readonly cpuSeconds: number; readonly p50: string; readonly p99: string }
+/** p50, p99: latency in ms. */
+interface Round { readonly perSecond: number; readonly cpuSeconds: number; readonly p50: number; readonly p99: number }
 
-/** wrk on CPU 0 for `seconds`, rotating over `script`'s paths; a response other than 2xx fails the run. */
-function wrk(server: Server, script: string, seconds: number, connections: number): Promise<Round> {
+/** wrk on CPU 0 for `seconds` (bench/wrk.ts), asking for `paths` in turn; a response other than 2xx fails the run. */
+async function load(server: Server, paths: readonly string[], seconds: number, connections: number): Promise<Round> {
   const before = cpuSeconds(server.child.pid);
-  const args = ['-c', '0', 'wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '30s', '--latency', '-H', `Authorization: Bearer ${TOKEN}`, '-s', script, server.origin];
-  return new Promise((done, fail) => {
-    const run = spawn('taskset', args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    run.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-    run.once('exit', (code) => {
-      const rate = /Requests\/sec:\s+([\d.]+)/.exec(out);
-      const latency = (p: string) => new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? '?';
-      if (code !== 0 || !rate || /Non-2xx|Socket errors/.test(out)) return fail(new Error(`wrk failed (${code}):\n${out}`));
-      done({ perSecond: Number(rate[1]), cpuSeconds: cpuSeconds(server.child.pid) - before, p50: latency('50'), p99: latency('99') });
-    });
-  });
-}
-
-/** A wrk script sending `paths` in turn, from one thread. */
-function scriptOf(paths: readonly string[]): string {
-  const file = join(tmpdir(), `mechanisms-${process.pid}-${randomBytes(4).toString('hex')}.lua`);
-  writeFileSync(file, `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\n`
-    + 'request = function()\n  i = i + 1\n  return wrk.format(nil, paths[(i % #paths) + 1])\nend\n');
-  return file;
+  const r = await wrk({ origin: server.origin, paths, headers: { Authorization: `Bearer ${TOKEN}` }, connections, seconds, cpu: 0 });
+  return { perSecond: r.requestsPerSecond, cpuSeconds: cpuSeconds(server.child.pid) - before, p50: r.latency.p50, p99: r.latency.p99 };
 }
 
 /** A ratio on/off as what the mechanism buys: +25% for 1.25. */
@@ -155,38 +139,38 @@ const median = (xs: readonly number[]) => {
 };
 
 async function measure(c: Case, url: string, facts: ListingFacts, o: Options): Promise<string> {
-  const script = scriptOf(paths(c.scenario, facts));
+  const asked = paths(c.scenario, facts);
   // The server started first has done worse than its twin on this machine: --off-first tells that apart from a gain.
   const first = await serve(url, o.offFirst ? c.off : {});
   const second = await serve(url, o.offFirst ? {} : c.off);
   const [on, off] = o.offFirst ? [second, first] : [first, second];
   try {
-    for (const s of [on, off]) await wrk(s, script, o.settle, o.connections); // V8 compiles the hot path under load
+    for (const s of [on, off]) await load(s, asked, o.settle, o.connections); // V8 compiles the hot path under load
     const got = { on: [] as Round[], off: [] as Round[] };
     for (let r = 0; r < o.rounds; r++) {
       for (const side of r % 2 ? ['off', 'on'] as const : ['on', 'off'] as const) {
-        got[side].push(await wrk(side === 'on' ? on : off, script, o.duration, o.connections));
+        got[side].push(await load(side === 'on' ? on : off, asked, o.duration, o.connections));
       }
     }
     const byRound = (measure: (x: Round) => number) => got.on.map((x, i) => measure(x) / measure(got.off[i]));
     const [rates, perCpu] = [byRound((x) => x.perSecond), byRound((x) => (x.perSecond * o.duration) / x.cpuSeconds)];
-    const list = (rs: Round[]) => rs.map((x) => `${x.perSecond.toFixed(0)} (${x.p50}/${x.p99})`).join(', ');
+    const list = (rs: Round[]) => rs.map((x) => `${x.perSecond.toFixed(0)} (${x.p50.toFixed(2)}/${x.p99.toFixed(2)})`).join(', ');
     return `| ${c.mechanism} | ${c.scenario} | ${o.db} | ${median(got.on.map((x) => x.perSecond)).toFixed(0)} | ${median(got.off.map((x) => x.perSecond)).toFixed(0)} `
       + `| **${gain(median(rates))}** | ${rates.map((x) => x.toFixed(2)).join(', ')} | **${gain(median(perCpu))}** | ${perCpu.map((x) => x.toFixed(2)).join(', ')} `
       + `| ${list(got.on)}; ${list(got.off)} |`;
   } finally {
     await Promise.all([stop(on.child), stop(off.child)]);
-    rmSync(script, { force: true });
   }
 }
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
+  exitUnlessWrk('mechanisms');
   const url = databaseUrl(o);
   const facts = await seeded(url, o.listings);
   execFileSync('taskset', ['-a', '-pc', '0', String(process.pid)], { stdio: 'ignore' });
   console.log(`${new Date().toISOString()}, ${o.listings} listings, ${o.db}, ${o.rounds} rounds of ${o.duration} s, ${o.connections} connections, load average ${loadavg()[0].toFixed(1)}\n`);
-  console.log('| mechanism | scenario | database | on (req/s, median) | off (req/s, median) | gain (median on/off) | on/off by round | gain per server CPU-s (median) | on/off per CPU-s by round | rounds on; off: req/s (p50/p99 latency) |');
+  console.log('| mechanism | scenario | database | on (req/s, median) | off (req/s, median) | gain (median on/off) | on/off by round | gain per server CPU-s (median) | on/off per CPU-s by round | rounds on; off: req/s (p50/p99 latency, ms) |');
   console.log('|---|---|---|---:|---:|---:|---|---:|---|---|');
   for (const c of CASES.filter((x) => x.dbs.includes(o.db) && (!o.only || o.only.has(x.mechanism)))) {
     console.log(await measure(c, url, facts, o));

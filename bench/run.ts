@@ -4,9 +4,11 @@
  * Seeds N demo listings into a benchmark database (reused while it holds the same data), starts the product
  * (`reso-server serve`) and bench/baseline-server as child processes, and measures scenario families, each
  * against the baseline in the same run:
- * - key-and-page: fetch by key (rotating through real ListingKeys) and the first page of 100, under autocannon;
+ * - key-and-page: fetch by key (rotating through real ListingKeys) and the first page of 100, under wrk (bench/wrk.ts:
+ *   every request rate and latency here is wrk's, which does not parse bodies);
  * - filtered: the first page of `$filter=ModificationTimestamp gt '<T>'` (half the listings match);
- * - replication: a full walk of every listing through @odata.nextLink at the maximum page size (bench/walk.ts);
+ * - replication: a full walk of every listing through @odata.nextLink at the maximum page size, by a Node client
+ *   (bench/walk.ts: it must read each page's nextLink, so its records/s include the client);
  * - deep: the latency of the first page against a page 90% of the way through the walk;
  * - expand: the first page with `$expand=Media` against a baseline doing the page and one media query by hand, and the
  *   number of SQL statements per page (bench/counting-server.ts) for several page sizes and navigations;
@@ -20,7 +22,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import autocannon from 'autocannon';
 import * as mysql from 'mysql2/promise';
 import { serviceModel } from '../generated';
 import { seedDemoData } from '../src/demo/demo-data';
@@ -32,6 +33,7 @@ import { walk, WalkResult } from './walk';
 import { captureWalk } from './static-walk';
 import { cpuSeconds } from './process-cpu';
 import { peakRssBytes, RssSpan, sampleRss } from './process-memory';
+import { exitUnlessWrk, wrk, WrkResult } from './wrk';
 
 const ROOT = resolve(__dirname, '../..');
 const BENCH_DIR = join(ROOT, '.bench');
@@ -54,12 +56,14 @@ type ScenarioName = typeof SCENARIOS[number];
 
 const USAGE = `Usage: node dist/bench/run.js [options]   (npm run bench -- [options])
 
+  Needs wrk, the load generator (apt-get install -y wrk), and taskset to pin it and the servers.
+
   --scenarios LIST  comma-separated, from ${SCENARIOS.join(',')} (default: all).
                     Families: key-and-page (key, page), filtered, replication, deep, expand, auth-cost
   --listings N      demo listings in the benchmark database (default 20000)
-  --duration S      seconds per autocannon measurement (default 10)
-  --connections C   concurrent connections under autocannon (default 16)
-  --rounds R        autocannon measurements per server and scenario, in the order BP PB BP … (default 3)
+  --duration S      seconds per wrk measurement (default 10)
+  --connections C   concurrent connections under wrk (default 16)
+  --rounds R        wrk measurements per server and scenario, in the order BP PB BP … (default 3)
   --walk-rounds W   replication: timed walks per server, after one untimed warm-up walk each (default 5)
   --walk-page-size P  replication: the product runs with MAX_PAGE_SIZE=P and the walk sends
                     Prefer: odata.maxpagesize=P; the baseline walks with limit=P; the deep-page
@@ -77,7 +81,7 @@ const USAGE = `Usage: node dist/bench/run.js [options]   (npm run bench -- [opti
                     70 KB), for walks of a million listings; its own database (listings-N-without-children)
   --reseed          rebuild the benchmark database even if it holds the same data
   --drop            mysql: drop the benchmark database at the end (default: keep it for the next run)
-  --no-pin          do not pin the servers to CPU 1 and the load generator to CPU 0
+  --no-pin          do not pin the servers to CPU 1 and the load generator (wrk) to CPU 0
   --write           record the results in docs/benchmarks.md`;
 
 interface Options {
@@ -366,21 +370,21 @@ function assertAlive(s: ServerProcess): void {
 
 interface Target {
   server: ServerProcess;
-  /** Path of the i-th request. */
-  path: (i: number) => string;
+  /** Asked for in turn, one request each (a Lua script of wrk's cycles through them). */
+  paths: readonly string[];
   headers?: Record<string, string>;
 }
 
 interface Measurement {
   reqPerSec: number;
+  /** Latency, ms: wrk's percentiles and mean. */
   p50: number;
   p99: number;
-  /** Mean latency, ms. */
   latencyMean: number;
   bytesPerReq: number;
   /** The server's CPU use during the measurement, in % of one core (NaN where /proc is missing). */
   serverCpu: number;
-  /** This process's (the load generator's) CPU use during the measurement, in % of one core. */
+  /** wrk's CPU use during the measurement, in % of one core (the load generator's: near 100% it is the limit). */
   loadCpu: number;
   requests: number;
   /** Responses to the warm-up load before it (not measured; a server that meters counts them too). */
@@ -388,28 +392,14 @@ interface Measurement {
   serverCpuSeconds: number;
 }
 
-/** User + system CPU seconds a process has used so far (Linux /proc; NaN elsewhere). */
-function load(target: Target, seconds: number, connections: number): Promise<autocannon.Result> {
+/** One wrk run at the target, on CPU 0 when pinned; a failed request fails it, with the server's last output. */
+async function load(what: string, target: Target, seconds: number, o: Options): Promise<WrkResult> {
   assertAlive(target.server);
-  let n = 0;
-  return new Promise((resolveRun, rejectRun) => {
-    autocannon({
-      url: `http://127.0.0.1:${target.server.port}`,
-      connections,
-      duration: seconds,
-      timeout: 30,
-      headers: { ...target.server.headers, ...target.headers },
-      requests: [{ setupRequest: (req) => ({ ...req, path: target.path(n++) }) }],
-    }, (err, result) => (err ? rejectRun(err) : resolveRun(result)));
-  });
-}
-
-/** `server`: whose output's last lines go with a failure (its log names the error codes it answered). */
-function checkResult(what: string, r: autocannon.Result, server: ServerProcess): void {
-  const total = Object.values(r.statusCodeStats).reduce((a, s) => a + s.count, 0);
-  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || total === 0) {
-    throw new Error(`${what}: ${r.non2xx} non-2xx responses, ${r.errors} errors, ${r.timeouts} timeouts `
-      + `of ${total} responses (status counts ${JSON.stringify(r.statusCodeStats)})\n--- its output ---\n${server.output()}`);
+  const headers = { ...target.server.headers, ...target.headers };
+  try {
+    return await wrk({ origin: `http://127.0.0.1:${target.server.port}`, paths: target.paths, headers, connections: o.connections, seconds, cpu: o.pin ? 0 : undefined });
+  } catch (e) {
+    throw new Error(`${what}: ${(e as Error).message}\n--- ${target.server.name} server output ---\n${target.server.output()}`);
   }
 }
 
@@ -417,34 +407,30 @@ function checkResult(what: string, r: autocannon.Result, server: ServerProcess):
 async function measure(what: string, target: Target, o: Options, first = false): Promise<Measurement> {
   let warmupRequests = 0;
   const warmup = first ? Math.max(o.settle, o.warmup) : o.warmup;
-  if (warmup > 0) {
-    const w = await load(target, warmup, o.connections);
-    checkResult(`${what} (warm-up)`, w, target.server);
-    warmupRequests = w.requests.total;
-  }
+  if (warmup > 0) warmupRequests = (await load(`${what} (warm-up)`, target, warmup, o)).requests;
   const cpuBefore = cpuSeconds(target.server.child.pid);
-  const ownBefore = process.cpuUsage();
-  const r = await load(target, o.duration, o.connections);
-  const own = process.cpuUsage(ownBefore);
+  const r = await load(what, target, o.duration, o);
   const cpu = cpuSeconds(target.server.child.pid) - cpuBefore;
-  checkResult(what, r, target.server);
   assertAlive(target.server);
   const m = {
-    reqPerSec: r.requests.total / r.duration,
+    reqPerSec: r.requestsPerSecond,
     p50: r.latency.p50,
     p99: r.latency.p99,
     latencyMean: r.latency.mean,
-    bytesPerReq: r.throughput.total / r.requests.total,
-    serverCpu: (100 * cpu) / r.duration,
-    loadCpu: (own.user + own.system) / 1e4 / r.duration,
-    requests: r.requests.total,
+    bytesPerReq: r.bytes / r.requests,
+    serverCpu: (100 * cpu) / r.seconds,
+    loadCpu: (100 * r.cpuSeconds) / r.seconds,
+    requests: r.requests,
     warmupRequests,
     serverCpuSeconds: cpu,
   };
-  log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50} ms, mean ${m.latencyMean.toFixed(1)} ms, p99 ${m.p99} ms, `
-    + `CPU server ${m.serverCpu.toFixed(0)}% load generator ${m.loadCpu.toFixed(0)}%`);
+  log(`  ${what}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${ms(m.p50)} ms, mean ${ms(m.latencyMean)} ms, p99 ${ms(m.p99)} ms, `
+    + `CPU server ${m.serverCpu.toFixed(0)}% wrk ${m.loadCpu.toFixed(0)}%`);
   return m;
 }
+
+/** A latency in ms, to three significant figures or so. */
+const ms = (x: number) => (x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0));
 
 interface ScenarioResult {
   name: string;
@@ -635,7 +621,7 @@ of its last walk, and the kernel's high-water mark (VmHWM) since the server star
 const DEEP: Family = {
   id: 'deep-page',
   title: 'Deep page against first page',
-  intro: () => `Whether page k costs more than page 1: autocannon on two fixed URLs per server, the first page and a page
+  intro: () => `Whether page k costs more than page 1: wrk on two fixed URLs per server, the first page and a page
 ${Math.round(DEEP_AT * 100)}% of the way through the walk, both of ${PAGE} records (the product's default page size). For the
 product the deep URL is the \`@odata.nextLink\` captured by walking at the maximum page size up to that
 point (its \`$skiptoken\` holds the keyset position, so the page is one index seek away whatever its
@@ -693,8 +679,13 @@ const DOC_INTRO = `# Benchmarks
 ${INTRO_BEGIN}
 What is measured: the product (\`reso-server serve\`) and a baseline doing the least an Express + database
 driver handler can do, serving the same rows from the same database, each loaded in turn from a separate
-process (\`npm run bench\`, source in \`bench/\`; [autocannon](https://github.com/mcollina/autocannon) for
-request rates and latencies, a nextLink-following client for walks). Every figure that matters is a
+process (\`npm run bench\`, source in \`bench/\`). Request rates and latencies are measured with
+[wrk](https://github.com/wg/wrk) (Debian's package \`wrk\`: \`apt-get install -y wrk\`, which the bench needs; one thread,
+\`bench/wrk.ts\`), which counts a response's bytes without parsing its body, so its rates are the servers' and the
+wire's, not its own; until 2026-12-07 they were autocannon's, which parses every body and capped the figures near
+2,500 req/s of a 607 KB page (issue 42): a figure recorded before then near that cap measured autocannon. The
+replication walk is the one figure not from wrk: a Node client following nextLinks (\`bench/walk.ts\`), so its
+records/s include the client's reading of each page. Every figure that matters is a
 **ratio product/baseline measured in the same run**: the runs happen on a shared, noisy 2-core machine
 (servers pinned to one core, the load generator to the other), so absolute requests per second drift
 between runs and only mean something next to the baseline beside them. The product is measured as it is
@@ -702,7 +693,7 @@ deployed: every request to it carries a bearer token (of its \`demo\` client, re
 \`DEMO_TOKEN\`), so token checks and usage metering are part of its figures; the baseline has neither.
 All its load comes from that one client, so the product runs with \`MAX_CONCURRENT_REQUESTS\` raised to
 twice the number of connections (otherwise the per-client limit would answer the excess with 429: when a run ends,
-autocannon drops connections with requests in flight, which on MariaDB hold their slots for a moment while the
+wrk drops connections with requests in flight, which on MariaDB hold their slots for a moment while the
 next run's connections arrive). The product runs with its record cache as deployed (\`RECORD_CACHE_MB\`, 64 by
 default): the key, page, filtered and expand scenarios ask for the same first pages and keys again and again, so
 after the first request the product takes their records from memory once their rows' revisions say they are
@@ -717,8 +708,8 @@ Columns of the request-rate tables (key-and-page, filtered, expand, auth-cost): 
 round's requests per second (the headline figure); **ratio per CPU-s** is product/baseline of requests per
 second of server CPU time over all rounds, which holds up better when other work on the machine takes CPU
 from the servers (see *server CPU*: a server well below 100% of its core was starved by other processes or
-waiting on the database). Latencies are autocannon's, in ms, at the best round; *body* is the product's
-response size (the auth-cost table names its two sides instead of product and baseline). The
+waiting on the database). Latencies are wrk's, in ms, at the best round; *body* is the bytes wrk read per
+response of the product, headers included (the auth-cost table names its two sides instead of product and baseline). The
 replication and deep-page families explain their own columns.
 
 Each scenario family below has its own section; each run records its date, exact command, data size and
@@ -752,7 +743,7 @@ function table(results: ScenarioResult[], sides: Sides = PRODUCT_BASELINE): stri
     const ratio = p.reqPerSec / b.reqPerSec;
     const perCpu = Number.isFinite(cpuRatio(r)) ? cpuRatio(r).toFixed(2) : 'n/a';
     lines.push(`| ${r.name} | ${fmt(p.reqPerSec)} | ${fmt(b.reqPerSec)} | **${ratio.toFixed(2)}**${ratio < sides.target ? ' ⚠' : ''} | ${perCpu} `
-      + `| ${p.p50} / ${p.p99} | ${b.p50} / ${b.p99} | ${p.serverCpu.toFixed(0)}% / ${b.serverCpu.toFixed(0)}% `
+      + `| ${ms(p.p50)} / ${ms(p.p99)} | ${ms(b.p50)} / ${ms(b.p99)} | ${p.serverCpu.toFixed(0)}% / ${b.serverCpu.toFixed(0)}% `
       + `| ${(p.bytesPerReq / 1024).toFixed(1)} KB |`);
   }
   return lines.join('\n');
@@ -864,13 +855,9 @@ function pairRun(family: Family, o: Options, results: ScenarioResult[], extra: s
 
 /**
  * The product's body for `path`, served as a static body by plain node:http (bench/static-body.ts) on the same
- * core, measured as the product was: the most this machine serves at that size, whatever the server does.
+ * core, measured as the product was (wrk, which does not parse bodies): the most this machine serves at that
+ * size, whatever the server does.
  */
-/**
- * autocannon reads every body it receives: the static body's rate is its own limit, not the wire's (issue 42;
- * bench/gzip-wire.ts measures the wire with wrk). Said beside every figure it gives, so none is read as the wire.
- */
-const CAPPED_BY_AUTOCANNON = ' — capped by autocannon, not the wire: see [gzip.md](benchmarks/gzip.md)';
 
 async function wireLimit(name: string, product: ServerProcess, path: string, r: ScenarioResult, o: Options): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${product.port}${path}`, { headers: product.headers });
@@ -880,15 +867,17 @@ async function wireLimit(name: string, product: ServerProcess, path: string, r: 
   const server = await startChild('static body', join(__dirname, 'static-body.js'), [file], {}, o.pin);
   const measured: Measurement[] = [];
   try {
-    for (let round = 1; round <= o.rounds; round++) measured.push(await measure(`${name} static body #${round}`, { server, path: () => '/' }, o, round === 1));
+    for (let round = 1; round <= o.rounds; round++) measured.push(await measure(`${name} static body #${round}`, { server, paths: ['/'] }, o, round === 1));
   } finally {
     await stopChild(server);
   }
-  const wire = best(measured).reqPerSec;
+  const top = best(measured);
+  const wire = top.reqPerSec;
   const served = best(r.product).reqPerSec;
-  return `${name}: the same ${(body.length / 1024).toFixed(1)} KB body, static, from plain node:http: ${fmt(wire)} req/s; `
-    + `the product ${fmt(served)} req/s, ${(wire / served).toFixed(1)}× below it (the bare baseline ${fmt(best(r.baseline).reqPerSec)}, ${(wire / best(r.baseline).reqPerSec).toFixed(1)}× below)`
-    + CAPPED_BY_AUTOCANNON;
+  // wrk on one core can be the limit of a static body too: then the figure is a floor of what the wire allows.
+  const limit = top.loadCpu > 90 ? ` (wrk used ${top.loadCpu.toFixed(0)}% of its core: the static rate is a floor)` : '';
+  return `${name}: the same ${(body.length / 1024).toFixed(1)} KB body, static, from plain node:http: ${fmt(wire)} req/s${limit}; `
+    + `the product ${fmt(served)} req/s, ${(wire / served).toFixed(1)}× below it (the bare baseline ${fmt(best(r.baseline).reqPerSec)}, ${(wire / best(r.baseline).reqPerSec).toFixed(1)}× below); wrk, as every rate here`;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -904,12 +893,12 @@ async function keyAndPageFamily(s: Servers, keys: string[], o: Options): Promise
   const results: ScenarioResult[] = [];
   if (o.scenarios.has('key')) {
     results.push(await runPair('key',
-      { server: s.product, path: (i) => productKeyPath(keys[i % keys.length]) },
-      { server: s.baseline, path: (i) => baselineKeyPath(keys[i % keys.length]) }, o));
+      { server: s.product, paths: keys.map(productKeyPath) },
+      { server: s.baseline, paths: keys.map(baselineKeyPath) }, o));
   }
   const wire: string[] = [];
   if (o.scenarios.has('page')) {
-    const page = await runPair('page', { server: s.product, path: () => '/odata/Property' }, { server: s.baseline, path: () => '/Property' }, o);
+    const page = await runPair('page', { server: s.product, paths: ['/odata/Property'] }, { server: s.baseline, paths: ['/Property'] }, o);
     results.push(page);
     wire.push(await wireLimit('page', s.product, '/odata/Property', page, o));
   }
@@ -922,7 +911,7 @@ async function filteredFamily(s: Servers, facts: DataFacts, o: Options): Promise
   const page = await checkSamePage('filtered page', s.product, productPath, s.baseline, baselinePath);
   if (!page.every((r) => String(r.ModificationTimestamp) > facts.filterTs)) throw new Error('filtered page: a record is not after the filter\'s timestamp');
   log(`filtered: T = ${facts.filterTs}, matching ${facts.filterMatches} of ${facts.listings} listings; same ${PAGE} records from both`);
-  const r = await runPair('filtered', { server: s.product, path: () => productPath }, { server: s.baseline, path: () => baselinePath }, o);
+  const r = await runPair('filtered', { server: s.product, paths: [productPath] }, { server: s.baseline, paths: [baselinePath] }, o);
   return pairRun(FILTERED, o, [r], [
     `- Filter: \`ModificationTimestamp gt '${facts.filterTs}'\`, matching ${facts.filterMatches} of ${facts.listings} listings`,
   ], PRODUCT_BASELINE, [`Wire limit: ${await wireLimit('filtered', s.product, productPath, r, o)}`]);
@@ -982,7 +971,7 @@ async function replicationFamily(s: Servers, o: Options): Promise<FamilyRun> {
   ].join('\n');
   const every = (ws: WalkMeasurement[]) => ws.map((w) => `${fmt(rate(w))} (${w.seconds.toFixed(1)} s)`).join(', ');
   const memory = memoryTable({ product: [...runs.product, ...runs.select], baseline: runs.baseline }, s, warmRss);
-  const wireLine = `Wire limit: the product's own ${p.requests} pages of the walk (${(p.bytes / 1e6).toFixed(0)} MB), static, from plain node:http, walked by the same client: `
+  const wireLine = `Wire limit: the product's own ${p.requests} pages of the walk (${(p.bytes / 1e6).toFixed(0)} MB), static, from plain node:http, walked by the same Node client (bench/walk.ts, not wrk: client and wire together): `
     + `${fmt(wire)} records/s (best of ${runs.static.length}); the product ${fmt(rate(p))}, ${(wire / rate(p)).toFixed(1)}× below it (the bare baseline ${fmt(rate(b))}, ${(wire / rate(b)).toFixed(1)}× below)`;
   return {
     family: REPLICATION,
@@ -1057,7 +1046,7 @@ async function deepFamily(s: Servers, facts: DataFacts, o: Options): Promise<Fam
   log(`deep page: records ${facts.deepAfter + 1}–${facts.deepAfter + PAGE} of ${facts.listings}; same records from both servers`);
 
   const order = ['baseline first', 'baseline deep', 'product first', 'product deep'] as const;
-  const target = (k: typeof order[number]): Target => ({ server: k.startsWith('product') ? s.product : s.baseline, path: () => paths[k] });
+  const target = (k: typeof order[number]): Target => ({ server: k.startsWith('product') ? s.product : s.baseline, paths: [paths[k]] });
   const m = await interleaved('deep', order, {
     'baseline first': target('baseline first'), 'baseline deep': target('baseline deep'),
     'product first': target('product first'), 'product deep': target('product deep'),
@@ -1074,7 +1063,7 @@ async function deepFamily(s: Servers, facts: DataFacts, o: Options): Promise<Fam
     const d = best(m[`${side} deep`]);
     const r50 = d.p50 / f.p50;
     const rMean = d.latencyMean / f.latencyMean;
-    lines.push(`| ${side} | ${fmt(f.reqPerSec)} | ${fmt(d.reqPerSec)} | ${f.p50} / ${f.latencyMean.toFixed(1)} | ${d.p50} / ${d.latencyMean.toFixed(1)} `
+    lines.push(`| ${side} | ${fmt(f.reqPerSec)} | ${fmt(d.reqPerSec)} | ${ms(f.p50)} / ${ms(f.latencyMean)} | ${ms(d.p50)} / ${ms(d.latencyMean)} `
       + `| **${r50.toFixed(2)}** | **${rMean.toFixed(2)}** |`);
     summary.push(`${side}: deep/first p50 ${r50.toFixed(2)}, mean ${rMean.toFixed(2)}`);
     perRound.push(`${side} ${m[`${side} first`].map((x, i) => (m[`${side} deep`][i].latencyMean / x.latencyMean).toFixed(2)).join(', ')}`);
@@ -1225,7 +1214,7 @@ async function expandFamily(s: Servers, o: Options, startCounting: () => Promise
   const media = counts.reduce((a, n) => a + n, 0);
   if (media === 0) throw new Error('expand page: no listing on the page has media');
   log(`expand: same ${PAGE} records with equal media arrays from both (${media} media, ${Math.min(...counts)}–${Math.max(...counts)} a listing)`);
-  const r = await runPair('expand', { server: s.product, path: () => productPath }, { server: s.baseline, path: () => '/expand' }, o);
+  const r = await runPair('expand', { server: s.product, paths: [productPath] }, { server: s.baseline, paths: ['/expand'] }, o);
 
   const counting = await startCounting();
   let statements: Awaited<ReturnType<typeof statementsPerPage>>;
@@ -1264,12 +1253,12 @@ async function authCostFamily(s: Servers, anonymous: ServerProcess, keys: string
     if (strip(n.body) !== strip(a.body)) throw new Error(`auth-cost key ${key}: the two servers serve different records`);
   }
   log(`auth-cost: the normal server refuses a request without a token (401); both serve the same records`);
-  const path = (i: number) => productKeyPath(keys[i % keys.length]);
-  const m = await interleaved('auth-cost key', ['anonymous', 'normal'] as const, { anonymous: { server: anonymous, path }, normal: { server: s.product, path } }, o);
+  const paths = keys.map(productKeyPath);
+  const m = await interleaved('auth-cost key', ['anonymous', 'normal'] as const, { anonymous: { server: anonymous, paths }, normal: { server: s.product, paths } }, o);
   await new Promise((r) => setTimeout(r, 1000)); // requests still in flight when a load stopped finish
   const metered = (await usageA(s.product)) - before;
   const responses = checked.length + m.normal.reduce((a, x) => a + x.requests + x.warmupRequests, 0);
-  // autocannon stops counting at the end of each load while up to one request per connection is still on its way.
+  // wrk stops counting at the end of each load while up to one request per connection is still on its way.
   const slack = o.connections * 2 * o.rounds;
   if (metered < responses || metered > responses + slack) {
     throw new Error(`auth-cost: the usage table counted ${metered} class A transactions for ${responses} responses of the normal server (metering off or miscounting?)`);
@@ -1298,6 +1287,7 @@ function pinSelf(pin: boolean): boolean {
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const o = parseArgs(argv);
+  exitUnlessWrk('bench');
   const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
   const want = (...names: ScenarioName[]) => names.some((n) => o.scenarios.has(n));
   if (want('replication') && o.listings < 100_000) log(`note: the replication walk covers ${o.listings} listings (the documented runs walk at least 100000)`);
@@ -1315,7 +1305,7 @@ async function main(): Promise<number> {
     // Every /odata request needs a bearer token: the product registers this one for its admin `demo` client.
     const token = randomBytes(24).toString('base64url');
     // All load comes from the one demo client: its limit on requests in progress must admit every connection,
-    // twice over: when a run ends, autocannon drops its connections with requests in flight, and on MariaDB those
+    // twice over: when a run ends, wrk drops its connections with requests in flight, and on MariaDB those
     // (waiting on the database) still hold their slots for a moment while the next run's connections arrive.
     const productEnv = {
       ...env, PAGE_SIZE: String(PAGE), MAX_PAGE_SIZE: String(o.walkPageSize), SEED_LISTINGS: '0', WORKERS: '1',
