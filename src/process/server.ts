@@ -87,21 +87,7 @@ export async function startServer(
   const { manual, ...tuning } = app.webhooks ?? {}; // guards: pushes are refused where the client's own query would be
   const webhooks = deliveryWorker(service, config.feedScope, service.changeLog && { marks: service.changeLog, epochs: parts.scopeEpochs }, { ...config.webhooks, ...tuning, log });
   if (webhooks) observeWebhooks(observed.metrics, () => parts.subscriptions.lags());
-  const handler = createApp(parts, {
-    ...app,
-    pageSize: config.pageSize,
-    maxPageSize: Math.max(config.maxPageSize, config.pageSize),
-    baseUrl: config.baseUrl,
-    maxFilterLength: config.maxFilterLength,
-    pageBatchSize: config.pageBatchSize,
-    writeStallMs: config.writeStallMs,
-    maxConcurrentRequests: config.maxConcurrentRequests,
-    feedScope: config.feedScope,
-    compression: config.compression, gzipRunCacheBytes: config.gzipRunCacheBytes, gzipPageCacheBytes: config.gzipPageCacheBytes,
-    corsOrigins: config.corsOrigins,
-    metrics: observed.metrics,
-    scrapeOnServicePort: config.metricsPort === undefined ? observed.scrape : undefined,
-  });
+  const handler = createApp(parts, appOptions(config, app, observed));
   // Long query strings must reach the service, which answers 413 with an OData body; beyond even this head
   // limit, client-errors.ts answers 431 with one.
   const server = createServer({ maxHeaderSize: maxRequestHead(config) }, handler);
@@ -144,6 +130,25 @@ export async function startServer(
 function pulls(config: Config, upstreams: Upstreams): { upstreams: Upstreams; pullLag?: PullLagRequirement } {
   const max = config.pullMaxLagSeconds;
   return { upstreams, pullLag: max === undefined ? undefined : { maxLagSeconds: max, lagging: () => upstreams.lagging(max) } };
+}
+
+/** The application's settings from the configuration, with what observes it. */
+function appOptions(config: Config, app: ServerOptions, observed: ReturnType<typeof serverObservability>): AppOptions {
+  return {
+    ...app,
+    pageSize: config.pageSize,
+    maxPageSize: Math.max(config.maxPageSize, config.pageSize),
+    baseUrl: config.baseUrl,
+    maxFilterLength: config.maxFilterLength,
+    pageBatchSize: config.pageBatchSize,
+    writeStallMs: config.writeStallMs,
+    maxConcurrentRequests: config.maxConcurrentRequests,
+    feedScope: config.feedScope,
+    compression: config.compression, gzipRunCacheBytes: config.gzipRunCacheBytes, gzipPageCacheBytes: config.gzipPageCacheBytes,
+    corsOrigins: config.corsOrigins,
+    metrics: observed.metrics,
+    scrapeOnServicePort: config.metricsPort === undefined ? observed.scrape : undefined,
+  };
 }
 
 function pruneChangeLog(service: ListingService, everyMs: number, log: (line: string) => void): NodeJS.Timeout {
