@@ -91,10 +91,10 @@ export class ResourceRequests {
     const page = await this.paging.plan({ set, query, tree, options: ctx.query, search: ctx.search, path: ctx.path!, client: ctx.client, req: ctx.req });
     const stitched = stitches(ctx, p, this.options.compression) ? stitchedPage(this.runs, p) : undefined;
     const kept = stitched && !scope.parent ? await this.keptPage(ctx, p, page) : undefined;
-    if (kept?.pieces) {
+    if (kept?.body) {
       preferenceApplied(ctx, page.applied);
       await this.charge(ctx, p.plan.charge);
-      return sendStitched(ctx, kept.pieces, this.options.writeStallMs);
+      return sendStitched(ctx, [kept.body], this.options.writeStallMs);
     }
     const batches = this.batches(ctx, p, read, page, stitched);
     const first = await batches.next();
@@ -107,7 +107,7 @@ export class ResourceRequests {
   }
 
   /**
-   * A stitched page kept whole (http/gzip/page-bodies.ts): its pieces when no record was written since they were
+   * A stitched page kept whole (http/gzip/page-bodies.ts): its body when no record was written since it was
    * read, else how to keep the page about to be written. The write mark is read before the page's records are.
    * Not for the change log's own pages (retention removes events without a record write) or a plan made for one
    * request.
@@ -117,8 +117,8 @@ export class ResourceRequests {
     if (!marks || !this.pages.keeping || p.key === undefined || p.set.changeLog) return undefined;
     const key = `${p.key}\u0000${ctx.root}\u0000${page.place}`;
     const mark = await marks.current();
-    const pieces = this.pages.find(key, mark);
-    return { pieces, keep: (written: readonly Buffer[]) => this.pages.keep(key, mark, written) };
+    const body = this.pages.find(key, mark);
+    return { body, keep: (written: readonly Buffer[]) => this.pages.keep(key, mark, written) };
   }
 
   /** `stitched`: the page's gzip body, whose kept runs' records need not be read (PageRead.needed). */
