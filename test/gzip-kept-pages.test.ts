@@ -14,11 +14,37 @@ import { get, request, startTestServer, TEST_TOKEN } from './support/http';
 import { parsePrometheus, sample } from './support/prometheus';
 import { ListingFixtures, listingFixtures } from './support/listing-fixtures';
 import { requestToken } from './support/licence-http';
+import { WriteMark } from '../src/storage/records/write-mark';
+import type { Settings } from '../src/storage/tables/settings';
 
 const LISTINGS = 120;
 const GZIP = { 'Accept-Encoding': 'gzip' };
 /** A nextLink's token is sealed anew on every issue: the one part two answers to one request may differ in. */
 const sealed = (text: string) => text.replace(/("@odata\.nextLink":"[^"]*\$skiptoken=)[^"&]*/, '$1…');
+
+describe('Issue 42: the write mark, read by many callers at once', () => {
+  it('a caller that comes while a read is going shares the next read, begun after it came, never that one', async () => {
+    // The settings row read with its timing in the test's hands: each read answers the mark as it was when it began.
+    let stored = '1';
+    const reads: (() => void)[] = [];
+    const settings = { get: () => { const at = stored; return new Promise<string>((answer) => reads.push(() => answer(at))); } };
+    const mark = new WriteMark(settings as unknown as Settings);
+    const first = mark.current();
+    stored = '2'; // a write commits while the first read is going
+    const later = [mark.current(), mark.current(), mark.current()];
+    expect(reads, 'one read at a time').to.have.length(1);
+    reads[0]();
+    expect(await first).to.equal('1');
+    await new Promise<void>((tick) => setImmediate(tick));
+    expect(reads, 'the callers that came meanwhile share one read').to.have.length(2);
+    reads[1]();
+    expect(await Promise.all(later)).to.deep.equal(['2', '2', '2']);
+    const alone = mark.current();
+    expect(reads, 'no read going: a caller starts its own').to.have.length(3);
+    reads[2]();
+    expect(await alone).to.equal('2');
+  });
+});
 
 describeEachDatabase('Issue 42: stitched gzip pages kept whole while no record is written', (target) => {
   let db: TestDatabase;
@@ -28,7 +54,7 @@ describeEachDatabase('Issue 42: stitched gzip pages kept whole while no record i
   before(async function () {
     this.timeout(180_000);
     db = await target.create();
-    server = await startTestServer(serviceModel, db.url, { pageBatchSize: 30 });
+    server = await startTestServer(serviceModel, db.url, { pageBatchSize: 30, maxConcurrentRequests: 32 });
     await seedDemoData(server.service, { listings: LISTINGS });
     fixtures = await listingFixtures(server.service, 'KP');
   });
@@ -115,6 +141,26 @@ describeEachDatabase('Issue 42: stitched gzip pages kept whole while no record i
       expect(new Set(keys).size, `round ${round}: every listing once`).to.equal(keys.length);
       if (round === 0) keys.forEach((k) => seen.add(k));
       else expect(keys).to.deep.equal([...seen]);
+    }
+  });
+
+  it('a request that follows a write sees it, while other requests keep reading the same page', async () => {
+    const url = `${server.url}/Property?$top=30&$orderby=ListingKey`;
+    const key = JSON.parse((await gzipText(url)).text).value[4].ListingKey as string;
+    let reading = true;
+    // Requests all the while: write mark reads are going when each write commits, and callers share them.
+    const readers = Array.from({ length: 6 }, async () => {
+      while (reading) await gzipText(url);
+    });
+    try {
+      for (let i = 0; i < 15; i++) {
+        await fixtures.ingest('Property', { ...fixtures.listing(key, 'Active'), PublicRemarks: `write ${i}` });
+        const seen = await Promise.all([gzipText(url), gzipText(url), gzipText(url)]);
+        for (const s of seen) expect(JSON.parse(s.text).value[4].PublicRemarks, `after write ${i}`).to.equal(`write ${i}`);
+      }
+    } finally {
+      reading = false;
+      await Promise.all(readers);
     }
   });
 
