@@ -31,6 +31,7 @@ export interface Config extends OperationConfig {
   recordCacheBytes: number;
   /** Bytes of compressed runs of records each process keeps for stitched gzip bodies (http/gzip/run-segments.ts); 0: none. */
   gzipRunCacheBytes: number;
+  /** Bytes of stitched gzip pages each process keeps whole while no record is written (http/gzip/page-bodies.ts); 0: none. */
   gzipPageCacheBytes: number;
   /** How long a response waits for a reader that takes nothing before it is disconnected, in milliseconds. */
   writeStallMs: number;

@@ -37,6 +37,9 @@ export interface RequestObservation {
   readonly bytes: number;
 }
 
+/** What a bounded cache reports at each scrape: served from it, not found, given up for room, bytes kept. */
+export interface CacheCounts { hits: number; misses: number; evictions: number; bytes: number }
+
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'endpoint' | 'status' | 'class'>;
@@ -75,32 +78,35 @@ export class ServiceMetrics {
    * The gzip run cache's metrics (http/gzip/run-segments.ts), read at each scrape: runs served from memory and
    * compressed on the spot since the start, runs given up for room, bytes kept now.
    */
-  gzipRuns(read: () => { hits: number; misses: number; evictions: number; bytes: number }): void {
-    const registers = [this.registry];
-    for (const [field, name, help] of [
-      ['hits', 'reso_gzip_run_cache_hits_total', 'Compressed runs of records served from memory in stitched gzip bodies (GZIP_RUN_CACHE_MB)'],
-      ['misses', 'reso_gzip_run_cache_misses_total', 'Runs of records compressed on the spot for stitched gzip bodies (then kept)'],
-      ['evictions', 'reso_gzip_run_cache_evictions_total', 'Compressed runs given up, least recently used first, to keep the cache within GZIP_RUN_CACHE_MB'],
-    ] as const) {
-      new Counter({ name, help, registers, collect() { this.reset(); this.inc(read()[field]); } });
-    }
-    new Gauge({ name: 'reso_gzip_run_cache_bytes', help: 'Bytes of compressed runs kept in memory, at most GZIP_RUN_CACHE_MB', registers, collect() { this.set(read().bytes); } });
+  gzipRuns(read: () => CacheCounts): void {
+    this.cacheMetrics('reso_gzip_run_cache', read, {
+      hits: 'Compressed runs of records served from memory in stitched gzip bodies (GZIP_RUN_CACHE_MB)',
+      misses: 'Runs of records compressed on the spot for stitched gzip bodies (then kept)',
+      evictions: 'Compressed runs given up, least recently used first, to keep the cache within GZIP_RUN_CACHE_MB',
+      bytes: 'Bytes of compressed runs kept in memory, at most GZIP_RUN_CACHE_MB',
+    });
   }
 
   /**
    * The kept gzip pages' metrics (http/gzip/page-bodies.ts), read at each scrape: pages served whole from memory,
    * pages stitched (none kept, or kept before the last record write), pages given up for room, bytes kept now.
    */
-  gzipPages(read: () => { hits: number; misses: number; evictions: number; bytes: number }): void {
+  gzipPages(read: () => CacheCounts): void {
+    this.cacheMetrics('reso_gzip_page_cache', read, {
+      hits: 'Stitched gzip pages served whole from memory, no record written since they were read (GZIP_PAGE_CACHE_MB)',
+      misses: 'Stitched gzip pages not kept, or kept before the last record write: stitched from their runs',
+      evictions: 'Kept gzip pages given up, least recently used first, to keep within GZIP_PAGE_CACHE_MB',
+      bytes: 'Bytes of stitched gzip pages kept whole, at most GZIP_PAGE_CACHE_MB',
+    });
+  }
+
+  /** A bounded cache's counters (`<prefix>_hits_total`, …) and its bytes (`<prefix>_bytes`), read at each scrape. */
+  private cacheMetrics(prefix: string, read: () => CacheCounts, help: Record<keyof CacheCounts, string>): void {
     const registers = [this.registry];
-    for (const [field, name, help] of [
-      ['hits', 'reso_gzip_page_cache_hits_total', 'Stitched gzip pages served whole from memory, no record written since they were read (GZIP_PAGE_CACHE_MB)'],
-      ['misses', 'reso_gzip_page_cache_misses_total', 'Stitched gzip pages not kept, or kept before the last record write: stitched from their runs'],
-      ['evictions', 'reso_gzip_page_cache_evictions_total', 'Kept gzip pages given up, least recently used first, to keep within GZIP_PAGE_CACHE_MB'],
-    ] as const) {
-      new Counter({ name, help, registers, collect() { this.reset(); this.inc(read()[field]); } });
+    for (const field of ['hits', 'misses', 'evictions'] as const) {
+      new Counter({ name: `${prefix}_${field}_total`, help: help[field], registers, collect() { this.reset(); this.inc(read()[field]); } });
     }
-    new Gauge({ name: 'reso_gzip_page_cache_bytes', help: 'Bytes of stitched gzip pages kept whole, at most GZIP_PAGE_CACHE_MB', registers, collect() { this.set(read().bytes); } });
+    new Gauge({ name: `${prefix}_bytes`, help: help.bytes, registers, collect() { this.set(read().bytes); } });
   }
 
   /**

@@ -11,21 +11,14 @@
  * of 100 is about 15 pieces, and the socket's writev of them was a fifth of a kept page's cost on MariaDB).
  */
 import { LRUCache } from 'lru-cache';
+import type { CacheCounts } from '../../observability/metrics';
 
-/** What an entry costs beyond its pieces' bytes (its key, the array, the LRU's bookkeeping), counted against the bound. */
-const ENTRY_OVERHEAD = 1024;
+/** What an entry costs beyond its body and its key (the entry, the LRU's bookkeeping), counted against the bound. */
+const ENTRY_OVERHEAD = 256;
 
 interface KeptPage {
   readonly mark: string;
   readonly body: Buffer;
-}
-
-/** What the kept pages have done since the start (their metrics, /metrics). */
-export interface PageStats {
-  hits: number;
-  misses: number;
-  evictions: number;
-  bytes: number;
 }
 
 export class PageBodies {
@@ -36,7 +29,7 @@ export class PageBodies {
   constructor(maxBytes: number) {
     if (maxBytes > 0) {
       this.kept = new LRUCache<string, KeptPage>({
-        maxSize: maxBytes, sizeCalculation: (p) => p.body.length + ENTRY_OVERHEAD,
+        maxSize: maxBytes, sizeCalculation: (p, key) => p.body.length + 2 * key.length + ENTRY_OVERHEAD,
         dispose: (_p, _key, reason) => { if (reason === 'evict') this.counts.evictions++; },
       });
     }
@@ -47,7 +40,8 @@ export class PageBodies {
     return this.kept !== undefined;
   }
 
-  stats(): PageStats {
+  /** What the kept pages have done since the start (their metrics, /metrics). */
+  stats(): CacheCounts {
     return { ...this.counts, bytes: this.kept?.calculatedSize ?? 0 };
   }
 
