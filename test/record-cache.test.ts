@@ -26,7 +26,8 @@ describeEachDatabase('Stored records kept in memory by revision (RECORD_CACHE_MB
   before(async function () {
     this.timeout(120_000);
     db = await target.create();
-    server = await startTestServer(serviceModel, db.url);
+    // fetch asks for gzip: with no page kept whole (gzip-kept-pages.test.ts), every page is read through this cache.
+    server = await startTestServer(serviceModel, db.url, { gzipPageCacheBytes: 0 });
     await seedDemoData(server.service, { listings: 20 });
     fixtures = await listingFixtures(server.service, 'RC');
     const { client } = await server.service.clients.add({ id: 'record-cache-scoped', name: 'Scoped', scope: "MlsStatus ne 'Withdrawn'" });
