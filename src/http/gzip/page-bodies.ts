@@ -10,7 +10,7 @@
  * A page is kept as one buffer, its pieces joined once: sent again, it is one write, as a static body is (a page
  * of 100 is about 15 pieces, and the socket's writev of them was a fifth of a kept page's cost on MariaDB).
  */
-import { LRUCache } from 'lru-cache';
+import { CountedLru } from './counted-lru';
 import type { CacheCounts } from '../../observability/metrics';
 
 /** What an entry costs beyond its body and its key (the entry, the LRU's bookkeeping), counted against the bound. */
@@ -22,43 +22,37 @@ interface KeptPage {
 }
 
 export class PageBodies {
-  private readonly kept?: LRUCache<string, KeptPage>;
-  private readonly counts = { hits: 0, misses: 0, evictions: 0 };
+  private readonly cache: CountedLru<KeptPage>;
 
   /** `maxBytes` 0: no page is kept. */
   constructor(maxBytes: number) {
-    if (maxBytes > 0) {
-      this.kept = new LRUCache<string, KeptPage>({
-        maxSize: maxBytes, sizeCalculation: (p, key) => p.body.length + 2 * key.length + ENTRY_OVERHEAD,
-        dispose: (_p, _key, reason) => { if (reason === 'evict') this.counts.evictions++; },
-      });
-    }
+    this.cache = new CountedLru<KeptPage>(maxBytes, (p, key) => p.body.length + 2 * key.length + ENTRY_OVERHEAD);
   }
 
   /** Whether pages are kept at all. */
   get keeping(): boolean {
-    return this.kept !== undefined;
+    return this.cache.entries !== undefined;
   }
 
   /** What the kept pages have done since the start (their metrics, /metrics). */
   stats(): CacheCounts {
-    return { ...this.counts, bytes: this.kept?.calculatedSize ?? 0 };
+    return this.cache.stats();
   }
 
   /** The body kept for `key` at `mark`; a page kept at another mark is given up (it can never be served again). */
   find(key: string, mark: string): Buffer | undefined {
-    const found = this.kept?.get(key);
+    const found = this.cache.entries?.get(key);
     if (found?.mark === mark) {
-      this.counts.hits++;
+      this.cache.counts.hits++;
       return found.body;
     }
-    if (found) this.kept!.delete(key);
-    this.counts.misses++;
+    if (found) this.cache.entries!.delete(key);
+    this.cache.counts.misses++;
     return undefined;
   }
 
   /** Keeps a page's body (the pieces it was written in), as read after `mark` was. */
   keep(key: string, mark: string, pieces: readonly Buffer[]): void {
-    this.kept?.set(key, { mark, body: Buffer.concat(pieces) });
+    this.cache.entries?.set(key, { mark, body: Buffer.concat(pieces) });
   }
 }

@@ -10,7 +10,8 @@
  * others (0.431 of its text against 0.148 for a whole page); runs of 50 keep the page's ratio (0.156), and a
  * run of a page of 100 costs 3 ms at level 6, once (docs/benchmarks/gzip.md).
  */
-import { LRUCache } from 'lru-cache';
+import type { CacheCounts } from '../../observability/metrics';
+import { CountedLru } from './counted-lru';
 import { sha256 } from '../../foundation/digest';
 import { segmentOf, type Segment } from './gzip-stream';
 
@@ -23,39 +24,25 @@ const RUNS_PER_VERDICT = 2;
 /** What an entry costs beyond its bytes (its digest, the entry, the LRU's bookkeeping), counted against the bound. */
 const ENTRY_OVERHEAD = 200;
 
-/** What the kept runs have done since the start (the run cache's metrics, /metrics). */
-export interface RunStats {
-  /** Runs served from memory. */
-  hits: number;
-  /** Runs compressed on the spot (then kept, when their revisions are known). */
-  misses: number;
-  /** Runs given up to make room for others. */
-  evictions: number;
-  /** Bytes kept now, with each entry's overhead (at most GZIP_RUN_CACHE_MB). */
-  bytes: number;
-}
-
 export class RunSegments {
-  private readonly kept?: LRUCache<string, Segment>;
-  private readonly counts = { hits: 0, misses: 0, evictions: 0 };
+  private readonly cache: CountedLru<Segment>;
 
   /** `maxBytes` 0: nothing is kept; every run is compressed on the spot. */
   constructor(maxBytes: number) {
-    if (maxBytes > 0) {
-      this.kept = new LRUCache<string, Segment>({
-        maxSize: maxBytes, sizeCalculation: (s) => s.bytes.length + ENTRY_OVERHEAD,
-        dispose: (_s, _id, reason) => { if (reason === 'evict') this.counts.evictions++; },
-      });
-    }
+    this.cache = new CountedLru<Segment>(maxBytes, (s) => s.bytes.length + ENTRY_OVERHEAD);
   }
 
-  stats(): RunStats {
-    return { ...this.counts, bytes: this.kept?.calculatedSize ?? 0 };
+  /**
+   * What the kept runs have done since the start (the run cache's metrics, /metrics): runs served from memory,
+   * compressed on the spot, given up for room; bytes kept now, with each entry's overhead.
+   */
+  stats(): CacheCounts {
+    return this.cache.stats();
   }
 
   /** A run found by peek() and held until written: served from memory. */
   served(): void {
-    this.counts.hits++;
+    this.cache.counts.hits++;
   }
 
   /** Most runs lately asked for (the last batch's: of(), peek()) were kept: reading only the others pays. */
@@ -64,7 +51,7 @@ export class RunSegments {
 
   /** The segment kept at `id`, if any (counted as asked; a hit only once served: served()). */
   peek(id: string): Segment | undefined {
-    const found = this.kept?.get(id);
+    const found = this.cache.entries?.get(id);
     this.note(found !== undefined);
     return found;
   }
@@ -84,12 +71,12 @@ export class RunSegments {
    * run whose revisions are not known, compressed and not kept.
    */
   of(id: string | undefined, text: () => Buffer): Segment {
-    const found = id === undefined ? undefined : this.kept?.get(id);
+    const found = id === undefined ? undefined : this.cache.entries?.get(id);
     this.note(found !== undefined);
-    this.counts[found ? 'hits' : 'misses']++;
+    this.cache.counts[found ? 'hits' : 'misses']++;
     if (found) return found;
     const made = segmentOf(text(), RUN_LEVEL);
-    if (id !== undefined) this.kept?.set(id, made);
+    if (id !== undefined) this.cache.entries?.set(id, made);
     return made;
   }
 }
